@@ -1,0 +1,42 @@
+/* qemu-guest-agent client: guest-sync-delimited until our id comes back
+ * (stale replies are matched and dropped), guest-exec with captured output
+ * and exit status, polled with guest-exec-status. */
+#ifndef KTB_QGA_H
+#define KTB_QGA_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct loop;
+struct qga;
+
+struct qga_exec_result {
+	int exit_code;       /* -1 when killed by a signal */
+	int signal;          /* 0 unless killed by a signal */
+	char *out, *err;     /* decoded, NUL-terminated (may contain NULs earlier) */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+};
+
+/* Takes ownership of fd. log may be NULL. */
+struct qga *qga_new(struct loop *l, int fd, FILE *log);
+void qga_free(struct qga *g);
+
+/* Resend guest-sync-delimited every retry_ms until the reply carries our id.
+ * 0, -ETIMEDOUT, -EPIPE, -ECANCELED. */
+int qga_sync(struct qga *g, int retry_ms, int64_t deadline);
+
+/* Generic command. *ret gets "return" (new reference). Error reply:
+ * -EREMOTEIO with *errmsg. */
+int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
+		int64_t deadline);
+
+/* Run /bin/sh -c cmd in the guest with env (NULL-terminated "K=V" list, may
+ * be NULL); poll until it exits or the deadline passes (-ETIMEDOUT). */
+int qga_exec(struct qga *g, const char *cmd, const char *const *env,
+	     struct qga_exec_result *res, int64_t deadline);
+void qga_exec_result_free(struct qga_exec_result *res);
+
+#endif

@@ -1,0 +1,39 @@
+/* QMP client: greeting and capabilities handshake, commands with ids matched
+ * to their replies, asynchronous events queued with host timestamps. Framing
+ * is done over the loop's fd; every wait has an absolute deadline. Every
+ * message sent and received can be logged as JSON lines (qmp.jsonl). */
+#ifndef KTB_QMP_H
+#define KTB_QMP_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct loop;
+struct qmp;
+
+struct qmp_event {
+	char *name;
+	json_t *data;      /* may be NULL */
+	int64_t host_ms;   /* loop clock when it arrived */
+};
+
+/* Takes ownership of fd (a connected stream socket). log may be NULL. */
+struct qmp *qmp_new(struct loop *l, int fd, FILE *log);
+void qmp_free(struct qmp *q);
+
+/* Wait for the greeting and send qmp_capabilities. 0, -ETIMEDOUT, -EPROTO,
+ * -EPIPE (peer hung up), -ECANCELED (loop aborted). */
+int qmp_handshake(struct qmp *q, int64_t deadline);
+
+/* Run a command. *ret gets the "return" value (new reference) on success.
+ * A QMP error reply gives -EREMOTEIO with *errmsg (malloc'd) set to its desc. */
+int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char **errmsg,
+		int64_t deadline);
+
+/* Take the oldest queued event named name (any name when NULL), waiting until
+ * the deadline. The caller frees it with qmp_event_free. */
+int qmp_wait_event(struct qmp *q, const char *name, struct qmp_event **ev, int64_t deadline);
+void qmp_event_free(struct qmp_event *ev);
+
+#endif

@@ -1,0 +1,68 @@
+/* One result model end to end: steps and scenarios have the statuses pass,
+ * fail, error, timeout, skip; the terminal lines, JSON, JUnit and TAP are
+ * views of these structs. */
+#ifndef KTB_RESULT_H
+#define KTB_RESULT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum status { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP };
+
+struct step_result {
+	char *name;            /* "run: ktb-probe disk data" */
+	enum status status;
+	char *message;         /* why it failed, NULL on pass */
+	int64_t start_ms;      /* from scenario start */
+	int64_t duration_ms;
+	int exit_code;         /* run steps; -1 when not applicable */
+	char *out, *err;       /* captured output, may be NULL */
+	json_t *data;          /* parsed JSON output or QMP reply, may be NULL */
+	int line;              /* line in the scenario file */
+};
+
+struct scenario_result {
+	char *name;
+	char *file;
+	char *summary;
+	char **tags;
+	size_t tags_count;
+	enum status status;
+	char *message;         /* first failure, NULL on pass */
+	int64_t duration_ms;
+	struct step_result *steps;
+	size_t steps_count;
+	json_t *metrics;       /* object: boot_ms, ... (never NULL) */
+	char *artifacts;       /* directory */
+	char *console_tail;    /* last console lines, on failure */
+	char *kernel;          /* kernel release or path booted */
+	char *accel;           /* "tcg" or "kvm" */
+};
+
+struct run_result {
+	char *run_id;
+	int64_t started_unix_ms;
+	int64_t duration_ms;
+	struct scenario_result *scenarios;
+	size_t count;
+};
+
+const char *status_name(enum status s);
+/* The worse of two statuses (error > timeout > fail > skip > pass). */
+enum status status_worse(enum status a, enum status b);
+
+struct step_result *scenario_result_add_step(struct scenario_result *r);
+void scenario_result_free(struct scenario_result *r);   /* frees members, not r */
+void run_result_free(struct run_result *r);             /* frees members, not r */
+
+/* Exit code for a whole run: 0 all passed (or skipped), 1 something failed
+ * or timed out, 125 only errors kept it from being tested. */
+int run_result_exit_code(const struct run_result *r);
+
+/* The per-scenario result.json document and the whole-run document. */
+json_t *scenario_result_to_json(const struct scenario_result *r);
+json_t *run_result_to_json(const struct run_result *r);
+
+#endif

@@ -1,0 +1,73 @@
+/* Scenario files: YAML mapped onto these structs by a libcyaml schema, then
+ * checked. Every error names file, line, column and field. The step kinds
+ * are rows of a table (keyword, parse check); the runner holds their run
+ * functions. */
+#ifndef KTB_SCENARIO_H
+#define KTB_SCENARIO_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../hw/machine.h"
+
+enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_KIND_COUNT };
+
+struct expect {
+	int *exit;           /* NULL: run steps expect 0 */
+	char *stdout_re;     /* POSIX extended regex that stdout must match */
+	json_t *json;        /* object: dotted path -> value, or {ge: N} / {le: N} / {re: "..."} */
+};
+
+struct step {
+	char *name;          /* optional label; default "<kind>: <argument>" */
+	char *run;           /* shell command in the guest */
+	char *wait;          /* duration; with wait_for: deadline for a console regex */
+	char *wait_for;      /* YAML key "for" */
+	char *qmp;           /* command name, or a JSON object text {"execute": ...} */
+	json_t *arguments;   /* qmp arguments (YAML mapping), may be NULL */
+	char *timeout;       /* per-step deadline, default 60s */
+	struct expect *expect;
+	/* filled by scenario_load: */
+	enum step_kind kind;
+	int64_t wait_ms, timeout_ms;
+	int line;            /* line of the step in the file */
+};
+
+struct kernel_opts {
+	char *cmdline;       /* appended to the testbed's own arguments */
+};
+
+struct scenario {
+	char *name;          /* defaults to the file name without .yaml */
+	char *summary;
+	char **tags;
+	unsigned tags_count;
+	char *timeout;       /* default 120s */
+	struct kernel_opts *kernel;
+	struct machine *machine;  /* never NULL after load (defaults filled) */
+	struct step *steps;
+	unsigned steps_count;
+	/* filled by scenario_load: */
+	char *file;
+	int64_t timeout_ms;
+};
+
+struct scenario_error {
+	char file[512];
+	int line, col;       /* 0 when unknown */
+	char field[128];     /* "steps[2].expect.exit", may be empty */
+	char msg[512];
+};
+
+/* "file:line:col: field: message" into buf. */
+void scenario_error_format(const struct scenario_error *e, char *buf, size_t len);
+
+/* Load and check a scenario. 0, or -EINVAL (bad input, err filled) or -errno
+ * (cannot read the file, err filled). */
+int scenario_load(const char *path, struct scenario **out, struct scenario_error *err);
+void scenario_free(struct scenario *s);
+
+/* Step kind name ("run", "wait", "qmp"). */
+const char *step_kind_name(enum step_kind k);
+
+#endif

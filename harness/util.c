@@ -1,0 +1,204 @@
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void oom(void)
+{
+	fputs("ktb: out of memory\n", stderr);
+	abort();
+}
+
+char *xstrdup(const char *s)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+int write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t off = 0;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			buf = xrealloc(buf, cap);
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		fclose(f);
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			ret = -errno;
+			goto out;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		ret = -errno;
+out:
+	free(p);
+	return ret;
+}
+
+int rm_rf(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 ? -errno : 0;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *sub = xasprintf("%s/%s", path, e->d_name);
+		int r = rm_rf(sub);
+
+		free(sub);
+		if (r && !ret)
+			ret = r;
+	}
+	closedir(d);
+	if (rmdir(path) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int parse_duration_ms(const char *s, int64_t *out)
+{
+	char *end;
+	double v;
+	double mult = 1000;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		mult = 1;
+	else if (!strcmp(end, "s") || !*end)
+		mult = 1000;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		mult = 60000;
+	else if (!strcmp(end, "h"))
+		mult = 3600000;
+	else
+		return -EINVAL;
+	if (v * mult > 1e12)
+		return -EINVAL;
+	*out = (int64_t)(v * mult + 0.5);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* Small helpers shared by the harness: a monotonic clock, checked allocation,
+ * string formatting and file helpers. */
+#ifndef KTB_UTIL_H
+#define KTB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+int64_t now_ms(void);                      /* CLOCK_MONOTONIC in milliseconds */
+char *xstrdup(const char *s);              /* aborts on ENOMEM; NULL stays NULL */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+int write_file(const char *path, const char *data, size_t len);   /* 0 or -errno */
+char *read_file(const char *path, size_t *len);                   /* NULL + errno */
+int mkdir_p(const char *path, unsigned mode);                     /* 0 or -errno */
+int rm_rf(const char *path);                                      /* 0 or -errno */
+/* "120s", "500ms", "2m", "1h", bare number = seconds. 0 or -EINVAL. */
+int parse_duration_ms(const char *s, int64_t *out);
+
+#endif

@@ -1,0 +1,109 @@
+/* Machine model: the hardware a scenario asks for (CPUs, memory, NUMA, sleep
+ * states, disks) and its rendering as a QEMU command line. Knows nothing of
+ * the harness: the scenario loader fills these structs, hw/ validates them
+ * and turns them into arguments. */
+#ifndef KTB_HW_MACHINE_H
+#define KTB_HW_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum disk_bus { DISK_BUS_VIRTIO, DISK_BUS_SCSI, DISK_BUS_NVME, DISK_BUS_SATA, DISK_BUS_HYBRID };
+enum disk_sector { DISK_SECTOR_512N, DISK_SECTOR_512E, DISK_SECTOR_4KN };
+
+/* Sleep states the firmware offers (bit flags for machine.sleep). */
+enum { SLEEP_S3 = 1u << 0, SLEEP_S4 = 1u << 1 };
+
+#define MACHINE_MAX_DISKS 16
+#define MACHINE_MAX_NODES 8
+
+struct disk {
+	char *id;               /* scenario name; becomes the device serial */
+	enum disk_bus bus;
+	char *size;             /* as written, e.g. "256M" */
+	uint64_t size_bytes;    /* filled by machine_validate() */
+	enum disk_sector sector;
+	unsigned paths;         /* 0 or 1: single path; > 1 multipath */
+	bool rotational;        /* ask for a rotating disk where the bus can say so */
+	char *image;            /* optional base image: a qcow2 overlay is made per run */
+};
+
+struct numa_node {
+	unsigned *cpus;
+	unsigned cpus_count;    /* 0: memory-only node */
+	char *memory;
+	uint64_t memory_bytes;  /* filled by machine_validate() */
+};
+
+struct numa {
+	struct numa_node *nodes;
+	unsigned nodes_count;
+	/* distances[i * nodes_count + j]; NULL when the scenario gives none */
+	unsigned *distances;
+	unsigned distances_count; /* nodes_count * nodes_count when given */
+};
+
+struct machine {
+	unsigned cpus;          /* 0: default 1 */
+	char *memory;           /* NULL: default "512M" */
+	uint64_t memory_bytes;  /* filled by machine_validate() */
+	unsigned sleep;         /* SLEEP_* flags; 0: firmware offers neither S3 nor S4 */
+	struct disk *disks;
+	unsigned disks_count;
+	struct numa *numa;      /* NULL: no NUMA topology */
+};
+
+/* Where validation failed: a field path such as "machine.disks[1].sector"
+ * and a message that says what is wrong and what to do. */
+struct hw_error {
+	char field[128];
+	char msg[256];
+};
+
+/* A growable, NULL-terminated argument vector. */
+struct argv {
+	char **v;
+	size_t n, cap;
+};
+void argv_init(struct argv *a);
+int argv_add(struct argv *a, const char *s);
+int argv_addf(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void argv_free(struct argv *a);
+
+/* What the harness supplies to launch a machine. */
+struct hw_launch {
+	const char *qemu;        /* binary, default "qemu-system-x86_64" */
+	const char *kernel;      /* vmlinux (PVH) or bzImage */
+	const char *initrd;
+	const char *append;      /* full kernel command line */
+	const char *qmp_path;    /* unix socket, QEMU is the server */
+	const char *qga_path;    /* unix socket for the guest agent, QEMU is the server */
+	const char *disk_dir;    /* where per-run disk images live */
+	bool kvm;                /* accelerate with KVM (else TCG, -cpu max) */
+	bool interactive;        /* console on the terminal (mon:stdio) instead of stdout pipe */
+};
+
+/* Parse a size such as "512", "4K", "256M", "1G" (binary units) into bytes. */
+int hw_parse_size(const char *s, uint64_t *out);
+
+/* Check the machine and fill the parsed fields (sizes, defaults). Refuses what
+ * QEMU cannot present faithfully. Returns 0 or -EINVAL with err filled. */
+int machine_validate(struct machine *m, struct hw_error *err);
+
+/* True when the machine must boot the bzImage through SeaBIOS (it offers S3,
+ * and S3 resume triple-faults on a PVH-booted kernel). */
+bool machine_needs_bios_boot(const struct machine *m);
+
+/* Path of disk d's image under l->disk_dir. Caller frees. */
+char *machine_disk_path(const struct hw_launch *l, const struct disk *d);
+
+/* Create each disk's image for this run: a fresh sparse raw file, or a qcow2
+ * overlay on the user's base image (never written). Returns 0 or -errno. */
+int machine_create_disks(const struct machine *m, const struct hw_launch *l, struct hw_error *err);
+
+/* The full QEMU argument vector (argv[0] is the binary). m must be validated. */
+int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct argv *out,
+		    struct hw_error *err);
+
+#endif
