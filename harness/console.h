@@ -21,21 +21,27 @@ void console_flush(struct console *c);
 
 /* First fatal line seen ("Kernel panic - not syncing: ..."), or NULL. */
 const char *console_fatal(const struct console *c);
-/* What kind: "panic", "oops", "bug", "warning", "hung task", or NULL. */
+/* What kind: "panic", "oops", "bug", "warning", "hung task", "stall" (RCU
+ * stall, hard lockup), or NULL. */
 const char *console_fatal_kind(const struct console *c);
 
 /* Classify one line: NULL when harmless, else the kind as above. */
 const char *console_classify(const char *line);
 
 /* True once a line containing needle (plain substring) has been seen
- * since the last console_reset_match(); for markers such as KTB_READY_MARKER. */
+ * since the last console_reset_match(); for markers such as KTB_READY_MARKER.
+ * Looks at everything fed (up to the newest 64 MiB), partial line included. */
 bool console_seen(const struct console *c, const char *needle);
-/* Register a regex for wait steps; console_match() says whether a line after
+/* From now on console_seen() and console_matched() look only at new output. */
+void console_reset_match(struct console *c);
+/* Register a POSIX extended regex for wait steps (replacing any earlier
+ * one); console_matched() says whether a complete line fed after
  * registration matched. 0 or -EINVAL for a bad regex. */
 int console_watch(struct console *c, const char *regex);
 bool console_matched(const struct console *c);
 
-/* The last lines as one malloc'd string (caller frees). */
+/* The last lines (at most tail_lines of console_new, plus the unfinished
+ * one) as one malloc'd string, each ending in "\n" (caller frees). */
 char *console_tail(const struct console *c, size_t max_lines);
 
 #endif

@@ -5,6 +5,7 @@
 #define KTB_QGA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,17 +25,22 @@ struct qga_exec_result {
 struct qga *qga_new(struct loop *l, int fd, FILE *log);
 void qga_free(struct qga *g);
 
-/* Resend guest-sync-delimited every retry_ms until the reply carries our id.
- * 0, -ETIMEDOUT, -EPIPE, -ECANCELED. */
+/* Resend guest-sync-delimited until the reply carries our latest id: first
+ * after retry_ms, the interval doubling after each miss (at most 8 times
+ * retry_ms) so that a slow agent catches up. 0, -ETIMEDOUT, -EPIPE,
+ * -ECANCELED. */
 int qga_sync(struct qga *g, int retry_ms, int64_t deadline);
 
 /* Generic command. *ret gets "return" (new reference). Error reply:
- * -EREMOTEIO with *errmsg. */
+ * -EREMOTEIO with *errmsg. args (may be NULL) is borrowed. */
 int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
 		int64_t deadline);
 
 /* Run /bin/sh -c cmd in the guest with env (NULL-terminated "K=V" list, may
- * be NULL); poll until it exits or the deadline passes (-ETIMEDOUT). */
+ * be NULL); poll until it exits or the deadline passes (-ETIMEDOUT).
+ * An agent error gives -EREMOTEIO with its message in res->err; call
+ * qga_exec_result_free whatever the return. Not synced yet (or out of step
+ * after a failed request): this and qga_execute resync first. */
 int qga_exec(struct qga *g, const char *cmd, const char *const *env,
 	     struct qga_exec_result *res, int64_t deadline);
 void qga_exec_result_free(struct qga_exec_result *res);

@@ -27,7 +27,8 @@ void qmp_free(struct qmp *q);
 int qmp_handshake(struct qmp *q, int64_t deadline);
 
 /* Run a command. *ret gets the "return" value (new reference) on success.
- * A QMP error reply gives -EREMOTEIO with *errmsg (malloc'd) set to its desc. */
+ * A QMP error reply gives -EREMOTEIO with *errmsg (malloc'd) set to its desc.
+ * args (may be NULL) is borrowed: the caller still owns its reference. */
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char **errmsg,
 		int64_t deadline);
 

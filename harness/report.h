@@ -7,15 +7,19 @@
 
 #include "result.h"
 
+/* The machine-readable views; each returns 0 or -EIO (-ENOMEM for JSON). */
 int report_json(const struct run_result *r, FILE *f);
 int report_junit(const struct run_result *r, FILE *f);
 int report_tap(const struct run_result *r, FILE *f);
 /* One line per scenario ("PASS  smoke  4.2s  boot 3.1s"); on failure also the
  * failing step, its message, the console tail and the artifacts path. */
 void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose);
-/* "3 passed, 1 failed" and the total time. */
+/* "summary: 3 passed, 1 failed[, N skipped]" alone on its line (timeouts and
+ * errors counted as failed there, spelled out on the next line), then the
+ * total time. */
 void report_term_summary(const struct run_result *r, FILE *f);
-/* Live progress line on a TTY ("\r[2/6] disk-4kn-scsi: booting"). No-op when f is not a TTY. */
+/* Live progress line on a TTY ("\r[2/6] disk-4kn-scsi: booting"); idx counts
+ * from 1. name NULL only wipes the line. No-op when f is not a TTY. */
 void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, const char *what);
 
 #endif

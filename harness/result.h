@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 enum status { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP };
+/* A define, not an enumerator, so switches over enum status stay complete. */
+#define ST_COUNT (ST_SKIP + 1)
 
 struct step_result {
 	char *name;            /* "run: ktb-probe disk data" */
@@ -60,9 +62,26 @@ void run_result_free(struct run_result *r);             /* frees members, not r 
 /* Exit code for a whole run: 0 all passed (or skipped), 1 something failed
  * or timed out, 125 only errors kept it from being tested. */
 int run_result_exit_code(const struct run_result *r);
+/* How many scenarios have each status, indexed by enum status. */
+void run_result_count(const struct run_result *r, size_t counts[ST_COUNT]);
+/* The first step that failed, errored or timed out; NULL if none did. */
+const struct step_result *scenario_result_failed_step(const struct scenario_result *r);
 
 /* The per-scenario result.json document and the whole-run document. */
 json_t *scenario_result_to_json(const struct scenario_result *r);
 json_t *run_result_to_json(const struct run_result *r);
+/* "2025-01-31T12:00:00Z" for a Unix time in milliseconds. */
+void result_format_utc(int64_t unix_ms, char *buf, size_t len);
+
+/* Captured guest output may hold any bytes; every writer passes it through
+ * these. utf8_decode: the code point of the sequence at s (n bytes left) and
+ * its length in *len, or -1 with *len = 1 for a byte that is not UTF-8.
+ * utf8_sanitize: a malloc'd copy with each bad byte replaced by U+FFFD. */
+long utf8_decode(const unsigned char *s, size_t n, size_t *len);
+char *utf8_sanitize(const char *s);
+/* Length of the terminal escape sequence at s (s[0] is ESC, n bytes left):
+ * CSI "ESC [ ... final", OSC "ESC ] ... BEL", else ESC and one character.
+ * Views meant for people drop these. */
+size_t ansi_escape_len(const char *s, size_t n);
 
 #endif

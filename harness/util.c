@@ -202,3 +202,10 @@ int parse_duration_ms(const char *s, int64_t *out)
 	*out = (int64_t)(v * mult + 0.5);
 	return 0;
 }
+
+char *tmp_template(const char *prefix)
+{
+	const char *t = getenv("TMPDIR");
+
+	return xasprintf("%s/%s-XXXXXX", t && *t ? t : "/tmp", prefix);
+}

@@ -1,0 +1,230 @@
+#include "disk.h"
+
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const disk_skip_prefixes[] = { "loop", "ram", "zram", "sr", "fd", NULL };
+
+/* VPD page 0x80 (unit serial number): a 4-byte header whose last byte is the
+ * length, then the ASCII serial, space-padded. */
+static int disk_read_vpd80(const char *path, char *buf, size_t len)
+{
+	unsigned char raw[256];
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "rbe");
+	if (!f)
+		return -errno;
+	n = fread(raw, 1, sizeof(raw), f);
+	fclose(f);
+	if (n < 4 || raw[1] != 0x80)
+		return -EINVAL;
+	n = n - 4 < raw[3] ? n - 4 : raw[3];
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, raw + 4, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The controller serial of an NVMe namespace "nvme<N>n<M>" (or of a
+ * controller path "nvme<N>c<C>n<M>"). */
+static int disk_read_nvme_serial(const char *root, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned ctrl;
+
+	if (sscanf(name, "nvme%u", &ctrl) != 1)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/sys/class/nvme/nvme%u/serial", root, ctrl);
+	return sysfs_read(path, buf, len);
+}
+
+/* Where each kind of disk keeps its serial: virtio-blk in the disk's own
+ * directory, NVMe on the controller (or subsystem, for a multipath head),
+ * SCSI and SATA in VPD page 0x80 or, for some drivers, "device/serial". */
+static void disk_read_serial(const char *root, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX], *trimmed;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/serial", root, name);
+	if (sysfs_read(path, buf, len) > 0)
+		goto trim;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/device/vpd_pg80", root, name);
+	if (!disk_read_vpd80(path, buf, len) && buf[0])
+		goto trim;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/device/serial", root, name);
+	if (sysfs_read(path, buf, len) > 0)
+		goto trim;
+	if (!strncmp(name, "nvme", 4) && disk_read_nvme_serial(root, name, buf, len) > 0)
+		goto trim;
+	buf[0] = '\0';
+	return;
+trim:
+	trimmed = sysfs_trim(buf);
+	memmove(buf, trimmed, strlen(trimmed) + 1);
+}
+
+static const char *disk_transport_by_name(const char *name)
+{
+	if (!strncmp(name, "vd", 2))
+		return "virtio";
+	if (!strncmp(name, "nvme", 4))
+		return "nvme";
+	if (!strncmp(name, "sd", 2))
+		return "scsi";
+	if (!strncmp(name, "dm-", 3))
+		return "dm";
+	if (!strncmp(name, "md", 2))
+		return "md";
+	return "unknown";
+}
+
+/* The device path in /sys/devices tells the bus. Order matters: a SATA disk
+ * sits under an ata port and a SCSI target, a virtio-scsi disk under a virtio
+ * device and a SCSI target. */
+static const char *disk_transport(const char *root, const char *name)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *devs;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s", root, name);
+	if (!realpath(path, real))
+		return disk_transport_by_name(name);
+	devs = strstr(real, "/devices/");
+	if (!devs)
+		return disk_transport_by_name(name);
+	if (strstr(devs, "/virtual/"))
+		return disk_transport_by_name(name);
+	if (strstr(devs, "/ata"))
+		return "ata";
+	if (strstr(devs, "/target"))
+		return "scsi";
+	if (strstr(devs, "/nvme"))
+		return "nvme";
+	if (strstr(devs, "/virtio"))
+		return "virtio";
+	return disk_transport_by_name(name);
+}
+
+static void disk_read_queue(const char *root, struct disk_info *d)
+{
+	char path[PATH_MAX];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/logical_block_size", root, d->name);
+	d->logical_block_size = sysfs_read_u64(path, &v) ? 512 : (uint32_t)v;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/physical_block_size", root, d->name);
+	d->physical_block_size = sysfs_read_u64(path, &v) ? d->logical_block_size : (uint32_t)v;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/rotational", root, d->name);
+	d->rotational = !sysfs_read_u64(path, &v) && v;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/nr_zones", root, d->name);
+	d->nr_zones = sysfs_read_u64(path, &v) ? 0 : (uint32_t)v;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/zoned", root, d->name);
+	if (sysfs_read(path, d->zoned, sizeof(d->zoned)) <= 0)
+		strcpy(d->zoned, "none");
+}
+
+int disk_info_read(const char *root, const char *name, struct disk_info *d)
+{
+	char path[PATH_MAX];
+	uint64_t sectors;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (strlen(name) >= sizeof(d->name))
+		return -ENAMETOOLONG;
+	strcpy(d->name, name);
+	snprintf(d->dev, sizeof(d->dev), "/dev/%s", name);
+	/* size counts 512-byte sectors whatever the logical block size */
+	snprintf(path, sizeof(path), "%s/sys/block/%s/size", root, name);
+	ret = sysfs_read_u64(path, &sectors);
+	if (ret)
+		return ret;
+	d->size_bytes = sectors * 512;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/dev", root, name);
+	if (sysfs_read(path, d->majmin, sizeof(d->majmin)) < 0)
+		d->majmin[0] = '\0';
+	disk_read_queue(root, d);
+	disk_read_serial(root, name, d->id, sizeof(d->id));
+	strcpy(d->transport, disk_transport(root, name));
+	return 0;
+}
+
+/* Multipath NVMe shows each path as a hidden "nvmeXcYnZ" disk beside the
+ * head; only the head is usable. */
+static bool disk_wanted(const char *root, const char *name)
+{
+	char path[PATH_MAX];
+	uint64_t hidden;
+	int i;
+
+	if (name[0] == '.')
+		return false;
+	for (i = 0; disk_skip_prefixes[i]; i++)
+		if (!strncmp(name, disk_skip_prefixes[i], strlen(disk_skip_prefixes[i])))
+			return false;
+	snprintf(path, sizeof(path), "%s/sys/block/%s/hidden", root, name);
+	return sysfs_read_u64(path, &hidden) || !hidden;
+}
+
+static int disk_cmp(const void *a, const void *b)
+{
+	const struct disk_info *x = a, *y = b;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+
+	/* vdz before vdaa, as the kernel names them */
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int disk_scan(const char *root, struct disk_info *out, int max)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/sys/block", root);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (n < max && (de = readdir(dir))) {
+		if (!disk_wanted(root, de->d_name))
+			continue;
+		if (!disk_info_read(root, de->d_name, &out[n]))
+			n++;
+	}
+	closedir(dir);
+	qsort(out, n, sizeof(*out), disk_cmp);
+	return n;
+}
+
+int disk_find(const char *root, const char *id, struct disk_info *d)
+{
+	struct disk_info *all;
+	int n, i, ret = -ENOENT;
+
+	all = calloc(DISK_MAX, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	n = disk_scan(root, all, DISK_MAX);
+	for (i = 0; i < n; i++) {
+		if (all[i].id[0] && !strcmp(all[i].id, id)) {
+			*d = all[i];
+			ret = 0;
+			break;
+		}
+	}
+	free(all);
+	return n < 0 ? n : ret;
+}

@@ -1,0 +1,322 @@
+#include "facts.h"
+
+#include "disk.h"
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define FACTS_MAX_CPUS 1024
+#define FACTS_MAX_NODES 64
+
+int facts_kernel(const char *root, struct json_out *j)
+{
+	char path[PATH_MAX], cmdline[4096];
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	json_kv_str(j, "release", u.release);
+	json_kv_str(j, "version", u.version);
+	snprintf(path, sizeof(path), "%s/proc/cmdline", root);
+	if (sysfs_read(path, cmdline, sizeof(cmdline)) < 0)
+		cmdline[0] = '\0';
+	json_kv_str(j, "cmdline", cmdline);
+	return 0;
+}
+
+/* Counts the CPUs in a cpulist file; -errno when it cannot be read. */
+static int facts_count_cpus(const char *root, const char *file, char *list, size_t len)
+{
+	static unsigned cpus[FACTS_MAX_CPUS];
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/%s", root, file);
+	ret = sysfs_read(path, list, len);
+	if (ret < 0)
+		return ret;
+	return sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
+}
+
+int facts_cpus(const char *root, struct json_out *j)
+{
+	char online[512], possible[512];
+	int n_online, n_possible;
+
+	n_online = facts_count_cpus(root, "online", online, sizeof(online));
+	if (n_online < 0)
+		return n_online;
+	n_possible = facts_count_cpus(root, "possible", possible, sizeof(possible));
+	json_kv_u64(j, "online", (uint64_t)n_online);
+	json_kv_str(j, "list", online);
+	json_kv_u64(j, "possible", n_possible < 0 ? (uint64_t)n_online : (uint64_t)n_possible);
+	return 0;
+}
+
+/* Finds "<key>: <N> kB" in a meminfo-style file; per-node files prefix each
+ * line with "Node <n> ", which strstr skips over. */
+static int facts_meminfo(const char *path, const char *key, uint64_t *kb)
+{
+	char line[256], *p;
+	size_t klen = strlen(key);
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, key);
+		if (!p || p[klen] != ':')
+			continue;
+		if (sscanf(p + klen + 1, "%" SCNu64, kb) == 1)
+			ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int facts_memory(const char *root, struct json_out *j)
+{
+	uint64_t total, free_kb, avail;
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
+	ret = facts_meminfo(path, "MemTotal", &total);
+	if (ret)
+		return ret;
+	if (facts_meminfo(path, "MemFree", &free_kb))
+		free_kb = 0;
+	if (facts_meminfo(path, "MemAvailable", &avail))
+		avail = free_kb;
+	json_kv_u64(j, "total_kb", total);
+	json_kv_u64(j, "total_mb", total / 1024);
+	json_kv_u64(j, "free_kb", free_kb);
+	json_kv_u64(j, "available_kb", avail);
+	return 0;
+}
+
+static void facts_disk_members(const struct disk_info *d, struct json_out *j)
+{
+	json_kv_str(j, "id", d->id[0] ? d->id : NULL);
+	json_kv_str(j, "name", d->name);
+	json_kv_str(j, "dev", d->dev);
+	json_kv_u64(j, "size_bytes", d->size_bytes);
+	json_kv_u64(j, "logical_block_size", d->logical_block_size);
+	json_kv_u64(j, "physical_block_size", d->physical_block_size);
+	json_kv_bool(j, "rotational", d->rotational);
+	json_kv_str(j, "zoned", d->zoned);
+	json_kv_u64(j, "zones", d->nr_zones);
+	json_kv_str(j, "serial", d->id);
+	json_kv_str(j, "transport", d->transport);
+	json_kv_str(j, "majmin", d->majmin);
+}
+
+int facts_disks(const char *root, struct json_out *j)
+{
+	struct disk_info *d;
+	int n, i;
+
+	d = calloc(DISK_MAX, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	n = disk_scan(root, d, DISK_MAX);
+	json_key(j, "disks");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		json_obj_begin(j);
+		facts_disk_members(&d[i], j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	free(d);
+	return n < 0 ? n : 0;
+}
+
+int facts_disk(const char *root, const char *id, struct json_out *j)
+{
+	struct disk_info d;
+	int ret;
+
+	ret = disk_find(root, id, &d);
+	if (ret)
+		return ret;
+	facts_disk_members(&d, j);
+	return 0;
+}
+
+static int facts_node_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Node ids from /sys/devices/system/node/node<N>, sorted; -errno when the
+ * kernel has no NUMA support at all. */
+static int facts_node_ids(const char *root, int *ids, int max)
+{
+	char path[PATH_MAX], tail;
+	struct dirent *de;
+	int n = 0, id;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node", root);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (n < max && (de = readdir(dir)))
+		if (sscanf(de->d_name, "node%d%c", &id, &tail) == 1)
+			ids[n++] = id;
+	closedir(dir);
+	qsort(ids, n, sizeof(*ids), facts_node_cmp);
+	return n;
+}
+
+static void facts_u32_array(struct json_out *j, const unsigned *v, int n)
+{
+	int i;
+
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		json_u64(j, v[i]);
+	json_arr_end(j);
+}
+
+static void facts_node(const char *root, int id, struct json_out *j)
+{
+	static unsigned cpus[FACTS_MAX_CPUS];
+	char path[PATH_MAX], list[1024];
+	uint64_t kb = 0;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, id);
+	if (sysfs_read(path, list, sizeof(list)) >= 0)
+		n = sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/meminfo", root, id);
+	facts_meminfo(path, "MemTotal", &kb);
+	json_obj_begin(j);
+	json_kv_u64(j, "id", (uint64_t)id);
+	json_key(j, "cpus");
+	facts_u32_array(j, cpus, n < 0 ? 0 : n);
+	json_kv_u64(j, "memory_kb", kb);
+	json_kv_u64(j, "memory_mb", kb / 1024);
+	json_obj_end(j);
+}
+
+static void facts_distances(const char *root, const int *ids, int n, struct json_out *j)
+{
+	unsigned dist[FACTS_MAX_NODES];
+	char path[PATH_MAX], line[512], *p, *end;
+	int i, k;
+
+	json_key(j, "distances");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/distance",
+			 root, ids[i]);
+		k = 0;
+		if (sysfs_read(path, line, sizeof(line)) >= 0)
+			for (p = line; k < FACTS_MAX_NODES; p = end) {
+				dist[k] = (unsigned)strtoul(p, &end, 10);
+				if (end == p)
+					break;
+				k++;
+			}
+		facts_u32_array(j, dist, k);
+	}
+	json_arr_end(j);
+}
+
+/* A kernel without CONFIG_NUMA still has one node holding everything. */
+static int facts_numa_flat(const char *root, struct json_out *j)
+{
+	static unsigned cpus[FACTS_MAX_CPUS];
+	static const unsigned local = 10;
+	char path[PATH_MAX], list[1024];
+	uint64_t kb = 0;
+	int n;
+
+	n = facts_count_cpus(root, "online", list, sizeof(list));
+	sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
+	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
+	facts_meminfo(path, "MemTotal", &kb);
+	json_kv_u64(j, "node_count", 1);
+	json_key(j, "nodes");
+	json_arr_begin(j);
+	json_obj_begin(j);
+	json_kv_u64(j, "id", 0);
+	json_key(j, "cpus");
+	facts_u32_array(j, cpus, n < 0 ? 0 : n);
+	json_kv_u64(j, "memory_kb", kb);
+	json_kv_u64(j, "memory_mb", kb / 1024);
+	json_obj_end(j);
+	json_arr_end(j);
+	json_key(j, "distances");
+	json_arr_begin(j);
+	facts_u32_array(j, &local, 1);
+	json_arr_end(j);
+	return 0;
+}
+
+int facts_numa(const char *root, struct json_out *j)
+{
+	int ids[FACTS_MAX_NODES], n, i;
+
+	n = facts_node_ids(root, ids, FACTS_MAX_NODES);
+	if (n <= 0)
+		return facts_numa_flat(root, j);
+	json_kv_u64(j, "node_count", (uint64_t)n);
+	json_key(j, "nodes");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		facts_node(root, ids[i], j);
+	json_arr_end(j);
+	facts_distances(root, ids, n, j);
+	return 0;
+}
+
+/* Writes the words of a /sys/power file as an array; the [bracketed] word is
+ * the current choice and is written, bare, to *current. */
+static void facts_power_list(const char *root, const char *file, const char *key,
+			     char *current, size_t len, struct json_out *j)
+{
+	char path[PATH_MAX], buf[512], *word, *save = NULL;
+	size_t wl;
+
+	current[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/power/%s", root, file);
+	if (sysfs_read(path, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	json_key(j, key);
+	json_arr_begin(j);
+	for (word = strtok_r(buf, " \n", &save); word; word = strtok_r(NULL, " \n", &save)) {
+		wl = strlen(word);
+		if (word[0] == '[' && wl > 2 && word[wl - 1] == ']') {
+			word[wl - 1] = '\0';
+			word++;
+			snprintf(current, len, "%s", word);
+		}
+		json_str(j, word);
+	}
+	json_arr_end(j);
+}
+
+int facts_sleep(const char *root, struct json_out *j)
+{
+	char cur[64];
+
+	facts_power_list(root, "state", "states", cur, sizeof(cur), j);
+	facts_power_list(root, "mem_sleep", "mem_sleep", cur, sizeof(cur), j);
+	json_kv_str(j, "mem_sleep_default", cur[0] ? cur : NULL);
+	facts_power_list(root, "disk", "disk", cur, sizeof(cur), j);
+	json_kv_str(j, "disk_default", cur[0] ? cur : NULL);
+	return 0;
+}

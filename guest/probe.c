@@ -1,0 +1,109 @@
+/* ktb-probe: prints facts about the guest as JSON, for scenario steps to
+ * check with `expect: json:`. Usage errors exit 2, a missing disk exits 1. */
+#include "facts.h"
+#include "json_out.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+struct probe_cmd {
+	const char *name;
+	int (*fn)(const char *root, struct json_out *j);
+	const char *help;
+};
+
+static const struct probe_cmd probe_cmds[] = {
+	{ "kernel", facts_kernel, "release, version, cmdline" },
+	{ "cpus", facts_cpus, "online and possible CPUs" },
+	{ "memory", facts_memory, "MemTotal and MemFree" },
+	{ "disks", facts_disks, "every disk, with its id (serial) and geometry" },
+	{ "numa", facts_numa, "nodes, their CPUs and memory, distances" },
+	{ "sleep", facts_sleep, "sleep states offered" },
+	{ NULL, NULL, NULL },
+};
+
+static void probe_usage(FILE *f)
+{
+	const struct probe_cmd *c;
+
+	fprintf(f, "usage: ktb-probe [SECTION | disk ID]\n"
+		   "With no argument, prints every section as one object.\n");
+	for (c = probe_cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fprintf(f, "  %-8s %s\n", "disk ID", "the disk whose serial is ID");
+}
+
+/* Sections are keyed objects in the combined output, except disks, whose
+ * section already is {"disks": [...]}. */
+static int probe_all(struct json_out *j)
+{
+	const struct probe_cmd *c;
+	int ret = 0;
+
+	json_obj_begin(j);
+	for (c = probe_cmds; c->name; c++) {
+		if (c->fn == facts_disks) {
+			ret |= c->fn("", j);
+			continue;
+		}
+		json_key(j, c->name);
+		json_obj_begin(j);
+		ret |= c->fn("", j);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_finish(j);
+	return ret ? 1 : 0;
+}
+
+static int probe_disk(struct json_out *j, const char *id)
+{
+	char msg[256];
+	int ret;
+
+	json_obj_begin(j);
+	ret = facts_disk("", id, j);
+	if (ret) {
+		snprintf(msg, sizeof(msg), "no disk with id %s", id);
+		json_kv_str(j, "error", ret == -ENOENT ? msg : strerror(-ret));
+	}
+	json_obj_end(j);
+	json_finish(j);
+	return ret ? 1 : 0;
+}
+
+static int probe_section(struct json_out *j, const struct probe_cmd *c)
+{
+	int ret;
+
+	json_obj_begin(j);
+	ret = c->fn("", j);
+	if (ret)
+		json_kv_str(j, "error", strerror(-ret));
+	json_obj_end(j);
+	json_finish(j);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct probe_cmd *c;
+	struct json_out j;
+
+	json_init(&j, stdout);
+	if (argc == 1)
+		return probe_all(&j);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		probe_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "disk") && argc == 3)
+		return probe_disk(&j, argv[2]);
+	for (c = probe_cmds; c->name && argc == 2; c++)
+		if (!strcmp(argv[1], c->name))
+			return probe_section(&j, c);
+	fprintf(stderr, "ktb-probe: bad arguments\n");
+	probe_usage(stderr);
+	return 2;
+}

@@ -1,0 +1,294 @@
+/* ktb boot: an interactive VM with a scenario's hardware (or hardware given
+ * as flags) and its console on this terminal. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_common.h"
+#include "proc.h"
+#include "util.h"
+
+struct boot_cli {
+	struct kernel_choice k;
+	const char *scenario, *append, *memory, *sleep;
+	unsigned cpus;
+	struct machine m;          /* built from flags when no --scenario */
+};
+
+static void boot_usage(FILE *f)
+{
+	fprintf(f, "usage: ktb boot [options]\n"
+		   "  --scenario FILE   take the machine from a scenario\n"
+		   "  --cpus N --memory SIZE\n"
+		   "  --disk id=ID,bus=virtio|scsi|nvme|sata,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
+		   "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
+		   "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
+		   "  --kernel K --modules DIR --recipe R --append ARGS\n"
+		   "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n");
+}
+
+static int kv_get(const char *spec, const char *key, char **out)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			const char *v = p + kl + 1;
+
+			*out = strndup(v, strcspn(v, ","));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int enum_index(const char *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	return -1;
+}
+
+static int add_disk(struct machine *m, const char *spec)
+{
+	static const char *const buses[] = {"virtio", "scsi", "nvme", "sata", "hybrid"};
+	static const char *const sectors[] = {"512n", "512e", "4kn"};
+	struct disk *d;
+	char *bus = NULL, *sector = NULL;
+	int b, s = 0;
+
+	m->disks = xrealloc(m->disks, (m->disks_count + 1) * sizeof(*m->disks));
+	d = &m->disks[m->disks_count++];
+	memset(d, 0, sizeof(*d));
+	if (kv_get(spec, "id", &d->id) || kv_get(spec, "bus", &bus) || kv_get(spec, "size", &d->size)) {
+		fprintf(stderr, "ktb boot: --disk %s: needs id=, bus= and size=\n", spec);
+		free(bus);
+		return KTB_EXIT_USAGE;
+	}
+	kv_get(spec, "image", &d->image);
+	kv_get(spec, "sector", &sector);
+	b = enum_index(bus, buses, 5);
+	if (sector)
+		s = enum_index(sector, sectors, 3);
+	free(bus);
+	free(sector);
+	if (b < 0 || s < 0) {
+		fprintf(stderr, "ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata; "
+				"sector one of 512n, 512e, 4kn\n", spec);
+		return KTB_EXIT_USAGE;
+	}
+	d->bus = (enum disk_bus)b;
+	d->sector = (enum disk_sector)s;
+	return 0;
+}
+
+static int parse_cpulist(const char *s, struct numa_node *n)
+{
+	char *end;
+	long a, b;
+
+	a = strtol(s, &end, 10);
+	b = *end == '-' ? strtol(end + 1, &end, 10) : a;
+	if (end == s || (*end && *end != ',') || a < 0 || b < a || b > 63)
+		return -EINVAL;
+	for (long c = a; c <= b; c++) {
+		n->cpus = xrealloc(n->cpus, (n->cpus_count + 1) * sizeof(unsigned));
+		n->cpus[n->cpus_count++] = (unsigned)c;
+	}
+	return 0;
+}
+
+static int add_node(struct machine *m, const char *spec)
+{
+	struct numa_node *n;
+	char *cpus = NULL;
+
+	if (!m->numa)
+		m->numa = xcalloc(1, sizeof(*m->numa));
+	m->numa->nodes = xrealloc(m->numa->nodes, (m->numa->nodes_count + 1) * sizeof(*n));
+	n = &m->numa->nodes[m->numa->nodes_count++];
+	memset(n, 0, sizeof(*n));
+	if (kv_get(spec, "memory", &n->memory)) {
+		fprintf(stderr, "ktb boot: --numa %s: needs memory=SIZE\n", spec);
+		return KTB_EXIT_USAGE;
+	}
+	if (!kv_get(spec, "cpus", &cpus) && parse_cpulist(cpus, n)) {
+		fprintf(stderr, "ktb boot: --numa %s: cpus is N or A-B\n", spec);
+		free(cpus);
+		return KTB_EXIT_USAGE;
+	}
+	free(cpus);
+	return 0;
+}
+
+static unsigned parse_sleep(const char *s)
+{
+	unsigned f = 0;
+
+	if (strstr(s, "s3"))
+		f |= SLEEP_S3;
+	if (strstr(s, "s4"))
+		f |= SLEEP_S4;
+	return f;
+}
+
+static int boot_parse(int argc, char **argv, struct boot_cli *c)
+{
+	static const struct option opts[] = {
+		{"scenario", required_argument, 0, 'S'}, {"cpus", required_argument, 0, 'c'},
+		{"memory", required_argument, 0, 'M'},   {"disk", required_argument, 0, 'd'},
+		{"numa", required_argument, 0, 'n'},     {"sleep", required_argument, 0, 's'},
+		{"kernel", required_argument, 0, 'k'},   {"modules", required_argument, 0, 'm'},
+		{"recipe", required_argument, 0, 'r'},   {"append", required_argument, 0, 'a'},
+		{"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int ch, r = 0;
+
+	optind = 1;
+	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'S': c->scenario = optarg; break;
+		case 'c': c->m.cpus = (unsigned)atoi(optarg); break;
+		case 'M': c->m.memory = xstrdup(optarg); break;
+		case 'd': r = add_disk(&c->m, optarg); break;
+		case 'n': r = add_node(&c->m, optarg); break;
+		case 's': c->m.sleep = parse_sleep(optarg); break;
+		case 'k': c->k.kernel = optarg; break;
+		case 'm': c->k.modules = optarg; break;
+		case 'r': c->k.recipe = optarg; break;
+		case 'a': c->append = optarg; break;
+		case 'v': c->k.verbose = true; break;
+		case 'h': boot_usage(stdout); exit(0);
+		default: boot_usage(stderr); return KTB_EXIT_USAGE;
+		}
+	}
+	if (!r && optind < argc) {
+		fprintf(stderr, "ktb boot: unexpected argument '%s'\n", argv[optind]);
+		r = KTB_EXIT_USAGE;
+	}
+	return r;
+}
+
+static void machine_free_flags(struct machine *m)
+{
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		free(m->disks[i].id);
+		free(m->disks[i].size);
+		free(m->disks[i].image);
+	}
+	free(m->disks);
+	if (m->numa) {
+		for (unsigned i = 0; i < m->numa->nodes_count; i++) {
+			free(m->numa->nodes[i].cpus);
+			free(m->numa->nodes[i].memory);
+		}
+		free(m->numa->nodes);
+		free(m->numa);
+	}
+	free(m->memory);
+}
+
+static char *boot_append(const struct machine *m, const struct boot_cli *c)
+{
+	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1");
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
+
+		free(s);
+		s = n;
+	}
+	if (c->append) {
+		char *n = xasprintf("%s %s", s, c->append);
+
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img,
+		   bool kvm)
+{
+	char *dir = tmp_template("ktb-boot");
+	struct hw_launch l = {.initrd = img->initrd, .kvm = kvm, .interactive = true};
+	struct hw_error he = {{0}, {0}};
+	struct proc_opts po = {.interactive = true};
+	struct argv a;
+	struct proc p;
+	int ret;
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "ktb boot: cannot create %s: %s\n", dir, strerror(errno));
+		free(dir);
+		return KTB_EXIT_UNTESTED;
+	}
+	argv_init(&a);
+	l.kernel = machine_needs_bios_boot(m) || !img->vmlinux ? img->bzimage : img->vmlinux;
+	l.append = boot_append(m, c);
+	l.qmp_path = xasprintf("%s/qmp.sock", dir);
+	l.qga_path = xasprintf("%s/qga.sock", dir);
+	l.disk_dir = dir;
+	ret = machine_create_disks(m, &l, &he) ?: machine_to_argv(m, &l, &a, &he);
+	if (ret) {
+		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
+		ret = KTB_EXIT_USAGE;
+		goto out;
+	}
+	fprintf(stderr, "ktb: booting %s (%s); QMP %s, guest agent %s; Ctrl-A X quits\n",
+		img->release, kvm ? "kvm" : "tcg", l.qmp_path, l.qga_path);
+	ret = proc_spawn(&p, a.v, &po);
+	if (ret) {
+		fprintf(stderr, "ktb boot: cannot start %s: %s\n", a.v[0], strerror(-ret));
+		ret = KTB_EXIT_UNTESTED;
+		goto out;
+	}
+	while (!proc_wait(&p, 1000))
+		;
+	ret = 0;
+out:
+	rm_rf(dir);
+	free(dir);
+	argv_free(&a);
+	free((char *)l.append);
+	free((char *)l.qmp_path);
+	free((char *)l.qga_path);
+	return ret;
+}
+
+int cli_boot(int argc, char **argv)
+{
+	struct boot_cli c;
+	struct scenario_set set = {0};
+	struct machine *m;
+	struct image img = {0};
+	struct hw_error he = {{0}, {0}};
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = boot_parse(argc, argv, &c);
+	if (!ret && c.scenario)
+		ret = scenarios_load_all((char **)&c.scenario, 1, &set);
+	if (ret)
+		goto out;
+	m = c.scenario ? set.items[0]->machine : &c.m;
+	if (machine_validate(m, &he)) {
+		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
+		ret = KTB_EXIT_USAGE;
+		goto out;
+	}
+	ret = image_prepare(&c.k, &img);
+	if (!ret)
+		ret = boot_vm(m, &c, &img, accel_prepare(&img, false));
+out:
+	image_free(&img);
+	scenarios_free(&set);
+	machine_free_flags(&c.m);
+	return ret;
+}

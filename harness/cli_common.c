@@ -1,0 +1,179 @@
+#include "cli_common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kvm.h"
+#include "util.h"
+
+const char *scenarios_default_dir(void)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/scenarios", ktb_source_dir());
+	return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void push(char ***v, size_t *n, char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = s;
+}
+
+static int expand_dir(const char *dir, char ***files, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t first = *n;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".yaml"))
+			push(files, n, xasprintf("%s/%s", dir, e->d_name));
+	}
+	closedir(d);
+	qsort(*files + first, *n - first, sizeof(char *), cmp_str);
+	return 0;
+}
+
+static int expand_paths(char **paths, int np, char ***files, size_t *n)
+{
+	for (int i = 0; i < np; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) < 0) {
+			fprintf(stderr, "ktb: %s: %s\n", paths[i], strerror(errno));
+			return -errno;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			push(files, n, xstrdup(paths[i]));
+			continue;
+		}
+		int r = expand_dir(paths[i], files, n);
+
+		if (r) {
+			fprintf(stderr, "ktb: %s: %s\n", paths[i], strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int check_unique(const struct scenario_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(set->items[i]->name, set->items[j]->name)) {
+				fprintf(stderr, "ktb: %s: scenario name \"%s\" is also used by %s; "
+						"names must be unique\n", set->items[i]->file,
+					set->items[i]->name, set->items[j]->file);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+int scenarios_load_all(char **paths, int np, struct scenario_set *set)
+{
+	char **files = NULL;
+	size_t n = 0;
+	int bad = 0;
+
+	memset(set, 0, sizeof(*set));
+	if (expand_paths(paths, np, &files, &n))
+		bad = 1;
+	for (size_t i = 0; !bad && i < n; i++) {
+		struct scenario_error err;
+		struct scenario *s = NULL;
+		char msg[2048];
+
+		if (scenario_load(files[i], &s, &err)) {
+			scenario_error_format(&err, msg, sizeof(msg));
+			fprintf(stderr, "ktb: %s\n", msg);
+			bad = 1;
+			continue;
+		}
+		set->items = xrealloc(set->items, (set->count + 1) * sizeof(*set->items));
+		set->items[set->count++] = s;
+	}
+	if (!bad && !set->count) {
+		fprintf(stderr, "ktb: no scenarios found\n");
+		bad = 1;
+	}
+	if (!bad && check_unique(set))
+		bad = 1;
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	if (bad)
+		scenarios_free(set);
+	return bad ? KTB_EXIT_USAGE : 0;
+}
+
+void scenarios_free(struct scenario_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		scenario_free(set->items[i]);
+	free(set->items);
+	memset(set, 0, sizeof(*set));
+}
+
+/* "6.1.0-57" is an ABI name; anything with a slash or an existing file is a path. */
+static bool is_abi(const char *k)
+{
+	return k && !strchr(k, '/') && access(k, F_OK) != 0;
+}
+
+int image_prepare(const struct kernel_choice *k, struct image *img)
+{
+	struct image_opts o = {
+		.recipe = k->recipe,
+		.kernel_abi = is_abi(k->kernel) ? k->kernel : NULL,
+		.kernel_path = k->kernel && !is_abi(k->kernel) ? k->kernel : NULL,
+		.modules_dir = k->modules,
+		.verbose = k->verbose,
+	};
+	char err[2048] = "";
+	int r;
+
+	if (k->modules && !o.kernel_path) {
+		fprintf(stderr, "ktb: --modules goes with --kernel PATH (a kernel of your own)\n");
+		return KTB_EXIT_USAGE;
+	}
+	r = image_ensure(&o, img, err, sizeof(err));
+	if (r == -EINVAL) {
+		fprintf(stderr, "ktb: %s\n", err);
+		return KTB_EXIT_USAGE;
+	}
+	if (r) {
+		fprintf(stderr, "ktb: cannot build the guest image: %s\n", err);
+		return KTB_EXIT_UNTESTED;
+	}
+	return 0;
+}
+
+bool accel_prepare(const struct image *img, bool quiet)
+{
+	enum kvm_verdict v = KVM_ABSENT;
+	char why[512] = "";
+	const char *k = img->vmlinux ? img->vmlinux : img->bzimage;
+
+	if (kvm_detect(k, img->initrd, false, &v, why, sizeof(why)))
+		return false;
+	if (v == KVM_BROKEN && !quiet)
+		fprintf(stderr, "ktb: note: /dev/kvm does not work here (%s); using TCG\n", why);
+	return v == KVM_WORKS;
+}

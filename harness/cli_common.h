@@ -1,0 +1,39 @@
+/* What several subcommands share: finding scenario files, loading them all
+ * before anything starts, and preparing the image and accelerator. */
+#ifndef KTB_CLI_COMMON_H
+#define KTB_CLI_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "image.h"
+#include "scenario.h"
+
+struct scenario_set {
+	struct scenario **items;
+	size_t count;
+};
+
+/* Expand files and directories (their *.yaml, sorted) and load every
+ * scenario. Prints each error as FILE:LINE:COL: FIELD: MESSAGE. Returns 0,
+ * or KTB_EXIT_USAGE when any file is bad (nothing is kept then). */
+int scenarios_load_all(char **paths, int n, struct scenario_set *set);
+void scenarios_free(struct scenario_set *set);
+/* The default scenario library: <source>/scenarios. */
+const char *scenarios_default_dir(void);
+
+/* Options that pick the kernel, shared by run, boot and image build. */
+struct kernel_choice {
+	const char *kernel;      /* --kernel: ABI ("6.1.0-57") or a path */
+	const char *modules;     /* --modules DIR */
+	const char *recipe;      /* --recipe */
+	bool verbose;
+};
+
+/* Build or find the image; on failure print why and return KTB_EXIT_USAGE
+ * (bad option) or KTB_EXIT_UNTESTED. */
+int image_prepare(const struct kernel_choice *k, struct image *img);
+/* Decide on KVM; prints a note when /dev/kvm exists but does not work. */
+bool accel_prepare(const struct image *img, bool quiet);
+
+#endif

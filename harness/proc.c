@@ -1,0 +1,192 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t sig_seen;
+
+static void child_setup(int out_pipe[2], const struct proc_opts *o)
+{
+	int fd;
+
+	/* die with ktb whatever happens to it, and take our own group so a
+	 * stop reaches every helper QEMU might start */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!o->interactive) {
+		setpgid(0, 0);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
+	}
+	if (o->capture_stdout) {
+		dup2(out_pipe[1], STDOUT_FILENO);
+		close(out_pipe[0]);
+		close(out_pipe[1]);
+	}
+	if (o->stderr_path) {
+		fd = open(o->stderr_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+	}
+	signal(SIGINT, o->interactive ? SIG_IGN : SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
+{
+	int out_pipe[2] = {-1, -1};
+	int err_pipe[2];
+	int child_errno = 0;
+	ssize_t n;
+
+	memset(p, 0, sizeof(*p));
+	p->out_fd = -1;
+	if (o->capture_stdout && pipe2(out_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	/* a CLOEXEC pipe tells the parent whether exec worked */
+	if (pipe2(err_pipe, O_CLOEXEC) < 0)
+		goto fail_errno;
+	p->pid = fork();
+	if (p->pid < 0) {
+		close(err_pipe[0]);
+		close(err_pipe[1]);
+		goto fail_errno;
+	}
+	if (p->pid == 0) {
+		close(err_pipe[0]);
+		child_setup(out_pipe, o);
+		execvp(argv[0], argv);
+		child_errno = errno;
+		n = write(err_pipe[1], &child_errno, sizeof(child_errno));
+		(void)n;
+		_exit(127);
+	}
+	if (!o->interactive)
+		setpgid(p->pid, p->pid);
+	close(err_pipe[1]);
+	n = read(err_pipe[0], &child_errno, sizeof(child_errno));
+	close(err_pipe[0]);
+	if (n == sizeof(child_errno)) {
+		waitpid(p->pid, &p->status, 0);
+		p->exited = true;
+		if (out_pipe[0] >= 0) {
+			close(out_pipe[0]);
+			close(out_pipe[1]);
+		}
+		return -child_errno;
+	}
+	if (o->capture_stdout) {
+		close(out_pipe[1]);
+		p->out_fd = out_pipe[0];
+	}
+	return 0;
+fail_errno:
+	child_errno = errno;
+	if (out_pipe[0] >= 0) {
+		close(out_pipe[0]);
+		close(out_pipe[1]);
+	}
+	return -child_errno;
+}
+
+int proc_poll(struct proc *p)
+{
+	if (p->pid <= 0 || p->exited)
+		return 1;
+	if (waitpid(p->pid, &p->status, WNOHANG) == p->pid)
+		p->exited = true;
+	return p->exited;
+}
+
+int proc_wait(struct proc *p, int timeout_ms)
+{
+	struct timespec ts = {0, 10 * 1000000};
+
+	for (int waited = 0; waited <= timeout_ms; waited += 10) {
+		if (proc_poll(p))
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return proc_poll(p);
+}
+
+void proc_stop(struct proc *p, int grace_ms)
+{
+	if (p->pid > 0 && !proc_poll(p)) {
+		kill(-p->pid, SIGTERM);
+		kill(p->pid, SIGTERM);
+		if (!proc_wait(p, grace_ms)) {
+			kill(-p->pid, SIGKILL);
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &p->status, 0);
+			p->exited = true;
+		}
+	}
+	if (p->out_fd >= 0) {
+		close(p->out_fd);
+		p->out_fd = -1;
+	}
+}
+
+const char *proc_describe(const struct proc *p)
+{
+	static char buf[64];
+
+	if (!p->exited)
+		snprintf(buf, sizeof(buf), "still running");
+	else if (WIFEXITED(p->status))
+		snprintf(buf, sizeof(buf), "exited with status %d", WEXITSTATUS(p->status));
+	else if (WIFSIGNALED(p->status))
+		snprintf(buf, sizeof(buf), "killed by signal %d", WTERMSIG(p->status));
+	else
+		snprintf(buf, sizeof(buf), "ended (status 0x%x)", p->status);
+	return buf;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+	ssize_t n;
+
+	sig_seen = sig;
+	n = write(sig_pipe[1], &c, 1);
+	(void)n;
+	errno = saved;
+}
+
+int proc_signals_install(void)
+{
+	struct sigaction sa;
+
+	if (sig_pipe[0] >= 0)
+		return sig_pipe[0];
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return sig_pipe[0];
+}
+
+int proc_interrupted(void)
+{
+	return sig_seen;
+}

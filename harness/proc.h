@@ -1,0 +1,39 @@
+/* Child processes the harness owns (QEMU, daemons): started in their own
+ * process group with PR_SET_PDEATHSIG so they die with ktb, and stopped with
+ * escalation (a polite request first, then SIGTERM, then SIGKILL). */
+#ifndef KTB_PROC_H
+#define KTB_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct proc {
+	pid_t pid;
+	int out_fd;          /* read end of the child's stdout, or -1 */
+	bool exited;
+	int status;          /* waitpid status once exited */
+};
+
+struct proc_opts {
+	bool capture_stdout;     /* stdout into a pipe (out_fd) */
+	const char *stderr_path; /* stderr appended to this file; NULL: inherit */
+	bool interactive;        /* inherit the terminal for stdin/stdout */
+};
+
+int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
+/* Reap without blocking. 1 when the child has exited, else 0. */
+int proc_poll(struct proc *p);
+/* Wait up to timeout_ms for the child to exit by itself. 1 exited, 0 not. */
+int proc_wait(struct proc *p, int timeout_ms);
+/* SIGTERM the group, wait grace_ms, SIGKILL, reap. Safe to call twice. */
+void proc_stop(struct proc *p, int grace_ms);
+/* "exited with status 1" / "killed by signal 9" into a static buffer. */
+const char *proc_describe(const struct proc *p);
+
+/* SIGINT/SIGTERM/SIGHUP become a readable byte on the returned fd (a
+ * self-pipe), so event loops can notice them; proc_interrupted() says which
+ * signal arrived (0: none). */
+int proc_signals_install(void);
+int proc_interrupted(void);
+
+#endif

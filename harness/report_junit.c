@@ -1,0 +1,172 @@
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* JUnit XML as CI servers read it: one testsuite "ktestbed", one testcase per
+ * scenario, the failing step and console tail in <failure>/<error>, the step
+ * list in <system-out>. Guest output may hold any bytes, so every text goes
+ * through xml_text, which writes only characters XML 1.0 allows. */
+
+static bool xml_char_ok(long cp)
+{
+	return cp == '\t' || cp == '\n' || cp == '\r' || (cp >= 0x20 && cp <= 0xd7ff) ||
+	       (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+static void xml_char(FILE *f, long cp, const char *raw, size_t len, bool attr)
+{
+	switch (cp) {
+	case '&': fputs("&amp;", f); return;
+	case '<': fputs("&lt;", f); return;
+	case '>': fputs("&gt;", f); return;
+	case '"': fputs("&quot;", f); return;
+	case '\'': fputs("&apos;", f); return;
+	}
+	/* attribute values get their whitespace normalised unless escaped */
+	if (attr && (cp == '\t' || cp == '\n' || cp == '\r'))
+		fprintf(f, "&#%ld;", cp);
+	else if (cp < 0)
+		fputs("\xef\xbf\xbd", f);
+	else if (xml_char_ok(cp))
+		fwrite(raw, 1, len, f);
+	/* anything else (NUL, ESC, other C0 controls) is dropped */
+}
+
+static void xml_text(FILE *f, const char *s, bool attr)
+{
+	size_t n = s ? strlen(s) : 0, i = 0, len;
+
+	while (i < n) {
+		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+
+		/* colour codes would leave "[1;31m" litter once ESC is dropped */
+		if (cp == '\033')
+			len = ansi_escape_len(s + i, n - i);
+		else
+			xml_char(f, cp, s + i, len, attr);
+		i += len;
+	}
+}
+
+static void xml_attr(FILE *f, const char *name, const char *val)
+{
+	fprintf(f, " %s=\"", name);
+	xml_text(f, val, true);
+	fputc('"', f);
+}
+
+static void junit_steps(FILE *f, const struct scenario_result *s)
+{
+	fputs("      <system-out>", f);
+	for (size_t i = 0; i < s->steps_count; i++) {
+		const struct step_result *st = &s->steps[i];
+
+		fprintf(f, "%-7s %7.1fs  ", status_name(st->status), st->duration_ms / 1000.0);
+		xml_text(f, st->name, false);
+		if (st->message) {
+			fputs(": ", f);
+			xml_text(f, st->message, false);
+		}
+		fputc('\n', f);
+	}
+	if (s->artifacts) {
+		fputs("artifacts: ", f);
+		xml_text(f, s->artifacts, false);
+		fputc('\n', f);
+	}
+	fputs("</system-out>\n", f);
+}
+
+/* The body says which step broke, where, why, and what the console showed. */
+static void junit_problem_body(FILE *f, const struct scenario_result *s,
+			       const struct step_result *st)
+{
+	if (st) {
+		fputs("step: ", f);
+		xml_text(f, st->name, false);
+		if (st->line > 0) {
+			fputs(" (", f);
+			xml_text(f, s->file, false);
+			fprintf(f, ":%d)", st->line);
+		}
+		fputc('\n', f);
+	}
+	xml_text(f, s->message ? s->message : st ? st->message : NULL, false);
+	if (s->console_tail) {
+		fputs("\n--- console tail ---\n", f);
+		xml_text(f, s->console_tail, false);
+	}
+}
+
+static void junit_problem(FILE *f, const struct scenario_result *s)
+{
+	const struct step_result *st = scenario_result_failed_step(s);
+	const char *tag = s->status == ST_ERROR ? "error" : "failure";
+	const char *msg = s->message ? s->message : st && st->message ? st->message : "";
+
+	fprintf(f, "      <%s", tag);
+	xml_attr(f, "message", msg);
+	xml_attr(f, "type", status_name(s->status));
+	fputc('>', f);
+	junit_problem_body(f, s, st);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static void junit_case(FILE *f, const struct scenario_result *s)
+{
+	/* CI tools group test cases by class: the first tag is the closest
+	 * thing a scenario has to a suite */
+	char *cls = xasprintf("ktb.%s", s->tags_count ? s->tags[0] : "scenario");
+
+	fputs("    <testcase", f);
+	xml_attr(f, "classname", cls);
+	xml_attr(f, "name", s->name);
+	fprintf(f, " time=\"%.3f\"", s->duration_ms / 1000.0);
+	if (s->file)
+		xml_attr(f, "file", s->file);
+	fputs(">\n", f);
+	free(cls);
+	if (s->status == ST_SKIP) {
+		fputs("      <skipped", f);
+		if (s->message)
+			xml_attr(f, "message", s->message);
+		fputs("/>\n", f);
+	} else if (s->status != ST_PASS) {
+		junit_problem(f, s);
+	}
+	junit_steps(f, s);
+	fputs("    </testcase>\n", f);
+}
+
+static void junit_counts(FILE *f, const struct run_result *r)
+{
+	size_t n[ST_COUNT];
+
+	run_result_count(r, n);
+	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
+		r->count, n[ST_FAIL] + n[ST_TIMEOUT], n[ST_ERROR], n[ST_SKIP],
+		r->duration_ms / 1000.0);
+}
+
+int report_junit(const struct run_result *r, FILE *f)
+{
+	char started[32];
+
+	result_format_utc(r->started_unix_ms, started, sizeof(started));
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ktestbed\"", f);
+	junit_counts(f, r);
+	fputs(">\n  <testsuite name=\"ktestbed\"", f);
+	junit_counts(f, r);
+	xml_attr(f, "timestamp", started);
+	if (r->run_id)
+		xml_attr(f, "id", r->run_id);
+	fputs(">\n", f);
+	for (size_t i = 0; i < r->count; i++)
+		junit_case(f, &r->scenarios[i]);
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return ferror(f) ? -EIO : 0;
+}

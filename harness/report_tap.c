@@ -1,0 +1,104 @@
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* TAP version 13: one test point per scenario, a YAML diagnostics block for
+ * each that did not pass. Values are always YAML double-quoted strings so
+ * any guest output stays one valid line. */
+
+static void tap_yaml_char(FILE *f, long cp, const char *raw, size_t len)
+{
+	if (cp < 0)
+		fputs("\\uFFFD", f);
+	else if (cp == '"' || cp == '\\')
+		fprintf(f, "\\%c", (int)cp);
+	else if (cp == '\n')
+		fputs("\\n", f);
+	else if (cp == '\t')
+		fputs("\\t", f);
+	else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0xfeff || cp >= 0xfffe)
+		/* YAML wants printable characters only; U+FFFE and up are rare
+		 * enough to escape all of them */
+		fprintf(f, "\\u%04lX", cp > 0xffff ? 0xfffdL : cp);
+	else
+		fwrite(raw, 1, len, f);
+}
+
+static void tap_yaml_string(FILE *f, const char *s)
+{
+	size_t n = strlen(s), i = 0, len;
+
+	fputc('"', f);
+	while (i < n) {
+		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+
+		tap_yaml_char(f, cp, s + i, len);
+		i += len;
+	}
+	fputc('"', f);
+}
+
+static void tap_field(FILE *f, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	fprintf(f, "  %s: ", key);
+	tap_yaml_string(f, val);
+	fputc('\n', f);
+}
+
+/* A description must stay on its line and must not start a directive. */
+static void tap_description(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '#' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+}
+
+static void tap_diagnostics(FILE *f, const struct scenario_result *s)
+{
+	const struct step_result *st = scenario_result_failed_step(s);
+
+	fputs("  ---\n", f);
+	fprintf(f, "  status: %s\n", status_name(s->status));
+	tap_field(f, "message", s->message ? s->message : st ? st->message : NULL);
+	if (st) {
+		tap_field(f, "step", st->name);
+		if (st->line > 0)
+			fprintf(f, "  line: %d\n", st->line);
+	}
+	tap_field(f, "file", s->file);
+	fprintf(f, "  duration_ms: %lld\n", (long long)s->duration_ms);
+	tap_field(f, "artifacts", s->artifacts);
+	tap_field(f, "console_tail", s->console_tail);
+	fputs("  ...\n", f);
+}
+
+static void tap_point(FILE *f, size_t n, const struct scenario_result *s)
+{
+	bool ok = s->status == ST_PASS || s->status == ST_SKIP;
+
+	fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", n);
+	tap_description(f, s->name);
+	if (s->status == ST_SKIP) {
+		fputs(" # SKIP", f);
+		if (s->message) {
+			fputc(' ', f);
+			tap_description(f, s->message);
+		}
+	}
+	fputc('\n', f);
+	if (!ok)
+		tap_diagnostics(f, s);
+}
+
+int report_tap(const struct run_result *r, FILE *f)
+{
+	fprintf(f, "TAP version 13\n1..%zu\n", r->count);
+	for (size_t i = 0; i < r->count; i++)
+		tap_point(f, i + 1, &r->scenarios[i]);
+	return ferror(f) ? -EIO : 0;
+}

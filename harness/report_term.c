@@ -1,0 +1,206 @@
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The terminal view: quiet on success (one line per scenario), loud on
+ * failure (the failing step, its output, the console tail, the artifacts).
+ * Colour and live progress only on a TTY, and never with NO_COLOR set. */
+
+#define INDENT "        "
+#define OUTPUT_LINES 20
+#define CONSOLE_LINES 30
+
+static const char *const term_words[ST_COUNT] = {
+	[ST_PASS] = "PASS", [ST_FAIL] = "FAIL", [ST_ERROR] = "ERROR",
+	[ST_TIMEOUT] = "TIMEOUT", [ST_SKIP] = "SKIP",
+};
+
+static const char *const term_colors[ST_COUNT] = {
+	[ST_PASS] = "\033[32m", [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
+	[ST_TIMEOUT] = "\033[35m", [ST_SKIP] = "\033[33m",
+};
+
+/* Metrics worth a glance on the scenario line, in this order. */
+static const struct {
+	const char *key, *label;
+} term_metrics[] = {
+	{ "boot_ms", "boot" },
+	{ "suspend_ms", "suspend" },
+	{ "resume_ms", "resume" },
+};
+
+static bool term_is_tty(FILE *f)
+{
+	return isatty(fileno(f));
+}
+
+static bool term_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return term_is_tty(f) && !(nc && *nc);
+}
+
+static void term_word(FILE *f, enum status st)
+{
+	const char *w = (unsigned)st < ST_COUNT ? term_words[st] : "?";
+
+	if (term_color(f))
+		fprintf(f, "%s%s\033[0m", term_colors[st], w);
+	else
+		fputs(w, f);
+	fprintf(f, "%*s", (int)(8 - strlen(w)), "");
+}
+
+static void term_metrics_print(FILE *f, const json_t *metrics)
+{
+	for (size_t i = 0; i < sizeof(term_metrics) / sizeof(term_metrics[0]); i++) {
+		json_t *v = json_object_get(metrics, term_metrics[i].key);
+
+		if (json_is_number(v))
+			fprintf(f, "  %s %.1fs", term_metrics[i].label, json_number_value(v) / 1000.0);
+	}
+}
+
+/* A guest line must not move our cursor or recolour our terminal: escape
+ * sequences and control characters (C1 included: 0x9b is a CSI too) are
+ * dropped, bytes that are not UTF-8 become U+FFFD. */
+static void term_clean_line(FILE *f, const char *s, size_t n)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+
+		if (cp == '\033') {
+			i += ansi_escape_len(s + i, n - i);
+			continue;
+		}
+		if (cp < 0)
+			fputs("\xef\xbf\xbd", f);
+		else if (cp == '\t' || (cp >= 0x20 && cp < 0x7f) || cp > 0x9f)
+			fwrite(s + i, 1, len, f);
+		i += len;
+	}
+}
+
+/* Print the last max lines of text, indented; says how many were left out. */
+static void term_tail(FILE *f, const char *label, const char *text, int max)
+{
+	size_t n = strlen(text);
+	const char *start = text, *p;
+	int lines = 0;
+
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		n--;
+	if (!n)
+		return;
+	for (p = text + n; p > text; p--) {
+		if (p[-1] == '\n' && ++lines == max) {
+			start = p;
+			break;
+		}
+	}
+	fprintf(f, INDENT "%s%s:\n", label, start != text ? " (last lines)" : "");
+	while (start < text + n) {
+		const char *nl = memchr(start, '\n', (size_t)(text + n - start));
+		const char *end = nl ? nl : text + n;
+
+		fputs(INDENT "  ", f);
+		term_clean_line(f, start, (size_t)(end - start));
+		fputc('\n', f);
+		start = end + 1;
+	}
+}
+
+static void term_step(FILE *f, const struct scenario_result *s, const struct step_result *st)
+{
+	size_t idx = (size_t)(st - s->steps) + 1;
+
+	fprintf(f, INDENT "step %zu %s: ", idx, status_name(st->status));
+	term_clean_line(f, st->name, strlen(st->name ? st->name : ""));
+	if (st->line > 0)
+		fprintf(f, " (%s:%d)", s->file ? s->file : "?", st->line);
+	fprintf(f, " %.1fs\n", st->duration_ms / 1000.0);
+}
+
+static void term_message(FILE *f, const char *msg)
+{
+	if (!msg)
+		return;
+	fputs(INDENT, f);
+	term_clean_line(f, msg, strlen(msg));
+	fputc('\n', f);
+}
+
+static void term_failure(FILE *f, const struct scenario_result *s)
+{
+	const struct step_result *st = scenario_result_failed_step(s);
+
+	if (st) {
+		term_step(f, s, st);
+		term_message(f, st->message);
+		if (st->err && *st->err)
+			term_tail(f, "stderr", st->err, OUTPUT_LINES);
+		if (st->out && *st->out)
+			term_tail(f, "stdout", st->out, OUTPUT_LINES);
+	}
+	/* the scenario's message adds something when no step explains it */
+	if (s->message && (!st || !st->message || strcmp(s->message, st->message)))
+		term_message(f, s->message);
+	if (s->console_tail)
+		term_tail(f, "console", s->console_tail, CONSOLE_LINES);
+	if (s->artifacts)
+		fprintf(f, INDENT "artifacts: %s\n", s->artifacts);
+}
+
+void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose)
+{
+	bool bad = s->status != ST_PASS && s->status != ST_SKIP;
+
+	if (term_is_tty(f))
+		fputs("\r\033[K", f);	/* wipe a progress line */
+	term_word(f, s->status);
+	fprintf(f, "%-22s %6.1fs", s->name ? s->name : "?", s->duration_ms / 1000.0);
+	term_metrics_print(f, s->metrics);
+	if (s->status == ST_SKIP && s->message)
+		fprintf(f, "  (%s)", s->message);
+	fputc('\n', f);
+	if (bad) {
+		term_failure(f, s);
+	} else if (verbose) {
+		for (size_t i = 0; i < s->steps_count; i++)
+			term_step(f, s, &s->steps[i]);
+	}
+	fflush(f);
+}
+
+void report_term_summary(const struct run_result *r, FILE *f)
+{
+	size_t n[ST_COUNT];
+
+	run_result_count(r, n);
+	/* CI parsers match this line exactly: keep timeouts and errors in
+	 * "failed" here and spell them out on the next line */
+	fprintf(f, "summary: %zu passed, %zu failed", n[ST_PASS],
+		n[ST_FAIL] + n[ST_TIMEOUT] + n[ST_ERROR]);
+	if (n[ST_SKIP])
+		fprintf(f, ", %zu skipped", n[ST_SKIP]);
+	fputc('\n', f);
+	if (n[ST_TIMEOUT] || n[ST_ERROR])
+		fprintf(f, "of which: %zu timed out, %zu errored\n", n[ST_TIMEOUT], n[ST_ERROR]);
+	fprintf(f, "time: %.1fs\n", r->duration_ms / 1000.0);
+	fflush(f);
+}
+
+void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, const char *what)
+{
+	if (!term_is_tty(f))
+		return;
+	fputs("\r\033[K", f);
+	if (name)
+		fprintf(f, "[%zu/%zu] %s: %s", idx, total, name, what ? what : "");
+	fflush(f);
+}

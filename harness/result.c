@@ -1,0 +1,333 @@
+#include "result.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+/*
+ * result.json, one per scenario (scenario_result_to_json). Every key is
+ * always present, in this order; a missing string is null, never absent:
+ *
+ *   name          string   scenario name
+ *   file          string   scenario file
+ *   summary       string|null
+ *   tags          [string]
+ *   status        "pass" | "fail" | "error" | "timeout" | "skip"
+ *   message       string|null   first failure; null on pass
+ *   duration_ms   integer
+ *   kernel        string|null   kernel release or path booted
+ *   accel         string|null   "tcg" or "kvm"
+ *   metrics       object   boot_ms, suspend_ms, resume_ms, ... ({} if none)
+ *   artifacts     string|null   directory of console.log, qmp.jsonl, ...
+ *   steps         [step]
+ *   console_tail  string|null   last console lines (kept on failure)
+ *
+ * step:
+ *   name          string   "run: ktb-probe disk data"
+ *   status        as above
+ *   message       string|null
+ *   start_ms      integer  from scenario start
+ *   duration_ms   integer
+ *   exit_code     integer|null  run steps only
+ *   stdout        string|null
+ *   stderr        string|null
+ *   data          any|null parsed JSON output or QMP reply
+ *   line          integer  line of the step in the scenario file (0: unknown)
+ *
+ * The run document (run_result_to_json):
+ *   run_id        string
+ *   started       string   ISO-8601 UTC, "2025-01-31T12:00:00Z"
+ *   duration_ms   integer
+ *   summary       {total, pass, fail, error, timeout, skip}: integers
+ *   scenarios     [result.json documents as above]
+ *
+ * Strings holding captured output are made valid UTF-8 (bad bytes become
+ * U+FFFD) because a guest may print anything and jansson refuses bad UTF-8.
+ */
+
+static const char *const status_names[] = {
+	[ST_PASS] = "pass", [ST_FAIL] = "fail", [ST_ERROR] = "error",
+	[ST_TIMEOUT] = "timeout", [ST_SKIP] = "skip",
+};
+
+/* Higher is worse: a run that both errored and failed reports the error. */
+static const int status_rank[] = {
+	[ST_PASS] = 0, [ST_SKIP] = 1, [ST_FAIL] = 2, [ST_TIMEOUT] = 3, [ST_ERROR] = 4,
+};
+
+const char *status_name(enum status s)
+{
+	if ((unsigned)s >= ST_COUNT)
+		return "unknown";
+	return status_names[s];
+}
+
+static int status_rank_of(enum status s)
+{
+	/* an unknown status is treated as the worst: something went wrong */
+	return (unsigned)s < ST_COUNT ? status_rank[s] : 5;
+}
+
+enum status status_worse(enum status a, enum status b)
+{
+	return status_rank_of(b) > status_rank_of(a) ? b : a;
+}
+
+long utf8_decode(const unsigned char *s, size_t n, size_t *len)
+{
+	static const long min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+	size_t need, i;
+	long cp;
+
+	*len = 1;
+	if (s[0] < 0x80)
+		return s[0];
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4, cp = s[0] & 0x07;
+	else
+		return -1;
+	if (n < need)
+		return -1;
+	for (i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
+	if (cp < min_cp[need] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return -1;
+	*len = need;
+	return cp;
+}
+
+char *utf8_sanitize(const char *s)
+{
+	size_t n = strlen(s), i = 0, o = 0, len;
+	/* each bad byte grows to three (U+FFFD) */
+	char *out = xcalloc(n * 3 + 1, 1);
+
+	while (i < n) {
+		if (utf8_decode((const unsigned char *)s + i, n - i, &len) < 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		} else {
+			memcpy(out + o, s + i, len);
+			o += len;
+		}
+		i += len;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+size_t ansi_escape_len(const char *s, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 2)
+		return n;
+	if (s[1] == '[') {
+		while (i < n && !(s[i] >= 0x40 && s[i] <= 0x7e))
+			i++;
+		return i < n ? i + 1 : n;
+	}
+	if (s[1] == ']') {
+		while (i < n && s[i] != '\a' && s[i] != '\033')
+			i++;
+		return i < n && s[i] == '\a' ? i + 1 : i;
+	}
+	return 2;
+}
+
+/* A JSON string for s, or null for NULL. */
+static json_t *json_text(const char *s)
+{
+	char *clean;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	clean = utf8_sanitize(s);
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+struct step_result *scenario_result_add_step(struct scenario_result *r)
+{
+	struct step_result *s;
+
+	r->steps = xrealloc(r->steps, (r->steps_count + 1) * sizeof(*r->steps));
+	s = &r->steps[r->steps_count++];
+	memset(s, 0, sizeof(*s));
+	s->exit_code = -1;
+	return s;
+}
+
+const struct step_result *scenario_result_failed_step(const struct scenario_result *r)
+{
+	for (size_t i = 0; i < r->steps_count; i++) {
+		enum status st = r->steps[i].status;
+
+		if (st == ST_FAIL || st == ST_ERROR || st == ST_TIMEOUT)
+			return &r->steps[i];
+	}
+	return NULL;
+}
+
+static void step_result_free(struct step_result *s)
+{
+	free(s->name);
+	free(s->message);
+	free(s->out);
+	free(s->err);
+	json_decref(s->data);
+}
+
+void scenario_result_free(struct scenario_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->steps_count; i++)
+		step_result_free(&r->steps[i]);
+	for (size_t i = 0; i < r->tags_count; i++)
+		free(r->tags[i]);
+	free(r->tags);
+	free(r->steps);
+	free(r->name);
+	free(r->file);
+	free(r->summary);
+	free(r->message);
+	free(r->artifacts);
+	free(r->console_tail);
+	free(r->kernel);
+	free(r->accel);
+	json_decref(r->metrics);
+	memset(r, 0, sizeof(*r));
+}
+
+void run_result_free(struct run_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->count; i++)
+		scenario_result_free(&r->scenarios[i]);
+	free(r->scenarios);
+	free(r->run_id);
+	memset(r, 0, sizeof(*r));
+}
+
+void run_result_count(const struct run_result *r, size_t counts[ST_COUNT])
+{
+	memset(counts, 0, ST_COUNT * sizeof(counts[0]));
+	for (size_t i = 0; i < r->count; i++)
+		if ((unsigned)r->scenarios[i].status < ST_COUNT)
+			counts[r->scenarios[i].status]++;
+}
+
+int run_result_exit_code(const struct run_result *r)
+{
+	size_t n[ST_COUNT];
+
+	run_result_count(r, n);
+	if (n[ST_FAIL] || n[ST_TIMEOUT])
+		return 1;
+	if (n[ST_ERROR])
+		return 125;
+	return 0;
+}
+
+static json_t *step_result_to_json(const struct step_result *s)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "name", json_text(s->name ? s->name : ""));
+	json_object_set_new(j, "status", json_string(status_name(s->status)));
+	json_object_set_new(j, "message", json_text(s->message));
+	json_object_set_new(j, "start_ms", json_integer(s->start_ms));
+	json_object_set_new(j, "duration_ms", json_integer(s->duration_ms));
+	json_object_set_new(j, "exit_code",
+			    s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
+	json_object_set_new(j, "stdout", json_text(s->out));
+	json_object_set_new(j, "stderr", json_text(s->err));
+	json_object_set_new(j, "data", s->data ? json_deep_copy(s->data) : json_null());
+	json_object_set_new(j, "line", json_integer(s->line));
+	return j;
+}
+
+static json_t *tags_to_json(const struct scenario_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->tags_count; i++)
+		json_array_append_new(a, json_text(r->tags[i]));
+	return a;
+}
+
+json_t *scenario_result_to_json(const struct scenario_result *r)
+{
+	json_t *j = json_object(), *steps = json_array();
+
+	for (size_t i = 0; i < r->steps_count; i++)
+		json_array_append_new(steps, step_result_to_json(&r->steps[i]));
+	json_object_set_new(j, "name", json_text(r->name ? r->name : ""));
+	json_object_set_new(j, "file", json_text(r->file ? r->file : ""));
+	json_object_set_new(j, "summary", json_text(r->summary));
+	json_object_set_new(j, "tags", tags_to_json(r));
+	json_object_set_new(j, "status", json_string(status_name(r->status)));
+	json_object_set_new(j, "message", json_text(r->message));
+	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
+	json_object_set_new(j, "kernel", json_text(r->kernel));
+	json_object_set_new(j, "accel", json_text(r->accel));
+	json_object_set_new(j, "metrics", r->metrics ? json_deep_copy(r->metrics) : json_object());
+	json_object_set_new(j, "artifacts", json_text(r->artifacts));
+	json_object_set_new(j, "steps", steps);
+	json_object_set_new(j, "console_tail", json_text(r->console_tail));
+	return j;
+}
+
+void result_format_utc(int64_t unix_ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(unix_ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *run_summary_to_json(const struct run_result *r)
+{
+	json_t *j = json_object();
+	size_t n[ST_COUNT];
+
+	run_result_count(r, n);
+	json_object_set_new(j, "total", json_integer((json_int_t)r->count));
+	json_object_set_new(j, "pass", json_integer((json_int_t)n[ST_PASS]));
+	json_object_set_new(j, "fail", json_integer((json_int_t)n[ST_FAIL]));
+	json_object_set_new(j, "error", json_integer((json_int_t)n[ST_ERROR]));
+	json_object_set_new(j, "timeout", json_integer((json_int_t)n[ST_TIMEOUT]));
+	json_object_set_new(j, "skip", json_integer((json_int_t)n[ST_SKIP]));
+	return j;
+}
+
+json_t *run_result_to_json(const struct run_result *r)
+{
+	json_t *j = json_object(), *list = json_array();
+	char started[32];
+
+	result_format_utc(r->started_unix_ms, started, sizeof(started));
+	for (size_t i = 0; i < r->count; i++)
+		json_array_append_new(list, scenario_result_to_json(&r->scenarios[i]));
+	json_object_set_new(j, "run_id", json_text(r->run_id ? r->run_id : ""));
+	json_object_set_new(j, "started", json_string(started));
+	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
+	json_object_set_new(j, "summary", run_summary_to_json(r));
+	json_object_set_new(j, "scenarios", list);
+	return j;
+}

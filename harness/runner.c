@@ -1,0 +1,423 @@
+#include "runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../guest/protocol.h"
+#include "console.h"
+#include "expect.h"
+#include "loop.h"
+#include "qga.h"
+#include "qmp.h"
+#include "util.h"
+#include "vm.h"
+
+#define DMESG_TIMEOUT_MS 5000
+
+struct run_ctx {
+	const struct scenario *s;
+	const struct run_opts *o;
+	struct scenario_result *r;
+	struct vm vm;
+	int64_t deadline;        /* the whole scenario's */
+	char *env[5];
+};
+
+typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			int64_t deadline);
+
+static void progress(const struct run_ctx *c, const char *what)
+{
+	if (c->o->progress)
+		c->o->progress(c->o->progress_ctx, what);
+}
+
+/* Why a wait ended early, as a step status and message. */
+static void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
+			     const struct step *st)
+{
+	if (ret == -ECANCELED) {
+		sr->status = ST_FAIL;
+		sr->message = xstrdup(loop_abort_reason(c->vm.loop));
+	} else if (ret == -ETIMEDOUT) {
+		bool scenario_limit = loop_now(c->vm.loop) >= c->deadline;
+
+		sr->status = ST_TIMEOUT;
+		sr->message = scenario_limit
+			? xasprintf("scenario timeout (%s) reached during this step",
+				    c->s->timeout ? c->s->timeout : "120s")
+			: xasprintf("step did not finish within %s", st->timeout ? st->timeout : "60s");
+	} else {
+		sr->status = ST_ERROR;
+		sr->message = xasprintf("%s", strerror(-ret));
+	}
+}
+
+static void step_judge(struct step_result *sr, const struct expect *e)
+{
+	char *why = NULL;
+
+	if (!sr->data && sr->out)
+		sr->data = expect_parse_output(sr->out);
+	if (expect_verify(e, sr->exit_code, sr->out ? sr->out : "", sr->data, &why)) {
+		sr->status = ST_FAIL;
+		sr->message = why ? why : xstrdup("expectation not met");
+	} else {
+		sr->status = ST_PASS;
+		free(why);
+	}
+}
+
+static void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline)
+{
+	struct qga_exec_result res = {0};
+	int ret = qga_exec(c->vm.qga, st->run, (const char *const *)c->env, &res, deadline);
+
+	if (ret) {
+		step_wait_failed(c, sr, ret, st);
+		qga_exec_result_free(&res);
+		return;
+	}
+	sr->exit_code = res.exit_code;
+	sr->out = res.out;
+	sr->err = res.err;
+	res.out = res.err = NULL;
+	qga_exec_result_free(&res);
+	step_judge(sr, st->expect);
+}
+
+static bool console_watch_done(void *ctx)
+{
+	return console_matched(ctx);
+}
+
+static void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		      int64_t deadline)
+{
+	int64_t until = loop_now(c->vm.loop) + st->wait_ms;
+	int ret;
+
+	if (!st->wait_for) {
+		/* a plain pause that still notices a panic */
+		ret = loop_run_until(c->vm.loop, NULL, NULL, until < deadline ? until : deadline);
+		if (!ret && until > deadline)
+			ret = -ETIMEDOUT;
+	} else {
+		console_watch(c->vm.console, st->wait_for);
+		ret = loop_run_until(c->vm.loop, console_watch_done, c->vm.console,
+				     until < deadline ? until : deadline);
+		if (ret == -ETIMEDOUT && until <= deadline) {
+			sr->status = ST_FAIL;
+			sr->message = xasprintf("the console did not show /%s/ within %s",
+						st->wait_for, st->wait);
+			return;
+		}
+	}
+	if (ret)
+		step_wait_failed(c, sr, ret, st);
+	else
+		sr->status = ST_PASS;
+}
+
+static int qmp_split(const struct step *st, char **cmd, json_t **args)
+{
+	json_t *doc;
+
+	if (st->qmp[0] != '{') {
+		*cmd = xstrdup(st->qmp);
+		*args = st->arguments ? json_incref(st->arguments) : NULL;
+		return 0;
+	}
+	doc = json_loads(st->qmp, 0, NULL);
+	if (!doc || !json_is_string(json_object_get(doc, "execute"))) {
+		json_decref(doc);
+		return -EINVAL;
+	}
+	*cmd = xstrdup(json_string_value(json_object_get(doc, "execute")));
+	*args = json_incref(json_object_get(doc, "arguments"));
+	json_decref(doc);
+	return 0;
+}
+
+static void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline)
+{
+	json_t *args = NULL, *ret_val = NULL;
+	char *cmd = NULL, *errmsg = NULL;
+	int ret;
+
+	if (qmp_split(st, &cmd, &args)) {
+		sr->status = ST_ERROR;
+		sr->message = xstrdup("qmp: not a QMP command object");
+		return;
+	}
+	ret = qmp_execute(c->vm.qmp, cmd, args, &ret_val, &errmsg, deadline);
+	sr->exit_code = ret == -EREMOTEIO ? 1 : 0;
+	if (ret && ret != -EREMOTEIO) {
+		step_wait_failed(c, sr, ret, st);
+		goto out;
+	}
+	sr->data = ret_val;
+	sr->out = ret_val ? json_dumps(ret_val, JSON_COMPACT) : xstrdup("");
+	sr->err = errmsg;
+	errmsg = NULL;
+	step_judge(sr, st->expect);
+out:
+	free(cmd);
+	free(errmsg);
+	json_decref(args);
+}
+
+static const struct {
+	enum step_kind kind;
+	step_fn run;
+} step_table[] = {
+	{STEP_RUN, step_run},
+	{STEP_WAIT, step_wait},
+	{STEP_QMP, step_qmp},
+};
+
+static step_fn step_lookup(enum step_kind k)
+{
+	for (size_t i = 0; i < sizeof(step_table) / sizeof(step_table[0]); i++)
+		if (step_table[i].kind == k)
+			return step_table[i].run;
+	return NULL;
+}
+
+static char *step_label(const struct step *st)
+{
+	const char *arg = st->kind == STEP_RUN ? st->run : st->kind == STEP_QMP ? st->qmp : st->wait;
+
+	if (st->name)
+		return xstrdup(st->name);
+	if (st->kind == STEP_WAIT && st->wait_for)
+		return xasprintf("wait: %s for /%s/", st->wait, st->wait_for);
+	return xasprintf("%s: %s", step_kind_name(st->kind), arg ? arg : "");
+}
+
+static void run_steps(struct run_ctx *c)
+{
+	for (unsigned i = 0; i < c->s->steps_count; i++) {
+		const struct step *st = &c->s->steps[i];
+		struct step_result *sr = scenario_result_add_step(c->r);
+		int64_t t = loop_now(c->vm.loop);
+		int64_t dl = t + st->timeout_ms;
+
+		sr->name = step_label(st);
+		sr->line = st->line;
+		sr->exit_code = -1;
+		sr->start_ms = t - c->vm.start_ms;
+		progress(c, sr->name);
+		step_lookup(st->kind)(c, st, sr, dl < c->deadline ? dl : c->deadline);
+		sr->duration_ms = loop_now(c->vm.loop) - t;
+		if (sr->status != ST_PASS) {
+			c->r->status = sr->status;
+			c->r->message = xasprintf("step %u (%s, line %d): %s", i + 1, sr->name,
+						  sr->line, sr->message ? sr->message : "failed");
+			return;
+		}
+	}
+}
+
+/* The console only shows what loglevel lets through: read the kernel log
+ * too, keep it as dmesg.txt, and fail on what the console missed. */
+static void collect_dmesg(struct run_ctx *c)
+{
+	struct qga_exec_result res = {0};
+	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS;
+	char *path, *line, *save = NULL;
+
+	if (!c->vm.qga || !c->vm.ready_ms || loop_abort_reason(c->vm.loop))
+		return;
+	if (qga_exec(c->vm.qga, "dmesg", (const char *const *)c->env, &res, dl) || !res.out)
+		goto out;
+	path = xasprintf("%s/dmesg.txt", c->r->artifacts);
+	write_file(path, res.out, res.out_len);
+	free(path);
+	for (line = strtok_r(res.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *kind = console_classify(line);
+
+		if (kind && c->r->status == ST_PASS) {
+			c->r->status = ST_FAIL;
+			c->r->message = xasprintf("kernel %s in dmesg: %s", kind, line);
+		}
+	}
+out:
+	qga_exec_result_free(&res);
+}
+
+static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
+{
+	if (machine_needs_bios_boot(s->machine)) {
+		if (!img->bzimage)
+			*why = xstrdup("the machine offers S3, which needs a bzImage boot "
+				       "through SeaBIOS, but the image has only a vmlinux");
+		return img->bzimage;
+	}
+	return img->vmlinux ? img->vmlinux : img->bzimage;
+}
+
+static char *kernel_append(const struct scenario *s, const struct run_opts *o)
+{
+	char *ids = xstrdup(""), *out;
+
+	for (unsigned i = 0; i < s->machine->disks_count; i++) {
+		char *n = xasprintf("%s%s%s", ids, i ? "," : "", s->machine->disks[i].id);
+
+		free(ids);
+		ids = n;
+	}
+	out = xasprintf("console=ttyS0 loglevel=5 panic=-1%s%s%s%s%s", *ids ? " ktb.disks=" : "",
+			ids, s->kernel && s->kernel->cmdline ? " " : "",
+			s->kernel && s->kernel->cmdline ? s->kernel->cmdline : "",
+			o->append ? " " : "");
+	free(ids);
+	if (o->append) {
+		char *n = xasprintf("%s%s", out, o->append);
+
+		free(out);
+		out = n;
+	}
+	return out;
+}
+
+static void boot_failed(struct run_ctx *c, int ret)
+{
+	const char *fatal = console_fatal(c->vm.console);
+
+	/* a kernel that dies on the way up is a verdict on the kernel; a VM that
+	 * never came up for another reason means the test was not carried out */
+	if (fatal) {
+		c->r->status = ST_FAIL;
+		c->r->message = xasprintf("kernel %s during boot: %s",
+					  console_fatal_kind(c->vm.console), fatal);
+	} else if (ret == -ETIMEDOUT && loop_now(c->vm.loop) >= c->deadline) {
+		c->r->status = ST_TIMEOUT;
+		c->r->message = xasprintf("boot did not finish within the scenario timeout: %s",
+					  c->vm.err);
+	} else {
+		c->r->status = ST_ERROR;
+		c->r->message = xasprintf("VM did not boot: %s", c->vm.err);
+	}
+}
+
+static void write_result(const struct scenario_result *r)
+{
+	json_t *doc = scenario_result_to_json(r);
+	char *path = xasprintf("%s/result.json", r->artifacts);
+
+	json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	free(path);
+}
+
+static void result_init(struct scenario_result *r, const struct scenario *s,
+			const struct run_opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = xstrdup(s->name);
+	r->file = xstrdup(s->file);
+	r->summary = xstrdup(s->summary);
+	r->tags_count = s->tags_count;
+	r->tags = xcalloc(s->tags_count + 1, sizeof(char *));
+	for (unsigned i = 0; i < s->tags_count; i++)
+		r->tags[i] = xstrdup(s->tags[i]);
+	r->metrics = json_object();
+	r->artifacts = xasprintf("%s/%s/%s", o->artifacts_root, o->run_id, s->name);
+	r->kernel = xstrdup(o->image->release);
+	r->accel = xstrdup(o->kvm ? "kvm" : "tcg");
+	r->status = ST_PASS;
+}
+
+static int boot(struct run_ctx *c, const char *kernel, char *append, const char *workdir)
+{
+	struct vm_config vc = {
+		.machine = c->s->machine,
+		.kernel = kernel,
+		.initrd = c->o->image->initrd,
+		.append = append,
+		.kvm = c->o->kvm,
+		.workdir = workdir,
+		.artifacts = c->r->artifacts,
+		.sig_fd = c->o->sig_fd,
+	};
+	int ret;
+
+	progress(c, "booting");
+	ret = vm_start(&c->vm, &vc, c->deadline);
+	if (!ret)
+		ret = vm_wait_agent(&c->vm, c->deadline);
+	if (ret)
+		return ret;
+	json_object_set_new(c->r->metrics, "boot_ms",
+			    json_integer(c->vm.ready_ms - c->vm.start_ms));
+	return 0;
+}
+
+int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
+			struct scenario_result *r)
+{
+	struct run_ctx c = {.s = s, .o = o, .r = r};
+	char *workdir = tmp_template("ktb");
+	char *why = NULL, *append = NULL;
+	const char *kernel;
+	int64_t t0 = now_ms();
+	int ret;
+
+	result_init(r, s, o);
+	kernel = pick_kernel(s, o->image, &why);
+	if (!kernel || mkdir_p(r->artifacts, 0755) || !mkdtemp(workdir)) {
+		r->status = ST_ERROR;
+		r->message = why ? why : xasprintf("cannot create %s or a temporary directory: %s",
+						   r->artifacts, strerror(errno));
+		r->duration_ms = now_ms() - t0;
+		free(workdir);
+		return 0;
+	}
+	c.deadline = t0 + s->timeout_ms;
+	c.env[0] = xasprintf("KTB_SCENARIO=%s", s->name);
+	c.env[1] = xasprintf("KTB_KERNEL_RELEASE=%s", o->image->release ? o->image->release : "");
+	c.env[2] = xstrdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin");
+	c.env[3] = xstrdup("HOME=/root");
+	append = kernel_append(s, o);
+	ret = boot(&c, kernel, append, workdir);
+	if (ret)
+		boot_failed(&c, ret);
+	else
+		run_steps(&c);
+	collect_dmesg(&c);
+	if (proc_interrupted()) {
+		r->status = ST_ERROR;
+		free(r->message);
+		r->message = xasprintf("interrupted by signal %d", proc_interrupted());
+	}
+	vm_drain_console(&c.vm);
+	if (r->status != ST_PASS && c.vm.console)
+		r->console_tail = console_tail(c.vm.console, 30);
+	vm_stop(&c.vm);
+	rm_rf(workdir);
+	free(workdir);
+	free(append);
+	for (int i = 0; i < 4; i++)
+		free(c.env[i]);
+	r->duration_ms = now_ms() - t0;
+	write_result(r);
+	return proc_interrupted() ? -EINTR : 0;
+}
+
+char *runner_new_run_id(void)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[32];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+	return xasprintf("%s-%d", buf, (int)getpid());
+}

@@ -1,0 +1,34 @@
+/* Runs one scenario: boots its machine, carries out its steps in order
+ * (each a row of {kind, run} with a deadline), watches the console for
+ * kernel failures throughout, and fills a scenario_result plus the
+ * artifacts directory. */
+#ifndef KTB_RUNNER_H
+#define KTB_RUNNER_H
+
+#include <stdbool.h>
+
+#include "image.h"
+#include "result.h"
+#include "scenario.h"
+
+struct run_opts {
+	const struct image *image;
+	const char *append;          /* --append: added to every scenario's kernel arguments */
+	const char *artifacts_root;  /* artifacts/<run_id>/<scenario>/ */
+	const char *run_id;
+	bool kvm;
+	int sig_fd;                  /* proc_signals_install() */
+	bool verbose;
+	void (*progress)(void *ctx, const char *what); /* may be NULL */
+	void *progress_ctx;
+};
+
+/* Always fills r (status, steps, metrics, artifacts). Returns 0, or -EINTR
+ * when a signal asked ktb to stop. */
+int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
+			struct scenario_result *r);
+
+/* A fresh run id: UTC date and time plus the pid, "20261203-031500-1234". */
+char *runner_new_run_id(void);
+
+#endif

@@ -1,0 +1,1036 @@
+#include "scenario.h"
+
+#include <cyaml/cyaml.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "util.h"
+
+#define SCENARIO_TIMEOUT_MS 120000
+#define STEP_TIMEOUT_MS 60000
+#define CY_LOG_LINES 32
+#define PATH_DEPTH 16
+#define JSON_DEPTH 64
+
+/*
+ * The schema. Field order is the order "expected one of" lists keys in.
+ * Mappings that hold free-form JSON (arguments, expect.json) and the NUMA
+ * distance matrix (which the struct stores flattened) are CYAML_IGNORE here
+ * and filled from the libyaml document afterwards.
+ */
+
+static const cyaml_strval_t bus_strings[] = {
+	{ "virtio", DISK_BUS_VIRTIO }, { "scsi", DISK_BUS_SCSI }, { "nvme", DISK_BUS_NVME },
+	{ "sata", DISK_BUS_SATA }, { "hybrid", DISK_BUS_HYBRID },
+};
+
+static const cyaml_strval_t sector_strings[] = {
+	{ "512n", DISK_SECTOR_512N }, { "512e", DISK_SECTOR_512E }, { "4kn", DISK_SECTOR_4KN },
+};
+
+static const cyaml_strval_t sleep_strings[] = {
+	{ "s3", SLEEP_S3 }, { "s4", SLEEP_S4 },
+};
+
+#define OPT CYAML_FLAG_OPTIONAL
+#define PTR CYAML_FLAG_POINTER
+/* enums and flags take their names only, never a number */
+#define STR(key, flags, type, member) \
+	CYAML_FIELD_STRING_PTR(key, PTR | (flags), type, member, 0, CYAML_UNLIMITED)
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const cyaml_schema_field_t disk_fields[] = {
+	STR("id", 0, struct disk, id),
+	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings, COUNT(bus_strings)),
+	STR("size", 0, struct disk, size),
+	CYAML_FIELD_ENUM("sector", OPT | CYAML_FLAG_STRICT, struct disk, sector, sector_strings,
+			 COUNT(sector_strings)),
+	CYAML_FIELD_UINT("paths", OPT, struct disk, paths),
+	CYAML_FIELD_BOOL("rotational", OPT, struct disk, rotational),
+	STR("image", OPT, struct disk, image),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t disk_schema = {
+	CYAML_VALUE_MAPPING(0, struct disk, disk_fields),
+};
+
+static const cyaml_schema_value_t cpu_schema = {
+	CYAML_VALUE_UINT(0, unsigned),
+};
+
+static const cyaml_schema_field_t node_fields[] = {
+	CYAML_FIELD_SEQUENCE("cpus", PTR | OPT, struct numa_node, cpus, &cpu_schema, 0,
+			     CYAML_UNLIMITED),
+	STR("memory", 0, struct numa_node, memory),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t node_schema = {
+	CYAML_VALUE_MAPPING(0, struct numa_node, node_fields),
+};
+
+static const cyaml_schema_field_t numa_fields[] = {
+	CYAML_FIELD_SEQUENCE("nodes", PTR, struct numa, nodes, &node_schema, 0, CYAML_UNLIMITED),
+	CYAML_FIELD_IGNORE("distances", OPT),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t machine_fields[] = {
+	CYAML_FIELD_UINT("cpus", OPT, struct machine, cpus),
+	STR("memory", OPT, struct machine, memory),
+	CYAML_FIELD_FLAGS("sleep", OPT | CYAML_FLAG_STRICT, struct machine, sleep, sleep_strings,
+			  COUNT(sleep_strings)),
+	CYAML_FIELD_SEQUENCE("disks", PTR | OPT, struct machine, disks, &disk_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_MAPPING_PTR("numa", PTR | OPT, struct machine, numa, numa_fields),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t expect_fields[] = {
+	CYAML_FIELD_INT_PTR("exit", PTR | OPT, struct expect, exit),
+	STR("stdout", OPT, struct expect, stdout_re),
+	CYAML_FIELD_IGNORE("json", OPT),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t step_fields[] = {
+	STR("name", OPT, struct step, name),
+	STR("run", OPT, struct step, run),
+	STR("wait", OPT, struct step, wait),
+	STR("for", OPT, struct step, wait_for),
+	STR("qmp", OPT, struct step, qmp),
+	CYAML_FIELD_IGNORE("arguments", OPT),
+	STR("timeout", OPT, struct step, timeout),
+	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t step_schema = {
+	CYAML_VALUE_MAPPING(0, struct step, step_fields),
+};
+
+static const cyaml_schema_value_t tag_schema = {
+	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
+};
+
+static const cyaml_schema_field_t kernel_fields[] = {
+	STR("cmdline", OPT, struct kernel_opts, cmdline),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t scenario_fields[] = {
+	STR("name", OPT, struct scenario, name),
+	STR("summary", OPT, struct scenario, summary),
+	CYAML_FIELD_SEQUENCE("tags", PTR | OPT, struct scenario, tags, &tag_schema, 0,
+			     CYAML_UNLIMITED),
+	STR("timeout", OPT, struct scenario, timeout),
+	CYAML_FIELD_MAPPING_PTR("kernel", PTR | OPT, struct scenario, kernel, kernel_fields),
+	CYAML_FIELD_MAPPING_PTR("machine", PTR | OPT, struct scenario, machine, machine_fields),
+	CYAML_FIELD_SEQUENCE("steps", PTR, struct scenario, steps, &step_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t scenario_schema = {
+	CYAML_VALUE_MAPPING(PTR, struct scenario, scenario_fields),
+};
+
+/* Everything one load needs: the file, its libyaml document (for exact
+ * locations and free-form mappings), and what libcyaml logged. */
+struct load_ctx {
+	const char *path;
+	struct scenario_error *err;
+	yaml_document_t doc;
+	char log[CY_LOG_LINES][256];
+	unsigned log_n;
+};
+
+static void cy_log_collect(cyaml_log_t level, void *data, const char *fmt, va_list args)
+{
+	struct load_ctx *c = data;
+	char *line;
+
+	(void)level;
+	if (c->log_n >= CY_LOG_LINES)
+		return;
+	line = c->log[c->log_n++];
+	vsnprintf(line, sizeof(c->log[0]), fmt, args);
+	line[strcspn(line, "\n")] = '\0';
+}
+
+static void cy_log_drop(cyaml_log_t level, void *data, const char *fmt, va_list args)
+{
+	(void)level, (void)data, (void)fmt, (void)args;
+}
+
+static const cyaml_config_t free_config = {
+	.log_fn = cy_log_drop, .mem_fn = cyaml_mem, .log_level = CYAML_LOG_ERROR,
+};
+
+/* ---- the libyaml document: find nodes by field path ---- */
+
+/* Where a path leads: the deepest node reached, and the key node naming it
+ * when it is a mapping value. complete: the whole path was found. */
+struct doc_hit {
+	yaml_node_t *key, *val;
+	bool complete;
+};
+
+static yaml_node_t *doc_node(struct load_ctx *c, int id)
+{
+	return yaml_document_get_node(&c->doc, id);
+}
+
+static bool scalar_is(const yaml_node_t *n, const char *s, size_t len)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.length == len &&
+	       !memcmp(n->data.scalar.value, s, len);
+}
+
+/* The last pair of mapping m whose key is k (len bytes); NULL if none. */
+static yaml_node_pair_t *doc_pair(struct load_ctx *c, yaml_node_t *m, const char *k, size_t len)
+{
+	yaml_node_pair_t *hit = NULL;
+
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
+		if (scalar_is(doc_node(c, p->key), k, len))
+			hit = p;
+	return hit;
+}
+
+static yaml_node_t *doc_item(struct load_ctx *c, yaml_node_t *s, unsigned long i)
+{
+	if (!s || s->type != YAML_SEQUENCE_NODE)
+		return NULL;
+	if (i >= (unsigned long)(s->data.sequence.items.top - s->data.sequence.items.start))
+		return NULL;
+	return doc_node(c, s->data.sequence.items.start[i]);
+}
+
+/* One step of a path such as "machine.disks[1].size"; advances *p. */
+static bool doc_step(struct load_ctx *c, const char **p, struct doc_hit *h)
+{
+	const char *s = *p;
+	yaml_node_pair_t *pair;
+	yaml_node_t *next;
+	size_t len;
+
+	if (*s == '[') {
+		next = doc_item(c, h->val, strtoul(s + 1, NULL, 10));
+		s += strcspn(s, "]");
+		s += *s == ']';
+		h->key = NULL;
+	} else {
+		s += *s == '.';
+		len = strcspn(s, ".[");
+		pair = doc_pair(c, h->val, s, len);
+		next = pair ? doc_node(c, pair->value) : NULL;
+		h->key = pair ? doc_node(c, pair->key) : NULL;
+		s += len;
+	}
+	*p = s;
+	if (next)
+		h->val = next;
+	return next != NULL;
+}
+
+static void doc_find(struct load_ctx *c, const char *path, struct doc_hit *h)
+{
+	h->key = NULL;
+	h->val = yaml_document_get_root_node(&c->doc);
+	h->complete = h->val != NULL;
+	while (h->complete && path && *path)
+		h->complete = doc_step(c, &path, h);
+}
+
+static yaml_node_t *doc_get(struct load_ctx *c, const char *path)
+{
+	struct doc_hit h;
+
+	doc_find(c, path, &h);
+	return h.complete ? h.val : NULL;
+}
+
+/* ---- errors ---- */
+
+static void err_vset(struct load_ctx *c, const yaml_node_t *at, const char *field,
+		     const char *fmt, va_list ap)
+{
+	struct scenario_error *e = c->err;
+
+	e->line = at ? (int)at->start_mark.line + 1 : 0;
+	e->col = at ? (int)at->start_mark.column + 1 : 0;
+	snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+}
+
+/* Report at node at (NULL: no location). Returns -EINVAL. */
+static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(c, at, field, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Report at the value the field path names, or its nearest ancestor present
+ * in the file (a defaulted field has no line of its own). */
+static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
+{
+	struct doc_hit h;
+	va_list ap;
+
+	doc_find(c, field, &h);
+	va_start(ap, fmt);
+	err_vset(c, h.val, field, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void scenario_error_format(const struct scenario_error *e, char *buf, size_t len)
+{
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	PUT("%s", e->file);
+	if (e->line > 0)
+		PUT(":%d", e->line);
+	if (e->line > 0 && e->col > 0)
+		PUT(":%d", e->col);
+	if (e->field[0])
+		PUT("%s%s", n ? ": " : "", e->field);
+	PUT("%s%s", n ? ": " : "", e->msg);
+#undef PUT
+}
+
+/* ---- libcyaml's complaints, turned into file:line:col: field: message ---- */
+
+/* A field path rebuilt from libcyaml's backtrace, with the schema of every
+ * prefix so that a path can be shortened and still be described. */
+struct cy_path {
+	char str[128];
+	size_t cut[PATH_DEPTH + 1];
+	const cyaml_schema_value_t *schema[PATH_DEPTH + 1];
+	unsigned depth;
+};
+
+static const cyaml_schema_value_t *schema_field(const cyaml_schema_value_t *v, const char *key)
+{
+	if (!v || v->type != CYAML_MAPPING)
+		return NULL;
+	for (const cyaml_schema_field_t *f = v->mapping.fields; f->key; f++)
+		if (!strcmp(f->key, key))
+			return &f->value;
+	return NULL;
+}
+
+static void cy_path_push(struct cy_path *p, const char *key, long entry)
+{
+	const cyaml_schema_value_t *v = p->schema[p->depth];
+	size_t n = strlen(p->str);
+
+	if (p->depth >= PATH_DEPTH)
+		return;
+	if (key) {
+		snprintf(p->str + n, sizeof(p->str) - n, "%s%s", n ? "." : "", key);
+		v = schema_field(v, key);
+	} else {
+		snprintf(p->str + n, sizeof(p->str) - n, "[%ld]", entry);
+		v = v && v->type == CYAML_SEQUENCE ? v->sequence.entry : NULL;
+	}
+	p->cut[p->depth++] = n;
+	p->schema[p->depth] = v;
+}
+
+static void cy_path_pop(struct cy_path *p)
+{
+	if (p->depth)
+		p->str[p->cut[--p->depth]] = '\0';
+}
+
+/* Backtrace lines come innermost first: "  in mapping field 'disks' (...)",
+ * "  in sequence entry '2' (...)" (counted from 1), "  in mapping (...)". */
+static void cy_path_build(struct load_ctx *c, struct cy_path *p)
+{
+	char key[64];
+	unsigned entry;
+
+	memset(p, 0, sizeof(*p));
+	p->schema[0] = &scenario_schema;
+	for (unsigned i = c->log_n; i-- > 1;) {
+		if (sscanf(c->log[i], " in mapping field '%63[^']'", key) == 1)
+			cy_path_push(p, key, 0);
+		else if (sscanf(c->log[i], " in sequence entry '%u'", &entry) == 1)
+			cy_path_push(p, NULL, (long)entry - 1);
+	}
+}
+
+static const char *cy_message(struct load_ctx *c)
+{
+	const char *m = c->log_n ? c->log[0] : "invalid scenario";
+
+	return strncmp(m, "Load: ", 6) ? m : m + 6;
+}
+
+static void join_keys(const cyaml_schema_value_t *v, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const cyaml_schema_field_t *f = v->mapping.fields; f->key && n < len; f++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", f->key);
+}
+
+static void join_strings(const cyaml_schema_value_t *v, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < v->enumeration.count && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      v->enumeration.strings[i].str);
+}
+
+static int cy_unknown_key(struct load_ctx *c, struct cy_path *p, const char *key)
+{
+	yaml_node_pair_t *pair = doc_pair(c, doc_get(c, p->str), key, strlen(key));
+	const cyaml_schema_value_t *v = p->schema[p->depth];
+	char keys[256] = "";
+
+	if (v && v->type == CYAML_MAPPING)
+		join_keys(v, keys, sizeof(keys));
+	return fail_at(c, pair ? doc_node(c, pair->key) : doc_get(c, p->str), p->str,
+		       "unknown key \"%s\" (expected one of: %s)", key, keys);
+}
+
+static int cy_missing_key(struct load_ctx *c, struct cy_path *p, const char *key)
+{
+	/* the backtrace ends at the last field read, not at the mapping lacking key */
+	if (!schema_field(p->schema[p->depth], key))
+		cy_path_pop(p);
+	return fail(c, p->str, "missing required key \"%s\"", key);
+}
+
+static int cy_duplicate_key(struct load_ctx *c, struct cy_path *p, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	cy_path_pop(p);
+	pair = doc_pair(c, doc_get(c, p->str), key, strlen(key));
+	return fail_at(c, pair ? doc_node(c, pair->key) : doc_get(c, p->str), p->str,
+		       "key \"%s\" appears twice; give it once", key);
+}
+
+static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
+{
+	if (!n)
+		return "nothing";
+	if (n->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	if (n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	snprintf(buf, len, "\"%.*s\"", (int)(n->data.scalar.length > 60 ? 60 :
+		 n->data.scalar.length), (const char *)n->data.scalar.value);
+	return buf;
+}
+
+/* The list entry of flags field n whose text is bad, for its exact line. */
+static yaml_node_t *flag_entry(struct load_ctx *c, yaml_node_t *n, const char *bad)
+{
+	yaml_node_t *e;
+
+	for (unsigned long i = 0; (e = doc_item(c, n, i)); i++)
+		if (scalar_is(e, bad, strlen(bad)))
+			return e;
+	return n;
+}
+
+static const char *const type_wants[CYAML__TYPE_COUNT] = {
+	[CYAML_INT] = "a whole number", [CYAML_UINT] = "a whole number (0 or more)",
+	[CYAML_BOOL] = "true or false", [CYAML_FLOAT] = "a number",
+	[CYAML_STRING] = "a string", [CYAML_MAPPING] = "a mapping",
+	[CYAML_SEQUENCE] = "a list", [CYAML_FLAGS] = "a list such as [s3, s4]",
+};
+
+static int cy_bad_value(struct load_ctx *c, struct cy_path *p)
+{
+	const cyaml_schema_value_t *v = p->schema[p->depth];
+	yaml_node_t *n = doc_get(c, p->str);
+	char buf[80], opts[128], bad[64];
+	bool scalar = n && n->type == YAML_SCALAR_NODE;
+
+	if (!v)
+		return fail(c, p->str, "%s", cy_message(c));
+	if (v->type == CYAML_ENUM) {
+		join_strings(v, opts, sizeof(opts));
+		return fail(c, p->str, scalar ? "%s is not one of %s" : "got %s; expected one "
+			    "of %s", node_desc(n, buf, sizeof(buf)), opts);
+	}
+	if (v->type == CYAML_FLAGS && sscanf(cy_message(c), "Unknown flag: %63s", bad) == 1) {
+		join_strings(v, opts, sizeof(opts));
+		return fail_at(c, flag_entry(c, n, bad), p->str, "\"%s\" is not one of %s",
+			       bad, opts);
+	}
+	if (type_wants[v->type])
+		return fail(c, p->str, "expected %s, got %s", type_wants[v->type],
+			    node_desc(n, buf, sizeof(buf)));
+	return fail(c, p->str, "%s", cy_message(c));
+}
+
+static int cy_error(struct load_ctx *c, cyaml_err_t e)
+{
+	const char *msg = cy_message(c);
+	struct cy_path p;
+	char key[64];
+
+	if (e == CYAML_ERR_OOM)
+		return -ENOMEM;
+	cy_path_build(c, &p);
+	if (sscanf(msg, "Unexpected key: %63s", key) == 1)
+		return cy_unknown_key(c, &p, key);
+	if (sscanf(msg, "Missing required mapping field: %63s", key) == 1)
+		return cy_missing_key(c, &p, key);
+	if (sscanf(msg, "Mapping field already seen: %63s", key) == 1)
+		return cy_duplicate_key(c, &p, key);
+	return cy_bad_value(c, &p);
+}
+
+/* ---- YAML to JSON, for qmp arguments and expect.json ---- */
+
+static json_t *scalar_to_json(const yaml_node_t *n)
+{
+	const char *s = (const char *)n->data.scalar.value;
+	char *end;
+
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return json_string(s);
+	if (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	    !strcmp(s, "NULL"))
+		return json_null();
+	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+		return json_true();
+	if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+		return json_false();
+	errno = 0;
+	long long i = strtoll(s, &end, 10);
+	if (!*end && !errno)
+		return json_integer(i);
+	double d = strtod(s, &end);
+	if (!*end && strpbrk(s, "0123456789") && !strpbrk(s, "xXnN"))
+		return json_real(d);
+	return json_string(s);
+}
+
+static json_t *node_to_json(struct load_ctx *c, yaml_node_t *n, int depth);
+
+static json_t *mapping_to_json(struct load_ctx *c, yaml_node_t *n, int depth)
+{
+	json_t *obj = json_object();
+
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = doc_node(c, p->key);
+		json_t *v = node_to_json(c, doc_node(c, p->value), depth + 1);
+
+		if (!v || !k || k->type != YAML_SCALAR_NODE) {
+			json_decref(v);
+			json_decref(obj);
+			return NULL;
+		}
+		json_object_set_new(obj, (const char *)k->data.scalar.value, v);
+	}
+	return obj;
+}
+
+static json_t *node_to_json(struct load_ctx *c, yaml_node_t *n, int depth)
+{
+	json_t *arr;
+
+	if (!n || depth > JSON_DEPTH)
+		return NULL;
+	if (n->type == YAML_SCALAR_NODE)
+		return scalar_to_json(n);
+	if (n->type == YAML_MAPPING_NODE)
+		return mapping_to_json(c, n, depth);
+	arr = json_array();
+	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+	     i++) {
+		json_t *v = node_to_json(c, doc_node(c, *i), depth + 1);
+
+		if (!v) {
+			json_decref(arr);
+			return NULL;
+		}
+		json_array_append_new(arr, v);
+	}
+	return arr;
+}
+
+/* The mapping at path as a JSON object into *out (NULL when absent). */
+static int mapping_field_json(struct load_ctx *c, const char *path, json_t **out)
+{
+	yaml_node_t *n = doc_get(c, path);
+	char buf[80];
+
+	*out = NULL;
+	if (!n)
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(c, path, "expected a mapping, got %s", node_desc(n, buf, sizeof(buf)));
+	*out = node_to_json(c, n, 0);
+	if (!*out)
+		return fail(c, path, "keys must be plain strings and nesting at most %d deep",
+			    JSON_DEPTH);
+	return 0;
+}
+
+/* ---- the machine ---- */
+
+static int distances_row(struct load_ctx *c, struct numa *nu, unsigned i, yaml_node_t *row)
+{
+	unsigned n = nu->nodes_count;
+	char path[64], *end;
+	yaml_node_t *cell;
+
+	snprintf(path, sizeof(path), "machine.numa.distances[%u]", i);
+	if (row->type != YAML_SEQUENCE_NODE ||
+	    row->data.sequence.items.top - row->data.sequence.items.start != n)
+		return fail(c, path, "each row holds %u distances, one per node, e.g. [10, 20]",
+			    n);
+	for (unsigned j = 0; j < n; j++) {
+		cell = doc_item(c, row, j);
+		unsigned long v = cell->type == YAML_SCALAR_NODE ?
+			strtoul((const char *)cell->data.scalar.value, &end, 10) : 0;
+
+		snprintf(path, sizeof(path), "machine.numa.distances[%u][%u]", i, j);
+		if (cell->type != YAML_SCALAR_NODE || *end || !cell->data.scalar.length ||
+		    v > 255)
+			return fail(c, path, "expected a distance 10..255");
+		nu->distances[i * n + j] = (unsigned)v;
+	}
+	return 0;
+}
+
+/* The matrix is a list of rows in the file but flat in struct numa. */
+static int distances_load(struct load_ctx *c, struct numa *nu)
+{
+	yaml_node_t *m = doc_get(c, "machine.numa.distances"), *row;
+	unsigned n = nu->nodes_count;
+	int ret;
+
+	if (!m)
+		return 0;
+	if (m->type != YAML_SEQUENCE_NODE ||
+	    m->data.sequence.items.top - m->data.sequence.items.start != n)
+		return fail(c, "machine.numa.distances", "expected %u rows of %u, one per node, "
+			    "e.g. [[10, 20], [20, 10]]", n, n);
+	nu->distances = xcalloc((size_t)n * n, sizeof(*nu->distances));
+	nu->distances_count = n * n;
+	for (unsigned i = 0; i < n; i++) {
+		row = doc_item(c, m, i);
+		ret = distances_row(c, nu, i, row);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Base images are named relative to the scenario file. */
+static void images_resolve(struct load_ctx *c, struct machine *m)
+{
+	const char *slash = strrchr(c->path, '/');
+
+	for (unsigned i = 0; slash && i < m->disks_count; i++) {
+		char *img = m->disks[i].image;
+
+		if (!img || img[0] == '/')
+			continue;
+		m->disks[i].image = xasprintf("%.*s/%s", (int)(slash - c->path), c->path, img);
+		free(img);
+	}
+}
+
+static int machine_load(struct load_ctx *c, struct scenario *s)
+{
+	struct hw_error herr;
+	int ret;
+
+	if (!s->machine)
+		s->machine = xcalloc(1, sizeof(*s->machine));
+	if (s->machine->numa) {
+		ret = distances_load(c, s->machine->numa);
+		if (ret < 0)
+			return ret;
+	}
+	images_resolve(c, s->machine);
+	if (machine_validate(s->machine, &herr) < 0)
+		return fail(c, herr.field, "%s", herr.msg);
+	return 0;
+}
+
+/* ---- steps ---- */
+
+enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
+
+static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
+
+/* One row per step kind: its keyword, the field holding its argument, what
+ * expect may check, and its own checks. */
+static const struct step_kind_row {
+	const char *keyword;
+	enum step_kind kind;
+	size_t field;
+	unsigned expects;
+	int (*check)(struct load_ctx *c, struct step *st, const char *path);
+} step_kinds[] = {
+	{ "run", STEP_RUN, offsetof(struct step, run),
+	  EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NULL },
+	{ "wait", STEP_WAIT, offsetof(struct step, wait), 0, step_check_wait },
+	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
+};
+
+/* Keys that only make sense with one kind of step. */
+static const struct step_modifier {
+	const char *key;
+	enum step_kind kind;
+} step_modifiers[] = {
+	{ "for", STEP_WAIT },
+	{ "arguments", STEP_QMP },
+};
+
+const char *step_kind_name(enum step_kind k)
+{
+	for (size_t i = 0; i < COUNT(step_kinds); i++)
+		if (step_kinds[i].kind == k)
+			return step_kinds[i].keyword;
+	return "?";
+}
+
+static const char *step_arg(const struct step *st, const struct step_kind_row *row)
+{
+	return *(char *const *)((const char *)st + row->field);
+}
+
+static int step_check_wait(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.wait", path);
+	if (parse_duration_ms(st->wait, &st->wait_ms) < 0)
+		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 5s, 2m", st->wait);
+	return 0;
+}
+
+static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *f)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(st->qmp, 0, &jerr);
+	int ret = 0;
+
+	if (!j)
+		ret = fail(c, f, "not valid JSON: %s (column %d)", jerr.text, jerr.column);
+	else if (!json_is_string(json_object_get(j, "execute")))
+		ret = fail(c, f, "a JSON command needs \"execute\": \"COMMAND\"");
+	else if (st->arguments)
+		ret = fail(c, f, "give the arguments inside the JSON command or as arguments:, "
+			   "not both");
+	json_decref(j);
+	return ret;
+}
+
+static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+	int ret;
+
+	snprintf(f, sizeof(f), "%s.arguments", path);
+	ret = mapping_field_json(c, f, &st->arguments);
+	if (ret < 0)
+		return ret;
+	snprintf(f, sizeof(f), "%s.qmp", path);
+	if (st->qmp[0] == '{')
+		return step_check_qmp_json(c, st, f);
+	if (!st->qmp[0] || strpbrk(st->qmp, " \t\n"))
+		return fail(c, f, "\"%s\" is not a QMP command name; write e.g. query-status, "
+			    "or a JSON object {\"execute\": ...}", st->qmp);
+	return 0;
+}
+
+static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
+			  const struct step_kind_row **out)
+{
+	const struct step_kind_row *found = NULL;
+
+	for (size_t i = 0; i < COUNT(step_kinds); i++) {
+		if (!step_arg(st, &step_kinds[i]))
+			continue;
+		if (found)
+			return fail(c, path, "two actions (%s and %s); a step does one thing, "
+				    "split it into two steps", found->keyword,
+				    step_kinds[i].keyword);
+		found = &step_kinds[i];
+	}
+	if (!found)
+		return fail(c, path, "no action; give one of run, wait, qmp");
+	*out = found;
+	return 0;
+}
+
+static int step_check_modifiers(struct load_ctx *c, const struct step *st, const char *path)
+{
+	char f[64];
+
+	for (size_t i = 0; i < COUNT(step_modifiers); i++) {
+		snprintf(f, sizeof(f), "%s.%s", path, step_modifiers[i].key);
+		if (st->kind != step_modifiers[i].kind && doc_get(c, f))
+			return fail(c, f, "\"%s\" belongs to a %s step, this is a %s step",
+				    step_modifiers[i].key, step_kind_name(step_modifiers[i].kind),
+				    step_kind_name(st->kind));
+	}
+	return 0;
+}
+
+static int expect_check_allowed(struct load_ctx *c, const struct expect *e, unsigned allowed,
+				const struct step_kind_row *row, const char *path)
+{
+	static const struct { unsigned bit; const char *key; } keys[] = {
+		{ EXPECT_EXIT, "exit" }, { EXPECT_STDOUT, "stdout" }, { EXPECT_JSON, "json" },
+	};
+	unsigned given = (e->exit ? EXPECT_EXIT : 0) | (e->stdout_re ? EXPECT_STDOUT : 0) |
+			 (e->json ? EXPECT_JSON : 0);
+	char f[80];
+
+	for (size_t i = 0; i < COUNT(keys); i++) {
+		snprintf(f, sizeof(f), "%s.expect.%s", path, keys[i].key);
+		if ((given & keys[i].bit) && !(allowed & keys[i].bit))
+			return fail(c, f, "a %s step cannot check %s", row->keyword, keys[i].key);
+	}
+	return 0;
+}
+
+static int expect_load(struct load_ctx *c, struct step *st, const struct step_kind_row *row,
+		       const char *path)
+{
+	struct expect *e = st->expect;
+	char f[80], why[128];
+	regex_t re;
+	int ret;
+
+	if (!e)
+		return 0;
+	snprintf(f, sizeof(f), "%s.expect.json", path);
+	ret = mapping_field_json(c, f, &e->json);
+	if (ret < 0)
+		return ret;
+	ret = expect_check_allowed(c, e, row->expects, row, path);
+	if (ret < 0 || !e->stdout_re)
+		return ret;
+	snprintf(f, sizeof(f), "%s.expect.stdout", path);
+	ret = regcomp(&re, e->stdout_re, REG_EXTENDED | REG_NOSUB);
+	if (ret) {
+		regerror(ret, &re, why, sizeof(why));
+		return fail(c, f, "not a POSIX extended regular expression: %s", why);
+	}
+	regfree(&re);
+	return 0;
+}
+
+static int step_check_timeout(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	st->timeout_ms = STEP_TIMEOUT_MS;
+	snprintf(f, sizeof(f), "%s.timeout", path);
+	if (st->timeout && parse_duration_ms(st->timeout, &st->timeout_ms) < 0)
+		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 30s, 2m",
+			    st->timeout);
+	return 0;
+}
+
+static int step_load(struct load_ctx *c, struct step *st, unsigned i)
+{
+	const struct step_kind_row *row = NULL;
+	yaml_node_t *n;
+	char path[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "steps[%u]", i);
+	n = doc_get(c, path);
+	st->line = n ? (int)n->start_mark.line + 1 : 0;
+	ret = step_kind_find(c, st, path, &row);
+	if (ret < 0)
+		return ret;
+	st->kind = row->kind;
+	ret = step_check_modifiers(c, st, path) ?: (row->check ? row->check(c, st, path) : 0) ?:
+	      step_check_timeout(c, st, path) ?: expect_load(c, st, row, path);
+	if (ret < 0)
+		return ret;
+	if (!st->name)
+		st->name = xasprintf("%s: %s", row->keyword, step_arg(st, row));
+	return 0;
+}
+
+static int steps_load(struct load_ctx *c, struct scenario *s)
+{
+	int ret;
+
+	if (!s->steps_count)
+		return fail(c, "steps", "a scenario needs at least one step");
+	for (unsigned i = 0; i < s->steps_count; i++) {
+		ret = step_load(c, &s->steps[i], i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- the scenario ---- */
+
+static bool name_valid(const char *s)
+{
+	static const char first[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	return *s && strchr(first, *s) && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") ==
+					     strlen(s);
+}
+
+static int header_load(struct load_ctx *c, struct scenario *s)
+{
+	const char *base = strrchr(c->path, '/');
+	size_t len;
+
+	if (!s->name) {
+		base = base ? base + 1 : c->path;
+		len = strlen(base);
+		if (len > 5 && !strcmp(base + len - 5, ".yaml"))
+			len -= 5;
+		s->name = xasprintf("%.*s", (int)len, base);
+		if (!name_valid(s->name))
+			return fail_at(c, NULL, "name", "the file name gives the scenario "
+				       "name \"%s\", which does not match [a-z0-9][a-z0-9._-]*; "
+				       "rename the file or set name:", s->name);
+	}
+	if (!name_valid(s->name))
+		return fail(c, "name", "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
+			    "case letters, digits, '.', '_' and '-'", s->name);
+	s->timeout_ms = SCENARIO_TIMEOUT_MS;
+	if (s->timeout && parse_duration_ms(s->timeout, &s->timeout_ms) < 0)
+		return fail(c, "timeout", "\"%s\" is not a duration; write e.g. 120s, 5m",
+			    s->timeout);
+	return 0;
+}
+
+static int yaml_load_doc(struct load_ctx *c, const char *data, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_mark_t mark;
+	int ret = 0;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	if (!yaml_parser_load(&parser, &c->doc)) {
+		mark = parser.problem_mark;
+		c->err->line = (int)mark.line + 1;
+		c->err->col = (int)mark.column + 1;
+		snprintf(c->err->msg, sizeof(c->err->msg), "YAML syntax error: %s%s%s",
+			 parser.problem ? parser.problem : "unknown problem",
+			 parser.context ? " " : "", parser.context ? parser.context : "");
+		ret = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+static int scenario_parse(struct load_ctx *c, const char *data, size_t len, struct scenario **out)
+{
+	cyaml_config_t cfg = {
+		.log_fn = cy_log_collect, .log_ctx = c, .mem_fn = cyaml_mem,
+		.log_level = CYAML_LOG_ERROR,
+	};
+	cyaml_err_t e;
+
+	if (!yaml_document_get_root_node(&c->doc))
+		return fail_at(c, NULL, NULL, "the file is empty; a scenario needs at least "
+			       "steps:");
+	e = cyaml_load_data((const uint8_t *)data, len, &cfg, &scenario_schema,
+			    (cyaml_data_t **)out, NULL);
+	if (e != CYAML_OK)
+		return cy_error(c, e);
+	return 0;
+}
+
+int scenario_load(const char *path, struct scenario **out, struct scenario_error *err)
+{
+	struct load_ctx *c = xcalloc(1, sizeof(*c));
+	struct scenario *s = NULL;
+	size_t len = 0;
+	char *data;
+	int ret;
+
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	*out = NULL;
+	c->path = path;
+	c->err = err;
+	data = read_file(path, &len);
+	if (!data) {
+		ret = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot read the scenario: %s",
+			 strerror(-ret));
+		goto out_ctx;
+	}
+	ret = yaml_load_doc(c, data, len);
+	if (ret < 0)
+		goto out_data;
+	ret = scenario_parse(c, data, len, &s);
+	if (ret < 0)
+		goto out_doc;
+	s->file = xstrdup(path);
+	ret = header_load(c, s) ?: machine_load(c, s) ?: steps_load(c, s);
+	if (ret < 0) {
+		scenario_free(s);
+		s = NULL;
+	}
+	*out = s;
+out_doc:
+	yaml_document_delete(&c->doc);
+out_data:
+	free(data);
+out_ctx:
+	free(c);
+	return ret;
+}
+
+void scenario_free(struct scenario *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->steps_count; i++) {
+		json_decref(s->steps[i].arguments);
+		if (s->steps[i].expect)
+			json_decref(s->steps[i].expect->json);
+	}
+	/* fields outside the schema: libcyaml does not know to free them */
+	if (s->machine && s->machine->numa)
+		free(s->machine->numa->distances);
+	free(s->file);
+	cyaml_free(&free_config, &scenario_schema, s, 0);
+}

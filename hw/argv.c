@@ -1,0 +1,162 @@
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest size a scenario may ask for, disk or memory. */
+#define HW_SIZE_MAX (16ull << 40)
+
+void argv_init(struct argv *a)
+{
+	a->v = NULL;
+	a->n = 0;
+	a->cap = 0;
+}
+
+/* Takes ownership of s, which may be NULL after a failed allocation. */
+static int argv_push(struct argv *a, char *s)
+{
+	if (!s)
+		return -ENOMEM;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		char **v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+int argv_add(struct argv *a, const char *s)
+{
+	return argv_push(a, strdup(s));
+}
+
+int argv_addf(struct argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -ENOMEM;
+	return argv_push(a, s);
+}
+
+void argv_free(struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	argv_init(a);
+}
+
+static const struct size_unit {
+	char suffix;
+	unsigned shift;
+} size_units[] = {
+	{ 'K', 10 }, { 'M', 20 }, { 'G', 30 }, { 'T', 40 },
+};
+
+static int size_shift(const char *suffix, unsigned *shift)
+{
+	*shift = 0;
+	if (!*suffix)
+		return 0;
+	if (suffix[1])
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(size_units) / sizeof(size_units[0]); i++) {
+		if (toupper((unsigned char)*suffix) == size_units[i].suffix) {
+			*shift = size_units[i].shift;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* -EINVAL for garbage or zero, -ERANGE above 16T. */
+int hw_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long n;
+	unsigned shift;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (size_shift(end, &shift) < 0)
+		return -EINVAL;
+	if (!n)
+		return -EINVAL;
+	if (n > (HW_SIZE_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
+int hw_size_field(const char *s, uint64_t *out, const char *field, struct hw_error *err)
+{
+	int ret = hw_parse_size(s, out);
+
+	if (ret == -ERANGE)
+		return hw_fail(err, field, "\"%s\" is larger than the 16T limit", s);
+	if (ret < 0)
+		return hw_fail(err, field,
+			       "\"%s\" is not a size; write a positive number with an optional "
+			       "binary unit K, M, G or T, e.g. 256M",
+			       s ? s : "");
+	return 0;
+}
+
+const char *hw_size_str(uint64_t n, char *buf, size_t len)
+{
+	size_t i = sizeof(size_units) / sizeof(size_units[0]);
+
+	while (i-- > 0) {
+		uint64_t unit = 1ull << size_units[i].shift;
+
+		if (n && n % unit == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(n / unit),
+				 size_units[i].suffix);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)n);
+	return buf;
+}
+
+char *hw_escape(const char *s)
+{
+	size_t len = strlen(s), commas = 0;
+	char *out, *p;
+
+	for (const char *c = s; *c; c++)
+		commas += *c == ',';
+	out = malloc(len + commas + 1);
+	if (!out)
+		return NULL;
+	for (p = out; *s; s++) {
+		*p++ = *s;
+		if (*s == ',')
+			*p++ = ',';
+	}
+	*p = '\0';
+	return out;
+}

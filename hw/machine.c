@@ -1,0 +1,240 @@
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MACHINE_MAX_CPUS 64
+#define MACHINE_MIN_MEMORY (64 * HW_MIB)
+#define MACHINE_DEFAULT_MEMORY "512M"
+
+extern char **environ;
+
+int hw_fail(struct hw_error *err, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->field, sizeof(err->field), "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int machine_check_memory(struct machine *m, struct hw_error *err)
+{
+	const char *mem = m->memory ? m->memory : MACHINE_DEFAULT_MEMORY;
+	int ret = hw_size_field(mem, &m->memory_bytes, "machine.memory", err);
+
+	if (ret < 0)
+		return ret;
+	if (m->memory_bytes < MACHINE_MIN_MEMORY)
+		return hw_fail(err, "machine.memory", "%s is too little for a kernel; give at "
+			       "least 64M", mem);
+	/* -m and memory backends take whole megabytes here */
+	if (m->memory_bytes % HW_MIB)
+		return hw_fail(err, "machine.memory", "%s is not a whole number of megabytes",
+			       mem);
+	return 0;
+}
+
+int machine_validate(struct machine *m, struct hw_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	if (!m->cpus)
+		m->cpus = 1;
+	if (m->cpus > MACHINE_MAX_CPUS)
+		return hw_fail(err, "machine.cpus", "%u cpus; give 1 to %d", m->cpus,
+			       MACHINE_MAX_CPUS);
+	return machine_check_memory(m, err) ?: sleep_validate(m, err) ?:
+	       disks_validate(m, err) ?: numa_validate(m, err);
+}
+
+char *machine_disk_path(const struct hw_launch *l, const struct disk *d)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s.%s", l->disk_dir ? l->disk_dir : ".", d->id,
+		     d->image ? "qcow2" : "img") < 0)
+		return NULL;
+	return p;
+}
+
+static int disk_create_raw(const struct disk *d, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)d->size_bytes) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* qcow2 files open with "QFI\xfb"; anything else is taken as raw. */
+static int image_format(const char *path, const char **fmt)
+{
+	unsigned char magic[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	*fmt = memcmp(magic, "QFI\xfb", 4) ? "raw" : "qcow2";
+	return 0;
+}
+
+/* Run argv, its stderr's first line into why. 0 when it exits 0. */
+static int run_tool(char *const argv[], char *why, size_t len)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2], status = 0, ret;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDERR_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	ret = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	n = ret ? 0 : read(pfd[0], why, len - 1);
+	why[n > 0 ? n : 0] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	close(pfd[0]);
+	if (ret)
+		return ret;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+static int disk_create_overlay(const struct disk *d, unsigned i, const char *path,
+			       struct hw_error *err)
+{
+	char field[64], size[32], why[200] = "", *base = realpath(d->image, NULL);
+	const char *fmt = "raw";
+	int ret = base ? image_format(base, &fmt) : -errno;
+
+	snprintf(field, sizeof(field), "machine.disks[%u].image", i);
+	if (ret < 0) {
+		hw_fail(err, field, "base image %s: %s; check the path", d->image,
+			strerror(-ret));
+		goto out;
+	}
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)d->size_bytes);
+	ret = run_tool((char *const[]){ "qemu-img", "create", "-q", "-f", "qcow2", "-F",
+					(char *)fmt, "-b", base, (char *)path, size, NULL },
+		       why, sizeof(why));
+	if (ret < 0)
+		hw_fail(err, field, "qemu-img create of an overlay on %s failed: %s", d->image,
+			*why ? why : strerror(-ret));
+out:
+	free(base);
+	return ret;
+}
+
+int machine_create_disks(const struct machine *m, const struct hw_launch *l, struct hw_error *err)
+{
+	char field[64];
+	int ret = 0;
+
+	memset(err, 0, sizeof(*err));
+	for (unsigned i = 0; i < m->disks_count && !ret; i++) {
+		const struct disk *d = &m->disks[i];
+		char *path = machine_disk_path(l, d);
+
+		if (!path)
+			return -ENOMEM;
+		if (d->image) {
+			ret = disk_create_overlay(d, i, path, err);
+		} else {
+			ret = disk_create_raw(d, path);
+			snprintf(field, sizeof(field), "machine.disks[%u]", i);
+			if (ret < 0)
+				hw_fail(err, field, "cannot create %s: %s", path, strerror(-ret));
+		}
+		free(path);
+	}
+	return ret;
+}
+
+static int machine_base_args(const struct machine *m, const struct hw_launch *l,
+			     struct argv *a)
+{
+	return argv_add(a, l->qemu ? l->qemu : "qemu-system-x86_64") ?:
+	       argv_add(a, "-accel") ?: argv_add(a, l->kvm ? "kvm" : "tcg") ?:
+	       argv_add(a, "-cpu") ?: argv_add(a, l->kvm ? "host" : "max") ?:
+	       argv_add(a, "-machine") ?: argv_add(a, "q35") ?:
+	       argv_add(a, "-m") ?: argv_addf(a, "%lluM",
+					    (unsigned long long)(m->memory_bytes / HW_MIB)) ?:
+	       argv_add(a, "-smp") ?: argv_addf(a, "%u", m->cpus ? m->cpus : 1) ?:
+	       argv_add(a, "-nodefaults") ?: argv_add(a, "-display") ?: argv_add(a, "none") ?:
+	       argv_add(a, "-no-reboot") ?: argv_add(a, "-no-user-config") ?:
+	       argv_add(a, "-serial") ?: argv_add(a, l->interactive ? "mon:stdio" : "stdio");
+}
+
+static int machine_opt_arg(struct argv *a, const char *opt, const char *val)
+{
+	return val ? argv_add(a, opt) ?: argv_add(a, val) : 0;
+}
+
+static int machine_boot_args(const struct hw_launch *l, struct argv *a)
+{
+	return machine_opt_arg(a, "-kernel", l->kernel) ?:
+	       machine_opt_arg(a, "-initrd", l->initrd) ?:
+	       machine_opt_arg(a, "-append", l->append);
+}
+
+/* The monitor and the guest agent: QEMU listens, the harness connects. */
+static int machine_socket_args(const struct hw_launch *l, struct argv *a)
+{
+	char *qmp = l->qmp_path ? hw_escape(l->qmp_path) : NULL;
+	char *qga = l->qga_path ? hw_escape(l->qga_path) : NULL;
+	int ret = -ENOMEM;
+
+	if ((l->qmp_path && !qmp) || (l->qga_path && !qga))
+		goto out;
+	ret = 0;
+	if (qmp)
+		ret = argv_add(a, "-qmp") ?: argv_addf(a, "unix:%s,server=on,wait=off", qmp);
+	if (qga && !ret)
+		ret = argv_add(a, "-chardev") ?:
+		      argv_addf(a, "socket,id=qga0,path=%s,server=on,wait=off", qga) ?:
+		      argv_add(a, "-device") ?: argv_add(a, "virtio-serial-pci") ?:
+		      argv_add(a, "-device") ?:
+		      argv_add(a, "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0");
+out:
+	free(qga);
+	free(qmp);
+	return ret;
+}
+
+int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct argv *out,
+		    struct hw_error *err)
+{
+	int ret;
+
+	memset(err, 0, sizeof(*err));
+	argv_init(out);
+	ret = machine_base_args(m, l, out) ?: sleep_to_args(m, out) ?: numa_to_args(m, out) ?:
+	      machine_boot_args(l, out) ?: machine_socket_args(l, out) ?:
+	      disks_to_args(m, l, out, err);
+	if (ret < 0)
+		argv_free(out);
+	return ret;
+}

@@ -1,0 +1,117 @@
+/* ktb-probe's sections against a fake sysfs/procfs tree (data/guest):
+ * the JSON each one writes, to the byte. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "facts.h"
+
+#define ROOT KTB_TEST_DATA "/guest"
+
+/* Runs one section inside {} and checks the text it produced. */
+static void check_section(int (*fn)(const char *, struct json_out *), const char *root,
+			  int want_ret, const char *want)
+{
+	struct json_out j;
+	size_t len;
+	char *out;
+	FILE *f;
+
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	json_init(&j, f);
+	json_obj_begin(&j);
+	assert_int_equal(fn(root, &j), want_ret);
+	json_obj_end(&j);
+	fclose(f);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_numa(void **state)
+{
+	(void)state;
+	check_section(facts_numa, ROOT, 0,
+		      "{\"node_count\":2,\"nodes\":["
+		      "{\"id\":0,\"cpus\":[0,1],\"memory_kb\":524288,\"memory_mb\":512},"
+		      "{\"id\":1,\"cpus\":[2],\"memory_kb\":262144,\"memory_mb\":256}],"
+		      "\"distances\":[[10,20],[20,10]]}");
+}
+
+static void test_numa_flat(void **state)
+{
+	(void)state;
+	/* no node directory: one node with every online CPU */
+	check_section(facts_numa, ROOT "/flat", 0,
+		      "{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":[0,1],\"memory_kb\":131072,"
+		      "\"memory_mb\":128}],\"distances\":[[10]]}");
+}
+
+static void test_cpus(void **state)
+{
+	(void)state;
+	check_section(facts_cpus, ROOT, 0, "{\"online\":3,\"list\":\"0-2\",\"possible\":4}");
+}
+
+static void test_memory(void **state)
+{
+	(void)state;
+	check_section(facts_memory, ROOT, 0,
+		      "{\"total_kb\":786432,\"total_mb\":768,\"free_kb\":600000,"
+		      "\"available_kb\":650000}");
+	check_section(facts_memory, "/nonexistent", -ENOENT, "{}");
+}
+
+static void test_sleep(void **state)
+{
+	(void)state;
+	check_section(facts_sleep, ROOT, 0,
+		      "{\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\",\"deep\"],"
+		      "\"mem_sleep_default\":\"deep\",\"disk\":[\"platform\",\"shutdown\",\"reboot\","
+		      "\"suspend\",\"test_resume\"],\"disk_default\":\"platform\"}");
+	check_section(facts_sleep, "/nonexistent", 0,
+		      "{\"states\":[],\"mem_sleep\":[],\"mem_sleep_default\":null,\"disk\":[],"
+		      "\"disk_default\":null}");
+}
+
+static void test_disk(void **state)
+{
+	(void)state;
+	check_section(facts_disks, ROOT "/flat", -ENOENT, "{\"disks\":[]}");
+}
+
+static int disk_data(const char *root, struct json_out *j)
+{
+	return facts_disk(root, "data", j);
+}
+
+static void test_disk_object(void **state)
+{
+	(void)state;
+	check_section(disk_data, ROOT, 0,
+		      "{\"id\":\"data\",\"name\":\"vda\",\"dev\":\"/dev/vda\","
+		      "\"size_bytes\":1073741824,\"logical_block_size\":512,"
+		      "\"physical_block_size\":4096,\"rotational\":false,\"zoned\":\"none\","
+		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"majmin\":\"253:0\"}");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numa),
+		cmocka_unit_test(test_numa_flat),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_disk_object),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

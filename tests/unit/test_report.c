@@ -1,0 +1,589 @@
+/* The four reporters over one run with every status and hostile guest
+ * output: JUnit must stay well-formed XML, TAP and the terminal summary must
+ * keep the exact lines parsers look for, colour only on a TTY. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "util.h"
+
+/* ESC sequences, a NUL cut, bad UTF-8, a CDATA terminator, quotes and
+ * every XML metacharacter: what a real console can hold. */
+static const char nasty[] = "\033[1;31mred\033[0m <b>&amp; \"q\" 'a' ]]> \x01\x02\x7f"
+			    " bad\xff\xfe utf8 \xc3\xa9 \xe2\x82 end\r\nline2\tx\n";
+
+static void add_tags(struct scenario_result *s, const char *tag)
+{
+	s->tags = xcalloc(1, sizeof(char *));
+	s->tags[0] = xstrdup(tag);
+	s->tags_count = 1;
+}
+
+static struct step_result *add_step(struct scenario_result *s, const char *name, enum status st,
+				    int line)
+{
+	struct step_result *step = scenario_result_add_step(s);
+
+	step->name = xstrdup(name);
+	step->status = st;
+	step->line = line;
+	step->duration_ms = 1200;
+	return step;
+}
+
+static void fill(struct scenario_result *s, const char *name, enum status st, int64_t ms)
+{
+	s->name = xstrdup(name);
+	s->file = xasprintf("scenarios/%s.yaml", name);
+	s->status = st;
+	s->duration_ms = ms;
+	s->metrics = json_pack("{s:i}", "boot_ms", 3100);
+	s->accel = xstrdup("tcg");
+	add_step(s, "boot", ST_PASS, 0);
+}
+
+/* pass, fail (hostile output), error, timeout, skip */
+static void run_fill(struct run_result *r)
+{
+	struct step_result *st;
+	struct scenario_result *s;
+
+	memset(r, 0, sizeof(*r));
+	r->run_id = xstrdup("20250131-120000");
+	r->started_unix_ms = 1738324800000LL;
+	r->duration_ms = 41300;
+	r->count = 5;
+	r->scenarios = xcalloc(r->count, sizeof(*r->scenarios));
+	fill(&r->scenarios[0], "smoke", ST_PASS, 4200);
+	s = &r->scenarios[1];
+	fill(s, "disk-4kn", ST_FAIL, 12300);
+	add_tags(s, "disk");
+	st = add_step(s, "run: ktb-probe disk data", ST_FAIL, 14);
+	st->message = xstrdup("json logical_block_size: expected 4096, got 512 <&>");
+	st->exit_code = 0;
+	st->out = xstrdup(nasty);
+	st->err = xstrdup("warning: something\n");
+	s->message = xstrdup(st->message);
+	s->console_tail = xstrdup(nasty);
+	s->artifacts = xstrdup("artifacts/20250131-120000/disk-4kn");
+	s = &r->scenarios[2];
+	fill(s, "no-boot", ST_ERROR, 60000);
+	s->message = xstrdup("VM never booted: kernel panic");
+	s->console_tail = xstrdup("Kernel panic - not syncing\n");
+	s = &r->scenarios[3];
+	fill(s, "suspend#1", ST_TIMEOUT, 120000);
+	add_step(s, "wait: for resume", ST_TIMEOUT, 9)->message = xstrdup("no match within 30s");
+	s->message = xstrdup("no match within 30s");
+	fill(&r->scenarios[4], "s4", ST_SKIP, 0);
+	r->scenarios[4].message = xstrdup("no S4 on this machine");
+}
+
+/* Everything f received, as a string. */
+static char *slurp(FILE *f)
+{
+	long n = ftell(f);
+	char *buf = xcalloc((size_t)n + 1, 1);
+
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void test_json(void **state)
+{
+	struct run_result r;
+	json_t *want, *got;
+	FILE *f = tmpfile();
+	char *text;
+
+	(void)state;
+	run_fill(&r);
+	assert_int_equal(report_json(&r, f), 0);
+	text = slurp(f);
+	got = json_loads(text, 0, NULL);
+	want = run_result_to_json(&r);
+	assert_non_null(got);
+	assert_true(json_equal(got, want));
+	/* indented, and the keys keep the documented order */
+	assert_non_null(strstr(text, "{\n  \"run_id\": \"20250131-120000\",\n  \"started\""));
+	json_decref(got);
+	json_decref(want);
+	free(text);
+	run_result_free(&r);
+}
+
+/*
+ * A small XML 1.0 well-formedness checker, independent of the writer: every
+ * character legal and valid UTF-8, tags balanced, attributes quoted, '&' only
+ * in entity references, '<' never in text or attributes, no "]]>" in text.
+ */
+static bool xml_chars_legal(const unsigned char *s)
+{
+	while (*s) {
+		unsigned long cp;
+		int n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 :
+			(*s & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (!n)
+			return false;
+		cp = n == 1 ? *s : (unsigned long)(*s & (0x7f >> n));
+		for (int i = 1; i < n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000))
+			return false;
+		if (!(cp == 9 || cp == 10 || cp == 13 || (cp >= 0x20 && cp <= 0xd7ff) ||
+		      (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff)))
+			return false;
+		s += n;
+	}
+	return true;
+}
+
+static bool xml_ref(const char **p)
+{
+	static const char *const named[] = { "amp;", "lt;", "gt;", "quot;", "apos;" };
+	const char *s = *p + 1;
+
+	for (size_t i = 0; i < 5; i++) {
+		if (!strncmp(s, named[i], strlen(named[i]))) {
+			*p = s + strlen(named[i]);
+			return true;
+		}
+	}
+	if (*s++ != '#')
+		return false;
+	if (*s == 'x')
+		s++;
+	if (!strchr("0123456789abcdefABCDEF", *s) || !*s)
+		return false;
+	while (*s && strchr("0123456789abcdefABCDEF", *s))
+		s++;
+	if (*s != ';')
+		return false;
+	*p = s + 1;
+	return true;
+}
+
+static size_t xml_name(const char *s)
+{
+	size_t n = 0;
+
+	if (!(s[0] == '_' || s[0] == ':' || ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z')))
+		return 0;
+	while (s[n] && (strchr("_:.-", s[n]) || (s[n] >= '0' && s[n] <= '9') ||
+			((s[n] | 0x20) >= 'a' && (s[n] | 0x20) <= 'z')))
+		n++;
+	return n;
+}
+
+static void xml_space(const char **p)
+{
+	while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
+		(*p)++;
+}
+
+/* Attributes up to '>' or "/>"; *empty says which. */
+static bool xml_attrs(const char **p, bool *empty)
+{
+	for (;;) {
+		const char *s = *p;
+		size_t n;
+		char q;
+
+		xml_space(&s);
+		if (*s == '>' || (s[0] == '/' && s[1] == '>')) {
+			*empty = *s == '/';
+			*p = s + (*empty ? 2 : 1);
+			return true;
+		}
+		if (s == *p || !(n = xml_name(s)))
+			return false;
+		s += n;
+		xml_space(&s);
+		if (*s++ != '=')
+			return false;
+		xml_space(&s);
+		q = *s++;
+		if (q != '"' && q != '\'')
+			return false;
+		while (*s != q) {
+			if (!*s || *s == '<')
+				return false;
+			if (*s != '&')
+				s++;
+			else if (!xml_ref(&s))
+				return false;
+		}
+		*p = s + 1;
+	}
+}
+
+static bool xml_text(const char **p)
+{
+	const char *s = *p;
+
+	while (*s && *s != '<') {
+		if (!strncmp(s, "]]>", 3))
+			return false;
+		if (*s == '&') {
+			if (!xml_ref(&s))
+				return false;
+		} else {
+			s++;
+		}
+	}
+	*p = s;
+	return true;
+}
+
+static bool xml_wellformed(const char *doc)
+{
+	char stack[16][64];
+	const char *p = doc, *end;
+	int depth = 0;
+	bool empty, root_done = false;
+
+	if (!xml_chars_legal((const unsigned char *)doc))
+		return false;
+	if (!strncmp(p, "<?xml", 5)) {
+		end = strstr(p, "?>");
+		if (!end)
+			return false;
+		p = end + 2;
+	}
+	for (;;) {
+		if (depth == 0)
+			xml_space(&p);
+		else if (!xml_text(&p))
+			return false;
+		if (!*p)
+			return depth == 0 && root_done;
+		if (*p != '<' || (depth == 0 && root_done))
+			return false;
+		if (p[1] == '/') {
+			size_t n = xml_name(p + 2);
+
+			if (!depth || !n || strncmp(p + 2, stack[depth - 1], n) || stack[depth - 1][n])
+				return false;
+			p += 2 + n;
+			xml_space(&p);
+			if (*p++ != '>')
+				return false;
+			root_done = --depth == 0;
+			continue;
+		}
+		size_t n = xml_name(p + 1);
+
+		if (!n || n >= 64 || depth == 16)
+			return false;
+		snprintf(stack[depth], sizeof(stack[depth]), "%.*s", (int)n, p + 1);
+		p += 1 + n;
+		if (!xml_attrs(&p, &empty))
+			return false;
+		if (empty)
+			root_done = depth == 0;
+		else
+			depth++;
+	}
+}
+
+static void test_xml_checker(void **state)
+{
+	(void)state;
+	assert_true(xml_wellformed("<?xml version=\"1.0\"?>\n<a x=\"1&amp;\"><b/>t&#10;&lt;</a>\n"));
+	assert_false(xml_wellformed("<a><b></a></b>"));
+	assert_false(xml_wellformed("<a>x & y</a>"));
+	assert_false(xml_wellformed("<a>]]></a>"));
+	assert_false(xml_wellformed("<a x=\"<\"/>"));
+	assert_false(xml_wellformed("<a x=1/>"));
+	assert_false(xml_wellformed("<a>\033</a>"));
+	assert_false(xml_wellformed("<a>\xff</a>"));
+	assert_false(xml_wellformed("<a/><b/>"));
+	assert_false(xml_wellformed("<a>"));
+}
+
+/* A second opinion where libxml2's checker happens to be installed. */
+static void xmllint_check(const char *doc)
+{
+	char path[] = "/tmp/ktb-junit-XXXXXX";
+	int fd, status;
+	char *cmd;
+
+	if (access("/usr/bin/xmllint", X_OK))
+		return;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
+	close(fd);
+	cmd = xasprintf("/usr/bin/xmllint --noout %s", path);
+	status = system(cmd);
+	unlink(path);
+	free(cmd);
+	assert_int_equal(status, 0);
+}
+
+static void test_junit(void **state)
+{
+	struct run_result r;
+	FILE *f = tmpfile();
+	char *xml;
+
+	(void)state;
+	run_fill(&r);
+	assert_int_equal(report_junit(&r, f), 0);
+	xml = slurp(f);
+	assert_true(xml_wellformed(xml));
+	xmllint_check(xml);
+	assert_non_null(strstr(xml, "<testsuites name=\"ktestbed\" tests=\"5\" failures=\"2\" "
+				    "errors=\"1\" skipped=\"1\" time=\"41.300\">"));
+	assert_non_null(strstr(xml, "<testsuite name=\"ktestbed\" tests=\"5\""));
+	assert_non_null(strstr(xml, "<testcase classname=\"ktb.scenario\" name=\"smoke\" time=\"4.200\""));
+	assert_non_null(strstr(xml, "<testcase classname=\"ktb.disk\" name=\"disk-4kn\" time=\"12.300\""));
+	assert_non_null(strstr(xml, "<failure message=\"json logical_block_size: expected 4096, got "
+				    "512 &lt;&amp;&gt;\" type=\"fail\">step: run: ktb-probe disk data "
+				    "(scenarios/disk-4kn.yaml:14)\n"));
+	assert_non_null(strstr(xml, "<failure message=\"no match within 30s\" type=\"timeout\">"));
+	assert_non_null(strstr(xml, "<error message=\"VM never booted: kernel panic\" type=\"error\">"));
+	assert_non_null(strstr(xml, "<skipped message=\"no S4 on this machine\"/>"));
+	/* the console tail survives with its text, minus what XML cannot hold */
+	assert_non_null(strstr(xml, "--- console tail ---\nred &lt;b&gt;&amp;amp; "
+				    "&quot;q&quot; &apos;a&apos; ]]&gt; \x7f bad\xef\xbf\xbd\xef\xbf\xbd"
+				    " utf8 \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end\r\nline2\tx\n"));
+	assert_non_null(strstr(xml, "<system-out>pass        1.2s  boot\nfail        1.2s  run: "));
+	assert_non_null(strstr(xml, "artifacts: artifacts/20250131-120000/disk-4kn\n</system-out>"));
+	free(xml);
+	run_result_free(&r);
+}
+
+static void test_junit_empty(void **state)
+{
+	struct run_result r = { 0 };
+	FILE *f = tmpfile();
+	char *xml;
+
+	(void)state;
+	assert_int_equal(report_junit(&r, f), 0);
+	xml = slurp(f);
+	assert_true(xml_wellformed(xml));
+	assert_non_null(strstr(xml, "tests=\"0\" failures=\"0\""));
+	free(xml);
+}
+
+static void test_tap(void **state)
+{
+	struct run_result r;
+	FILE *f = tmpfile();
+	char *tap;
+
+	(void)state;
+	run_fill(&r);
+	assert_int_equal(report_tap(&r, f), 0);
+	tap = slurp(f);
+	assert_non_null(strstr(tap, "TAP version 13\n1..5\nok 1 - smoke\nnot ok 2 - disk-4kn\n"
+				    "  ---\n  status: fail\n"
+				    "  message: \"json logical_block_size: expected 4096, got 512 <&>\"\n"
+				    "  step: \"run: ktb-probe disk data\"\n  line: 14\n"
+				    "  file: \"scenarios/disk-4kn.yaml\"\n  duration_ms: 12300\n"
+				    "  artifacts: \"artifacts/20250131-120000/disk-4kn\"\n"
+				    "  console_tail: \"\\u001B[1;31mred\\u001B[0m <b>&amp; \\\"q\\\" 'a' ]]> "
+				    "\\u0001\\u0002\\u007F bad\\uFFFD\\uFFFD utf8 \xc3\xa9 \\uFFFD\\uFFFD end\\u000D"
+				    "\\nline2\\tx\\n\"\n  ...\n"));
+	assert_non_null(strstr(tap, "\nnot ok 3 - no-boot\n  ---\n  status: error\n"
+				    "  message: \"VM never booted: kernel panic\"\n"));
+	/* '#' in a name would start a directive */
+	assert_non_null(strstr(tap, "\nnot ok 4 - suspend\\#1\n  ---\n  status: timeout\n"));
+	assert_non_null(strstr(tap, "\nok 5 - s4 # SKIP no S4 on this machine\n"));
+	free(tap);
+	run_result_free(&r);
+}
+
+static char *term_of(const struct scenario_result *s, bool verbose)
+{
+	FILE *f = tmpfile();
+
+	report_term_scenario(s, f, verbose);
+	return slurp(f);
+}
+
+static void test_term_pass(void **state)
+{
+	struct run_result r;
+	char *out;
+
+	(void)state;
+	run_fill(&r);
+	out = term_of(&r.scenarios[0], false);
+	assert_string_equal(out, "PASS    smoke                     4.2s  boot 3.1s\n");
+	free(out);
+	out = term_of(&r.scenarios[0], true);
+	assert_string_equal(out, "PASS    smoke                     4.2s  boot 3.1s\n"
+				 "        step 1 pass: boot 1.2s\n");
+	free(out);
+	out = term_of(&r.scenarios[4], false);
+	assert_string_equal(out, "SKIP    s4                        0.0s  boot 3.1s  (no S4 on this machine)\n");
+	free(out);
+	run_result_free(&r);
+}
+
+static void test_term_fail(void **state)
+{
+	struct run_result r;
+	struct scenario_result *s;
+	char *out, *tail = xstrdup("");
+
+	(void)state;
+	run_fill(&r);
+	s = &r.scenarios[1];
+	out = term_of(s, false);
+	assert_non_null(strstr(out, "FAIL    disk-4kn                 12.3s  boot 3.1s\n"
+				    "        step 2 fail: run: ktb-probe disk data (scenarios/disk-4kn.yaml:14) 1.2s\n"
+				    "        json logical_block_size: expected 4096, got 512 <&>\n"
+				    "        stderr:\n          warning: something\n"
+				    "        stdout:\n          red <b>&amp; \"q\" 'a' ]]>  bad"));
+	assert_non_null(strstr(out, "        console:\n          red <b>"));
+	assert_non_null(strstr(out, "\n          line2\tx\n        artifacts: artifacts/20250131-120000/disk-4kn\n"));
+	/* guest escape sequences never reach our terminal */
+	assert_null(strchr(out, '\033'));
+	assert_null(strchr(out, '\r'));
+	free(out);
+	/* only the last 30 console lines */
+	for (int i = 1; i <= 50; i++) {
+		char *n = xasprintf("%sconsole line %d\n", tail, i);
+
+		free(tail);
+		tail = n;
+	}
+	free(s->console_tail);
+	s->console_tail = tail;
+	out = term_of(s, false);
+	assert_non_null(strstr(out, "        console (last lines):\n          console line 21\n"));
+	assert_null(strstr(out, "console line 20\n"));
+	assert_non_null(strstr(out, "console line 50\n        artifacts:"));
+	free(out);
+	/* an error without a failing step still says why */
+	out = term_of(&r.scenarios[2], false);
+	assert_string_equal(out, "ERROR   no-boot                  60.0s  boot 3.1s\n"
+				 "        VM never booted: kernel panic\n"
+				 "        console:\n          Kernel panic - not syncing\n");
+	free(out);
+	run_result_free(&r);
+}
+
+static void test_term_summary(void **state)
+{
+	struct run_result r;
+	regex_t re;
+	FILE *f = tmpfile();
+	char *out, *nl;
+
+	(void)state;
+	run_fill(&r);
+	report_term_summary(&r, f);
+	report_term_progress(f, 2, 6, "smoke", "booting");	/* not a TTY: nothing */
+	out = slurp(f);
+	assert_string_equal(out, "summary: 1 passed, 3 failed, 1 skipped\n"
+				 "of which: 1 timed out, 1 errored\n"
+				 "time: 41.3s\n");
+	/* the regex CI parsers use */
+	assert_int_equal(regcomp(&re, "^([[:alnum:]_]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$",
+				 REG_EXTENDED | REG_NOSUB), 0);
+	nl = strchr(out, '\n');
+	*nl = '\0';
+	assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
+	regfree(&re);
+	free(out);
+	run_result_free(&r);
+	/* all passed: nothing else on the line */
+	memset(&r, 0, sizeof(r));
+	f = tmpfile();
+	report_term_summary(&r, f);
+	out = slurp(f);
+	assert_string_equal(out, "summary: 0 passed, 0 failed\ntime: 0.0s\n");
+	free(out);
+}
+
+/* A pseudo-terminal: *f writes to its slave side, the returned fd reads
+ * what arrived (raw mode, so newlines stay newlines). */
+static int pty_open(FILE **f)
+{
+	struct termios t;
+	int m = posix_openpt(O_RDWR | O_NOCTTY), s;
+
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	assert_true(s >= 0);
+	tcgetattr(s, &t);
+	cfmakeraw(&t);
+	tcsetattr(s, TCSANOW, &t);
+	*f = fdopen(s, "w");
+	fcntl(m, F_SETFL, O_NONBLOCK);
+	return m;
+}
+
+static char *pty_drain(int m)
+{
+	static char buf[4096];
+	ssize_t n = read(m, buf, sizeof(buf) - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static void test_term_tty(void **state)
+{
+	struct run_result r;
+	FILE *f;
+	int m = pty_open(&f);
+
+	(void)state;
+	run_fill(&r);
+	unsetenv("NO_COLOR");
+	report_term_progress(f, 2, 6, "smoke", "booting");
+	assert_string_equal(pty_drain(m), "\r\033[K[2/6] smoke: booting");
+	report_term_progress(f, 0, 0, NULL, NULL);
+	assert_string_equal(pty_drain(m), "\r\033[K");
+	report_term_scenario(&r.scenarios[0], f, false);
+	assert_string_equal(pty_drain(m), "\r\033[K\033[32mPASS\033[0m    smoke                     "
+					  "4.2s  boot 3.1s\n");
+	setenv("NO_COLOR", "1", 1);
+	report_term_scenario(&r.scenarios[0], f, false);
+	assert_string_equal(pty_drain(m), "\r\033[KPASS    smoke                     4.2s  boot 3.1s\n");
+	unsetenv("NO_COLOR");
+	fclose(f);
+	close(m);
+	run_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_xml_checker),
+		cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_junit_empty),
+		cmocka_unit_test(test_tap),
+		cmocka_unit_test(test_term_pass),
+		cmocka_unit_test(test_term_fail),
+		cmocka_unit_test(test_term_summary),
+		cmocka_unit_test(test_term_tty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,265 @@
+/* The result model: status order, exit codes, and the result.json and run
+ * documents whose shape other tools depend on. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+#include "util.h"
+
+static void scenario_fill(struct scenario_result *s, const char *name, enum status st)
+{
+	struct step_result *step;
+
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->file = xasprintf("scenarios/%s.yaml", name);
+	s->status = st;
+	s->metrics = json_pack("{s:i}", "boot_ms", 3100);
+	s->duration_ms = 4200;
+	step = scenario_result_add_step(s);
+	step->name = xstrdup("run: true");
+	step->status = st;
+	step->line = 7;
+	if (st != ST_PASS)
+		s->message = xstrdup("it broke");
+}
+
+static void test_status_names(void **state)
+{
+	(void)state;
+	assert_string_equal(status_name(ST_PASS), "pass");
+	assert_string_equal(status_name(ST_FAIL), "fail");
+	assert_string_equal(status_name(ST_ERROR), "error");
+	assert_string_equal(status_name(ST_TIMEOUT), "timeout");
+	assert_string_equal(status_name(ST_SKIP), "skip");
+	assert_string_equal(status_name((enum status)99), "unknown");
+}
+
+static void test_status_worse(void **state)
+{
+	/* ascending badness */
+	static const enum status order[] = { ST_PASS, ST_SKIP, ST_FAIL, ST_TIMEOUT, ST_ERROR };
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		for (size_t j = 0; j < 5; j++) {
+			enum status want = order[i > j ? i : j];
+
+			assert_int_equal(status_worse(order[i], order[j]), want);
+		}
+	}
+}
+
+static void test_add_step(void **state)
+{
+	struct scenario_result s = { 0 };
+	struct step_result *a, *b;
+
+	(void)state;
+	a = scenario_result_add_step(&s);
+	assert_int_equal(a->exit_code, -1);
+	assert_null(a->name);
+	a->name = xstrdup("first");
+	b = scenario_result_add_step(&s);
+	b->name = xstrdup("second");
+	b->out = xstrdup("output");
+	b->data = json_pack("{s:i}", "x", 1);
+	assert_int_equal(s.steps_count, 2);
+	assert_string_equal(s.steps[0].name, "first");
+	assert_null(scenario_result_failed_step(&s));
+	s.steps[1].status = ST_TIMEOUT;
+	assert_ptr_equal(scenario_result_failed_step(&s), &s.steps[1]);
+	scenario_result_free(&s);
+	assert_int_equal(s.steps_count, 0);
+	scenario_result_free(&s);	/* twice is harmless */
+	scenario_result_free(NULL);
+}
+
+static int exit_code_of(const enum status *st, size_t n)
+{
+	struct run_result r = { 0 };
+	int code;
+
+	r.scenarios = xcalloc(n, sizeof(*r.scenarios));
+	r.count = n;
+	for (size_t i = 0; i < n; i++)
+		scenario_fill(&r.scenarios[i], "s", st[i]);
+	code = run_result_exit_code(&r);
+	run_result_free(&r);
+	return code;
+}
+
+static void test_exit_code(void **state)
+{
+	(void)state;
+	assert_int_equal(exit_code_of(NULL, 0), 0);
+	assert_int_equal(exit_code_of((enum status[]){ ST_PASS, ST_SKIP }, 2), 0);
+	assert_int_equal(exit_code_of((enum status[]){ ST_PASS, ST_FAIL }, 2), 1);
+	assert_int_equal(exit_code_of((enum status[]){ ST_TIMEOUT }, 1), 1);
+	assert_int_equal(exit_code_of((enum status[]){ ST_ERROR, ST_PASS }, 2), 125);
+	/* a real failure outranks "could not test" for git bisect run */
+	assert_int_equal(exit_code_of((enum status[]){ ST_ERROR, ST_FAIL }, 2), 1);
+}
+
+/* The keys of obj, in order, joined by commas. */
+static char *keys_of(json_t *obj)
+{
+	char *s = xstrdup(""), *n;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (obj, k, v) {
+		n = xasprintf("%s%s%s", s, *s ? "," : "", k);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+static void test_scenario_json(void **state)
+{
+	struct scenario_result s;
+	struct step_result *st;
+	json_t *j, *step;
+	char *keys;
+
+	(void)state;
+	scenario_fill(&s, "disk", ST_FAIL);
+	s.tags = xcalloc(1, sizeof(char *));
+	s.tags[0] = xstrdup("disk");
+	s.tags_count = 1;
+	s.accel = xstrdup("tcg");
+	s.console_tail = xstrdup("bad \xff byte\n");
+	st = &s.steps[0];
+	st->exit_code = 1;
+	st->data = json_pack("{s:i}", "size", 512);
+	j = scenario_result_to_json(&s);
+	assert_non_null(j);
+	keys = keys_of(j);
+	assert_string_equal(keys, "name,file,summary,tags,status,message,duration_ms,kernel,"
+				  "accel,metrics,artifacts,steps,console_tail");
+	free(keys);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
+	assert_true(json_is_null(json_object_get(j, "summary")));
+	assert_int_equal(json_integer_value(json_object_get(j, "duration_ms")), 4200);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "metrics"), "boot_ms")), 3100);
+	/* invalid UTF-8 from the guest becomes U+FFFD instead of losing the text */
+	assert_string_equal(json_string_value(json_object_get(j, "console_tail")), "bad \xef\xbf\xbd byte\n");
+	step = json_array_get(json_object_get(j, "steps"), 0);
+	keys = keys_of(step);
+	assert_string_equal(keys, "name,status,message,start_ms,duration_ms,exit_code,stdout,"
+				  "stderr,data,line");
+	free(keys);
+	assert_int_equal(json_integer_value(json_object_get(step, "exit_code")), 1);
+	assert_int_equal(json_integer_value(json_object_get(step, "line")), 7);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(step, "data"), "size")), 512);
+	json_decref(j);
+	/* not applicable exit code and missing metrics */
+	st->exit_code = -1;
+	json_decref(s.metrics);
+	s.metrics = NULL;
+	j = scenario_result_to_json(&s);
+	step = json_array_get(json_object_get(j, "steps"), 0);
+	assert_true(json_is_null(json_object_get(step, "exit_code")));
+	assert_int_equal(json_object_size(json_object_get(j, "metrics")), 0);
+	json_decref(j);
+	scenario_result_free(&s);
+}
+
+static void test_run_json(void **state)
+{
+	static const enum status st[] = { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP, ST_PASS };
+	struct run_result r = { 0 };
+	json_t *j, *sum;
+	char *keys;
+
+	(void)state;
+	r.run_id = xstrdup("20250131-120000-abcd");
+	r.started_unix_ms = 1738324800123LL;	/* 2025-01-31T12:00:00.123Z */
+	r.duration_ms = 41300;
+	r.count = 6;
+	r.scenarios = xcalloc(r.count, sizeof(*r.scenarios));
+	for (size_t i = 0; i < r.count; i++)
+		scenario_fill(&r.scenarios[i], "s", st[i]);
+	j = run_result_to_json(&r);
+	keys = keys_of(j);
+	assert_string_equal(keys, "run_id,started,duration_ms,summary,scenarios");
+	free(keys);
+	assert_string_equal(json_string_value(json_object_get(j, "started")), "2025-01-31T12:00:00Z");
+	sum = json_object_get(j, "summary");
+	keys = keys_of(sum);
+	assert_string_equal(keys, "total,pass,fail,error,timeout,skip");
+	free(keys);
+	assert_int_equal(json_integer_value(json_object_get(sum, "total")), 6);
+	assert_int_equal(json_integer_value(json_object_get(sum, "pass")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sum, "fail")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "error")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "timeout")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "skip")), 1);
+	assert_int_equal(json_array_size(json_object_get(j, "scenarios")), 6);
+	json_decref(j);
+	run_result_free(&r);
+}
+
+static void test_utf8(void **state)
+{
+	size_t len;
+	char *s;
+
+	(void)state;
+	assert_int_equal(utf8_decode((const unsigned char *)"A", 1, &len), 'A');
+	assert_int_equal(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &len), 0xe9);
+	assert_int_equal(len, 2);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xf0\x9f\x98\x80", 4, &len), 0x1f600);
+	/* truncated, overlong, surrogate, stray continuation */
+	assert_int_equal(utf8_decode((const unsigned char *)"\xc3", 1, &len), -1);
+	assert_int_equal(len, 1);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xc0\x80", 2, &len), -1);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xe0\x80\x80", 3, &len), -1);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xed\xa0\x80", 3, &len), -1);
+	assert_int_equal(utf8_decode((const unsigned char *)"\x80", 1, &len), -1);
+	s = utf8_sanitize("ok \xc3\xa9 \xfe\xc3");
+	assert_string_equal(s, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd");
+	free(s);
+}
+
+static void test_ansi_escape(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+	} cases[] = {
+		{ "\033[0m rest", 4 },       /* CSI with a final byte */
+		{ "\033[1;31", 6 },          /* CSI cut short: all of it */
+		{ "\033]0;title\a x", 10 },  /* OSC ended by BEL */
+		{ "\033]0;t\033\\", 5 },     /* OSC ended by ESC: stops there */
+		{ "\033c", 2 },              /* ESC and one character */
+		{ "\033", 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(ansi_escape_len(cases[i].s, strlen(cases[i].s)), cases[i].len);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_status_worse),
+		cmocka_unit_test(test_add_step),
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_scenario_json),
+		cmocka_unit_test(test_run_json),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_ansi_escape),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,320 @@
+/* Scenario loader: every valid form parses into the structs, every kind of
+ * bad input is refused with the exact file:line:col and field path. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness/scenario.h"
+
+#define DATA KTB_TEST_DATA "/scenarios/"
+
+static struct scenario *load_ok(const char *file)
+{
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	char msg[1024];
+	int ret = scenario_load(file, &s, &err);
+
+	if (ret) {
+		scenario_error_format(&err, msg, sizeof(msg));
+		print_error("unexpected error: %s\n", msg);
+	}
+	assert_int_equal(ret, 0);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_minimal(void **state)
+{
+	struct scenario *s = load_ok(DATA "minimal.yaml");
+
+	(void)state;
+	assert_string_equal(s->name, "minimal");
+	assert_int_equal(s->timeout_ms, 120000);
+	assert_non_null(s->machine);
+	assert_int_equal(s->machine->cpus, 1);
+	assert_int_equal(s->machine->memory_bytes, 512ull << 20);
+	assert_int_equal(s->machine->disks_count, 0);
+	assert_null(s->machine->numa);
+	assert_int_equal(s->machine->sleep, 0);
+	assert_int_equal(s->steps_count, 1);
+	assert_int_equal(s->steps[0].kind, STEP_RUN);
+	assert_string_equal(s->steps[0].run, "true");
+	assert_string_equal(s->steps[0].name, "run: true");
+	assert_int_equal(s->steps[0].timeout_ms, 60000);
+	assert_int_equal(s->steps[0].line, 2);
+	assert_string_equal(s->file, DATA "minimal.yaml");
+	scenario_free(s);
+}
+
+static void test_full(void **state)
+{
+	struct scenario *s = load_ok(DATA "full.yaml");
+	struct machine *m = s->machine;
+	json_t *j;
+
+	(void)state;
+	assert_string_equal(s->name, "s3-nvme-4kn");
+	assert_non_null(strstr(s->summary, "4Kn NVMe"));
+	assert_int_equal(s->tags_count, 2);
+	assert_string_equal(s->tags[1], "storage");
+	assert_string_equal(s->kernel->cmdline, "initcall_debug");
+	assert_int_equal(m->cpus, 2);
+	assert_int_equal(m->memory_bytes, 1ull << 30);
+	assert_int_equal(m->sleep, SLEEP_S3 | SLEEP_S4);
+	assert_int_equal(m->disks_count, 1);
+	assert_string_equal(m->disks[0].id, "data");
+	assert_int_equal(m->disks[0].bus, DISK_BUS_NVME);
+	assert_int_equal(m->disks[0].sector, DISK_SECTOR_4KN);
+	assert_int_equal(m->disks[0].size_bytes, 256ull << 20);
+	assert_int_equal(m->disks[0].paths, 1);
+	assert_int_equal(m->numa->nodes_count, 2);
+	assert_int_equal(m->numa->nodes[1].cpus[0], 1);
+	assert_int_equal(m->numa->nodes[1].memory_bytes, 512ull << 20);
+	assert_int_equal(m->numa->distances_count, 4);
+	assert_int_equal(m->numa->distances[1], 20);
+	assert_int_equal(s->steps_count, 3);
+	assert_int_equal(s->steps[2].line, 27);
+	j = s->steps[2].expect->json;
+	assert_int_equal(json_integer_value(json_object_get(j, "logical_block_size")), 4096);
+	assert_true(machine_needs_bios_boot(m));
+	scenario_free(s);
+}
+
+static void test_numa_distances(void **state)
+{
+	struct scenario *s = load_ok(DATA "numa-4.yaml");
+	struct numa *nu = s->machine->numa;
+
+	(void)state;
+	assert_int_equal(nu->nodes_count, 4);
+	assert_int_equal(nu->nodes[0].cpus_count, 3);
+	assert_int_equal(nu->nodes[2].cpus_count, 0);
+	assert_int_equal(nu->nodes[3].cpus_count, 0);
+	assert_int_equal(nu->distances_count, 16);
+	assert_int_equal(nu->distances[2 * 4 + 3], 15);
+	assert_int_equal(nu->distances[3 * 4 + 0], 40);
+	assert_int_equal(s->machine->sleep, SLEEP_S4);
+	assert_false(machine_needs_bios_boot(s->machine));
+	assert_int_equal(s->steps[0].kind, STEP_WAIT);
+	assert_int_equal(s->steps[0].wait_ms, 2000);
+	scenario_free(s);
+}
+
+static void test_steps(void **state)
+{
+	struct scenario *s = load_ok(DATA "steps.yaml");
+	struct step *st = s->steps;
+	json_t *j, *a;
+
+	(void)state;
+	assert_string_equal(s->name, "steps.kinds_1");
+	assert_int_equal(s->timeout_ms, 300000);
+	assert_int_equal(s->steps_count, 6);
+	assert_int_equal(st[0].kind, STEP_QMP);
+	assert_string_equal(st[0].name, "status");
+	j = st[0].expect->json;
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "running");
+	a = json_object_get(json_object_get(json_object_get(j, "nested"), "a"), "b");
+	assert_int_equal(json_array_size(a), 7);
+	assert_int_equal(json_integer_value(json_array_get(a, 0)), 1);
+	assert_true(json_real_value(json_array_get(a, 1)) == 2.5);
+	assert_string_equal(json_string_value(json_array_get(a, 2)), "3");
+	assert_true(json_is_true(json_array_get(a, 3)));
+	assert_true(json_is_null(json_array_get(a, 4)));
+	assert_true(json_is_null(json_array_get(a, 5)));
+	assert_string_equal(json_string_value(json_array_get(a, 6)), "yes");
+
+	assert_int_equal(st[1].kind, STEP_QMP);
+	assert_int_equal(json_integer_value(json_object_get(st[1].arguments, "value")), 268435456);
+	assert_int_equal(st[1].timeout_ms, 10000);
+	assert_string_equal(st[1].name, "qmp: balloon");
+	assert_int_equal(st[1].line, 10);
+	assert_string_equal(st[2].qmp, "{\"execute\": \"system_wakeup\"}");
+	assert_null(st[2].arguments);
+
+	assert_int_equal(st[3].kind, STEP_RUN);
+	assert_int_equal(*st[3].expect->exit, 3);
+	assert_string_equal(st[3].expect->stdout_re, "^MemTotal: +[0-9]+");
+	j = json_object_get(st[3].expect->json, "mem_total");
+	assert_int_equal(json_integer_value(json_object_get(j, "ge")), 1000);
+	assert_int_equal(json_integer_value(json_object_get(j, "le")), 2000);
+	j = json_object_get(st[3].expect->json, "node.0.mem");
+	assert_string_equal(json_string_value(json_object_get(j, "re")), "^[0-9]+$");
+
+	assert_int_equal(st[4].kind, STEP_WAIT);
+	assert_int_equal(st[4].wait_ms, 30000);
+	assert_string_equal(st[4].wait_for, "Freezing user space");
+	assert_int_equal(st[5].wait_ms, 500);
+	assert_string_equal(step_kind_name(STEP_WAIT), "wait");
+	scenario_free(s);
+}
+
+/* One bad file each: where the loader must point and what it must say. */
+static const struct bad_case {
+	const char *file;
+	int line, col;
+	const char *field;
+	const char *msg;        /* a substring of the message */
+} bad_cases[] = {
+	{ "bad-unknown-top", 3, 1, "", "unknown key \"buz\" (expected one of: name, summary, "
+	  "tags, timeout, kernel, machine, steps)" },
+	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
+	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
+	  "id, bus, size, sector, paths, rotational, image)" },
+	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"suspend\" (expected one of: name, "
+	  "run, wait, for, qmp, arguments, timeout, expect)" },
+	{ "bad-unknown-expect", 5, 7, "steps[0].expect", "unknown key \"stderr\" (expected one "
+	  "of: exit, stdout, json)" },
+	{ "bad-cpus-type", 2, 9, "machine.cpus", "expected a whole number (0 or more), got "
+	  "\"two\"" },
+	{ "bad-exit-type", 4, 13, "steps[0].expect.exit", "expected a whole number, got "
+	  "\"nonzero\"" },
+	{ "bad-missing-id", 7, 7, "machine.disks[1]", "missing required key \"id\"" },
+	{ "bad-missing-steps", 1, 1, "", "missing required key \"steps\"" },
+	{ "bad-no-steps-list", 1, 8, "steps", "at least one step" },
+	{ "bad-sector-enum", 6, 15, "machine.disks[0].sector", "\"4k\" is not one of 512n, 512e, "
+	  "4kn" },
+	{ "bad-sleep-flag", 4, 7, "machine.sleep", "\"s5\" is not one of s3, s4" },
+	{ "bad-dup-key", 4, 1, "", "key \"name\" appears twice" },
+	{ "bad-root-scalar", 1, 1, "", "expected a mapping, got \"just a string\"" },
+	{ "bad-step-timeout", 4, 14, "steps[1].timeout", "\"5 parsecs\" is not a duration" },
+	{ "bad-scenario-timeout", 2, 10, "timeout", "\"soon\" is not a duration" },
+	{ "bad-wait", 2, 11, "steps[0].wait", "\"forever\" is not a duration" },
+	{ "bad-two-actions", 3, 5, "steps[1]", "two actions (run and qmp)" },
+	{ "bad-no-action", 3, 5, "steps[1]", "no action; give one of run, wait, qmp" },
+	{ "bad-for-on-run", 3, 10, "steps[0].for", "\"for\" belongs to a wait step" },
+	{ "bad-qmp-json", 2, 10, "steps[0].qmp", "\"execute\"" },
+	{ "bad-regex", 4, 15, "steps[0].expect.stdout", "not a POSIX extended regular expression" },
+	{ "bad-json-list", 4, 13, "steps[0].expect.json", "expected a mapping, got a list" },
+	{ "bad-Name", 0, 0, "name", "rename the file or set name:" },
+	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector", "QEMU's ide-hd cannot present "
+	  "4096-byte logical sectors; use virtio, scsi or nvme" },
+	{ "bad-nvme-512e", 6, 15, "machine.disks[0].sector", "QEMU's nvme-ns reports 512/512 for "
+	  "512e; use virtio, scsi or sata" },
+	{ "bad-paths", 6, 14, "machine.disks[0].paths", "paths > 1 needs multipath wiring, not "
+	  "available yet" },
+	{ "bad-hybrid", 4, 12, "machine.disks[0].bus", "hybrid drive backend is not available" },
+	{ "bad-dup-ids", 4, 12, "machine.disks[1].id", "already the id of machine.disks[0]" },
+	{ "bad-disk-size", 5, 13, "machine.disks[0].size", "not a multiple of" },
+	{ "bad-distances-asym", 9, 14, "machine.numa.distances[0][1]", "20 but distances[1][0] is "
+	  "21; distances must be symmetric" },
+	{ "bad-distances-diag", 9, 22, "machine.numa.distances[1][1]", "12 on the diagonal" },
+	{ "bad-numa-cpus", 6, 7, "machine.numa.nodes", "cpu 2 is in no node" },
+	{ "bad-numa-memory", 6, 7, "machine.numa.nodes", "add up to 768M but machine.memory is 1G" },
+	{ "bad-syntax", 4, 4, "", "YAML syntax error" },
+	{ "bad-empty", 0, 0, "", "the file is empty" },
+};
+
+static void check_bad(const struct bad_case *b)
+{
+	struct scenario_error err;
+	struct scenario *s = (struct scenario *)1;
+	char path[512], msg[1024];
+	int ret;
+
+	snprintf(path, sizeof(path), DATA "%s.yaml", b->file);
+	ret = scenario_load(path, &s, &err);
+	scenario_error_format(&err, msg, sizeof(msg));
+	print_message("%s\n", msg);
+	assert_int_equal(ret, -EINVAL);
+	assert_null(s);
+	assert_string_equal(err.file, path);
+	assert_string_equal(err.field, b->field);
+	assert_int_equal(err.line, b->line);
+	assert_int_equal(err.col, b->col);
+	if (!strstr(err.msg, b->msg))
+		fail_msg("%s: message \"%s\" lacks \"%s\"", b->file, err.msg, b->msg);
+}
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+		check_bad(&bad_cases[i]);
+}
+
+static void test_missing_file(void **state)
+{
+	struct scenario_error err;
+	struct scenario *s;
+	char msg[1024];
+
+	(void)state;
+	assert_int_equal(scenario_load(DATA "no-such.yaml", &s, &err), -ENOENT);
+	assert_null(s);
+	scenario_error_format(&err, msg, sizeof(msg));
+	assert_string_equal(msg, DATA "no-such.yaml: cannot read the scenario: No such file or "
+			    "directory");
+	assert_int_equal(scenario_load(DATA, &s, &err), -EISDIR);
+}
+
+static void test_error_format(void **state)
+{
+	struct scenario_error e = { .file = "a.yaml", .line = 3, .col = 5, .field = "steps[2]",
+				    .msg = "no action" };
+	char buf[256];
+
+	(void)state;
+	scenario_error_format(&e, buf, sizeof(buf));
+	assert_string_equal(buf, "a.yaml:3:5: steps[2]: no action");
+	e.col = 0;
+	scenario_error_format(&e, buf, sizeof(buf));
+	assert_string_equal(buf, "a.yaml:3: steps[2]: no action");
+	e.line = 0;
+	e.field[0] = '\0';
+	scenario_error_format(&e, buf, sizeof(buf));
+	assert_string_equal(buf, "a.yaml: no action");
+	scenario_error_format(&e, buf, 4);
+	assert_string_equal(buf, "a.y");
+}
+
+/* Every scenario of the library in the tree must load, too. */
+static void test_library(void **state)
+{
+	const char *dir = KTB_SOURCE_DIR_TEST "/scenarios";
+	struct scenario_error err;
+	struct scenario *s;
+	char path[1024], msg[1024];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	(void)state;
+	if (!d)
+		skip();
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 5 || strcmp(e->d_name + len - 5, ".yaml"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		scenario_load(path, &s, &err);
+		scenario_error_format(&err, msg, sizeof(msg));
+		if (!s)
+			fail_msg("%s", msg);
+		scenario_free(s);
+	}
+	closedir(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_library),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
