@@ -32,7 +32,7 @@
 #endif
 
 #define INIT_PATH "/usr/bin:/bin:/sbin:/usr/sbin"
-#define INIT_QGA "/usr/bin/qemu-ga"
+#define INIT_QGA "/usr/sbin/qemu-ga" /* where Debian's package puts it */
 #define INIT_DISK_WAIT_MS 10000
 #define INIT_PORT_WAIT_MS 5000
 #define INIT_POLL_MS 100
@@ -421,15 +421,16 @@ static void init_svc_tick(const sigset_t *orig)
 static void init_shutdown(int how)
 {
 	int64_t deadline;
+	pid_t pid;
 
 	init_log("%s", how == RB_AUTOBOOT ? "rebooting" : "powering off");
 	kill(-1, SIGTERM);
 	deadline = init_now_ms() + 2000;
 	while (init_now_ms() < deadline) {
-		while (waitpid(-1, NULL, WNOHANG) > 0)
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 			;
-		if (errno == ECHILD)
-			break;
+		if (pid < 0 && errno == ECHILD)
+			break;	/* everyone is gone */
 		init_sleep_ms(50);
 	}
 	kill(-1, SIGKILL);

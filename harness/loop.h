@@ -9,14 +9,18 @@
 
 struct loop;
 
-/* Called when fd is readable (or hung up). Return 0, or -errno to drop the fd. */
+/* Called when fd is readable (or hung up). Return 0, or -errno to drop the fd
+ * from the loop (the loop never closes fds: their owner does). */
 typedef int (*loop_read_fn)(void *ctx, int fd);
 typedef bool (*loop_cond_fn)(void *ctx);
 typedef int64_t (*loop_clock_fn)(void);
 
 struct loop *loop_new(void);
 void loop_free(struct loop *l);
-void loop_set_clock(struct loop *l, loop_clock_fn clock); /* tests: a fake clock */
+/* Tests: a fake clock (NULL: back to now_ms). Real and loop time are then
+ * unrelated, so each poll waits at most 10 ms of real time before the clock
+ * is read again; a fake clock must advance by itself (per call, say). */
+void loop_set_clock(struct loop *l, loop_clock_fn clock);
 int64_t loop_now(struct loop *l);
 int loop_add(struct loop *l, int fd, loop_read_fn fn, void *ctx);
 void loop_del(struct loop *l, int fd);

@@ -173,6 +173,18 @@ int machine_create_disks(const struct machine *m, const struct hw_launch *l, str
 	return ret;
 }
 
+/* With NUMA, every CPU is its own socket: CPUs sharing a socket share the
+ * last-level cache, and the kernel warns (topology_sane) when LLC siblings
+ * sit on different nodes. */
+static int machine_smp_arg(const struct machine *m, struct argv *a)
+{
+	unsigned n = m->cpus ? m->cpus : 1;
+
+	if (m->numa)
+		return argv_addf(a, "%u,sockets=%u,cores=1,threads=1", n, n);
+	return argv_addf(a, "%u", n);
+}
+
 static int machine_base_args(const struct machine *m, const struct hw_launch *l,
 			     struct argv *a)
 {
@@ -182,7 +194,7 @@ static int machine_base_args(const struct machine *m, const struct hw_launch *l,
 	       argv_add(a, "-machine") ?: argv_add(a, "q35") ?:
 	       argv_add(a, "-m") ?: argv_addf(a, "%lluM",
 					    (unsigned long long)(m->memory_bytes / HW_MIB)) ?:
-	       argv_add(a, "-smp") ?: argv_addf(a, "%u", m->cpus ? m->cpus : 1) ?:
+	       argv_add(a, "-smp") ?: machine_smp_arg(m, a) ?:
 	       argv_add(a, "-nodefaults") ?: argv_add(a, "-display") ?: argv_add(a, "none") ?:
 	       argv_add(a, "-no-reboot") ?: argv_add(a, "-no-user-config") ?:
 	       argv_add(a, "-serial") ?: argv_add(a, l->interactive ? "mon:stdio" : "stdio");

@@ -451,7 +451,7 @@ static void test_argv_numa(void **state)
 
 	(void)state;
 	to_argv(&m, &launch, &a);
-	assert_in_order(&a, (const char *const[]){ "-m", "2048M", "-smp", "6",
+	assert_in_order(&a, (const char *const[]){ "-m", "2048M", "-smp", "6,sockets=6,cores=1,threads=1",
 		"-object", "memory-backend-ram,size=1073741824,id=m0",
 		"-numa", "node,nodeid=0,cpus=0-1,cpus=4,memdev=m0",
 		"-object", "memory-backend-ram,size=536870912,id=m1",

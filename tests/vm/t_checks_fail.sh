@@ -17,7 +17,7 @@ must_fail "$(mutate disk-4kn-virtio 's/sector: 4kn/sector: 512n/')" \
 must_fail "$(mutate disk-512e 's/sector: 512e/sector: 512n/')" \
 	'physical_block_size: expected 4096, got 512'
 # NUMA check: a different distance matrix on the machine
-must_fail "$(mutate numa-2node '/^  *distances:/s/21/31/g')" 'distances'
+must_fail "$(mutate numa-2node '/^    distances:/s/21/31/g')" 'distances'
 # smoke: one CPU instead of two
 must_fail "$(mutate smoke 's/cpus: 2/cpus: 1/')" 'online: expected 2, got 1'
 # ktb-io verify: a block corrupted on purpose is found, by LBA
