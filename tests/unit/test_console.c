@@ -26,6 +26,8 @@ static const struct fatal_case fatal_cases[] = {
     {"oops_gpf.txt", "oops", 1},     {"kernel_bug.txt", "oops", 3},
     {"warning.txt", "warning", 4},   {"hung_task.txt", "hung task", 3},
     {"soft_lockup.txt", "bug", 2},   {"rcu_stall.txt", "stall", 2},
+    /* captured from real runs of Debian's 6.1.0-57 under QEMU */
+    {"real_panic_sysrq.txt", "panic", 6}, {"real_warning_topology.txt", "warning", 3},
     {"kasan.txt", "bug", 3},	     {"sched_atomic.txt", "bug", 2},
 };
 
@@ -100,18 +102,17 @@ static void test_console_fatal_files(void **state)
 	}
 }
 
-static void test_console_clean_boot(void **state)
+static void check_clean(const char *file, const char *marker)
 {
 	size_t len;
-	char *text = load("clean_boot.txt", &len);
+	char *text = load(file, &len);
 	struct console *c = console_new(NULL, 5);
 	char *line = text;
 
-	(void)state;
 	assert_int_equal(feed_serial(c, text, len, 0), 0);
 	assert_null(console_fatal(c));
 	assert_null(console_fatal_kind(c));
-	assert_true(console_seen(c, "KTB_READY_MARKER"));
+	assert_true(console_seen(c, marker));
 	for (char *nl; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
 		if (console_classify(line))
@@ -119,6 +120,14 @@ static void test_console_clean_boot(void **state)
 	}
 	console_free(c);
 	free(text);
+}
+
+static void test_console_clean_boot(void **state)
+{
+	(void)state;
+	check_clean("clean_boot.txt", "KTB_READY_MARKER");
+	/* a real boot of 6.1.0-57 under TCG with two NUMA nodes */
+	check_clean("real_clean_boot_numa.txt", "ktb: guest ready");
 }
 
 static void test_console_classify_prefixes(void **state)
