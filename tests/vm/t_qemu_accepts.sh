@@ -1,4 +1,4 @@
-#!/bin/bash
+# label: cli
 # QEMU acceptance check for hw/: every machine below goes through
 # machine_validate + machine_create_disks + machine_to_argv, then QEMU 7.2 is
 # started with exactly those arguments (kernel-less, paused with -S, serial to
@@ -6,9 +6,8 @@
 # guest-visible block geometry via info qtree, then quit. A machine passes when
 # QEMU exits 0 and answered quit. A negative control (4Kn ide-hd) must fail.
 set -u
-cd "$(dirname "$0")"
-W=$(mktemp -d /tmp/ktb-qc-XXXXXX); trap 'rm -rf "$W"' EXIT
-gcc -std=c11 -D_GNU_SOURCE -I/work/main -I/work/main/hw -o "$W/dump" argv_dump.c /work/main/hw/*.c || exit 1
+: "${HW_ARGV_DUMP:?set HW_ARGV_DUMP to the argv_dump test helper}"
+W=$(mktemp -d "${TMPDIR:-/tmp}/ktb-qc-XXXXXX"); trap 'rm -rf "$W"' EXIT
 truncate -s 64M "$W/base.raw"; qemu-img create -q -f qcow2 "$W/base.qcow2" 64M
 QMP='{"execute":"qmp_capabilities"}
 {"execute":"human-monitor-command","arguments":{"command-line":"info qtree"}}
@@ -29,7 +28,7 @@ run() { # name, args...
 }
 for c in base disks overlay numa s3 s3s4; do
 	mkdir -p "$W/$c"
-	mapfile -t args < <("$W/dump" "$c" "$W/$c" "$W/$c/qga.sock" "$W/base.raw" "$W/base.qcow2") || { echo "$c: dump failed"; fails=$((fails+1)); continue; }
+	mapfile -t args < <("$HW_ARGV_DUMP" "$c" "$W/$c" "$W/$c/qga.sock" "$W/base.raw" "$W/base.qcow2") || { echo "$c: dump failed"; fails=$((fails+1)); continue; }
 	# the harness reads the console on stdout; here stdout is the QMP monitor
 	for i in "${!args[@]}"; do [ "${args[$i]}" = stdio ] && args[$i]=null; done
 	run "$c" "${args[@]}" || fails=$((fails+1))
