@@ -230,7 +230,7 @@ static int init_wait_disks(const char *ids, int timeout_ms, char *missing, size_
 }
 
 /* ktb.resume=MAJ:MIN or ktb.resume=ID: point the kernel at the hibernation
- * image before anything touches the disks, as RECIPES.md describes. */
+ * image before anything touches the disks, as hibernation resume requires. */
 static void init_resume(const char *arg)
 {
 	char missing[256], majmin[64];

@@ -85,7 +85,7 @@ static int io_parse_u64(const char *s, uint64_t *v)
 	char *end;
 
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10) /* never octal */;
 	return (errno || end == s || *end || *s == '-') ? -EINVAL : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,6 +16,7 @@
 struct boot_cli {
 	struct kernel_choice k;
 	const char *scenario, *append, *memory, *sleep;
+	const char *cmdline;       /* the scenario's kernel.cmdline */
 	unsigned cpus;
 	struct machine m;          /* built from flags when no --scenario */
 };
@@ -205,6 +207,12 @@ static char *boot_append(const struct machine *m, const struct boot_cli *c)
 		free(s);
 		s = n;
 	}
+	if (c->cmdline) {
+		char *n = xasprintf("%s %s", s, c->cmdline);
+
+		free(s);
+		s = n;
+	}
 	if (c->append) {
 		char *n = xasprintf("%s %s", s, c->append);
 
@@ -232,6 +240,12 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	}
 	argv_init(&a);
 	l.kernel = machine_needs_bios_boot(m) || !img->vmlinux ? img->bzimage : img->vmlinux;
+	if (!l.kernel) {
+		fprintf(stderr, "ktb boot: the machine offers S3, which needs a bzImage, but the "
+				"image has only a vmlinux\n");
+		ret = KTB_EXIT_USAGE;
+		goto out;
+	}
 	l.append = boot_append(m, c);
 	l.qmp_path = xasprintf("%s/qmp.sock", dir);
 	l.qga_path = xasprintf("%s/qga.sock", dir);
@@ -252,7 +266,9 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	}
 	while (!proc_wait(&p, 1000))
 		;
-	ret = 0;
+	ret = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 ? 0 : KTB_EXIT_UNTESTED;
+	if (ret)
+		fprintf(stderr, "ktb boot: QEMU %s\n", proc_describe(&p));
 out:
 	rm_rf(dir);
 	free(dir);
@@ -279,6 +295,14 @@ int cli_boot(int argc, char **argv)
 	if (ret)
 		goto out;
 	m = c.scenario ? set.items[0]->machine : &c.m;
+	if (c.scenario && set.items[0]->kernel)
+		c.cmdline = set.items[0]->kernel->cmdline;
+	if (c.scenario && (c.m.disks_count || c.m.numa || c.m.cpus || c.m.memory || c.m.sleep)) {
+		fprintf(stderr, "ktb boot: --scenario takes the whole machine from the scenario; "
+				"drop the hardware flags, or the --scenario\n");
+		ret = KTB_EXIT_USAGE;
+		goto out;
+	}
 	if (machine_validate(m, &he)) {
 		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
 		ret = KTB_EXIT_USAGE;

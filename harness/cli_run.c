@@ -163,11 +163,12 @@ int cli_run(int argc, char **argv)
 		report_tap(&rr, stdout);
 	else
 		report_term_summary(&rr, stdout);
-	if ((c.json && write_report(c.json, report_json, &rr)) ||
-	    (c.junit && write_report(c.junit, report_junit, &rr)))
-		ret = ret ? ret : KTB_EXIT_UNTESTED;
 	if (!ret)
 		ret = run_result_exit_code(&rr);
+	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
+	if (((c.json && write_report(c.json, report_json, &rr)) ||
+	     (c.junit && write_report(c.junit, report_junit, &rr))) && !ret)
+		ret = KTB_EXIT_UNTESTED;
 	run_result_free(&rr);
 out:
 	image_free(&img);

@@ -116,6 +116,8 @@ static bool expect_equal(const json_t *a, const json_t *b)
 	json_t *va;
 	size_t i;
 
+	if (!a || !b)
+		return a == b;
 	if (json_is_integer(a) && json_is_integer(b))
 		return json_integer_value(a) == json_integer_value(b);
 	if (json_is_number(a) && json_is_number(b))

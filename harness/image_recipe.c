@@ -5,6 +5,7 @@
 
 #include <cyaml/cyaml.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,35 @@ static void cyaml_log_collect(cyaml_log_t level, void *ctx, const char *fmt, va_
 	if (!log->msg[0])
 		snprintf(log->msg, sizeof(log->msg), "%s",
 			 strncmp(buf, "Load: ", 6) ? buf : buf + 6);
+}
+
+static bool key_at(const char *text, const char *p, const char *key)
+{
+	size_t n = strlen(key);
+
+	return !strncmp(p, key, n) && p[n] == ':' &&
+	       (p == text || strchr(" \t{,-\n", p[-1]));
+}
+
+/* libcyaml places an unknown key where the previous value ended, often a
+ * line early: look for the key itself from there on. */
+static void log_find_key(struct cyaml_log *log, const char *path)
+{
+	const char *key = log->msg + strlen("Unexpected key: ");
+	char *text = read_file(path, NULL), *p, *bol;
+	unsigned line = 1;
+
+	for (p = bol = text; p && *p; p++) {
+		if (*p == '\n') {
+			line++;
+			bol = p + 1;
+		} else if (line >= log->line && key_at(text, p, key)) {
+			log->line = line;
+			log->col = (unsigned)(p - bol) + 1;
+			break;
+		}
+	}
+	free(text);
 }
 
 static const cyaml_config_t recipe_config_template = {
@@ -138,6 +168,8 @@ int image_recipe_load(const char *path, struct image_recipe **out, char *err, si
 	config.log_ctx = &log;
 	cerr = cyaml_load_file(path, &config, &recipe_schema, (void **)&r, NULL);
 	if (cerr != CYAML_OK) {
+		if (!strncmp(log.msg, "Unexpected key: ", 16))
+			log_find_key(&log, path);
 		snprintf(err, errlen, "%s:%u:%u: %s", path, log.line, log.col,
 			 log.msg[0] ? log.msg : cyaml_strerror(cerr));
 		return -EINVAL;

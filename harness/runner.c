@@ -378,6 +378,8 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 						   r->artifacts, strerror(errno));
 		r->duration_ms = now_ms() - t0;
 		free(workdir);
+		if (!mkdir_p(r->artifacts, 0755))
+			write_result(r);
 		return 0;
 	}
 	c.deadline = t0 + s->timeout_ms;

@@ -736,6 +736,18 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 	snprintf(f, sizeof(f), "%s.wait", path);
 	if (parse_duration_ms(st->wait, &st->wait_ms) < 0)
 		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 5s, 2m", st->wait);
+	if (st->wait_for) {
+		regex_t re;
+		char why[128];
+		int r = regcomp(&re, st->wait_for, REG_EXTENDED | REG_NOSUB);
+
+		snprintf(f, sizeof(f), "%s.for", path);
+		if (r) {
+			regerror(r, &re, why, sizeof(why));
+			return fail(c, f, "not a POSIX extended regular expression: %s", why);
+		}
+		regfree(&re);
+	}
 	return 0;
 }
 

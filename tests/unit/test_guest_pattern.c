@@ -172,6 +172,8 @@ static void test_size_parse(void **state)
 	assert_int_equal(v, 512);
 	assert_int_equal(size_parse("0x1000", &v), 0);
 	assert_int_equal(v, 4096);
+	assert_int_equal(size_parse("010M", &v), 0); /* decimal, not octal */
+	assert_int_equal(v, 10ULL << 20);
 	assert_int_equal(size_parse("", &v), -EINVAL);
 	assert_int_equal(size_parse("k", &v), -EINVAL);
 	assert_int_equal(size_parse("-1", &v), -EINVAL);
