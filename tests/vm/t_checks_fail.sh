@@ -13,6 +13,9 @@ must_fail() {
 # 4Kn checks: a 512n disk must fail the geometry check
 must_fail "$(mutate disk-4kn-virtio 's/sector: 4kn/sector: 512n/')" \
 	'logical_block_size: expected 4096, got 512'
+# the 512-byte O_DIRECT refusal: on a 512n disk (geometry step removed) it is accepted
+must_fail "$(mutate disk-4kn-scsi 's/sector: 4kn/sector: 512n/; /ktb-probe disk data/,/physical_block_size/d')" \
+	'exit: expected 1, got 0'
 # 512e check: a 512n disk must fail on the physical block size
 must_fail "$(mutate disk-512e 's/sector: 512e/sector: 512n/')" \
 	'physical_block_size: expected 4096, got 512'
@@ -20,6 +23,11 @@ must_fail "$(mutate disk-512e 's/sector: 512e/sector: 512n/')" \
 must_fail "$(mutate numa-2node '/^    distances:/s/21/31/g')" 'distances'
 # smoke: one CPU instead of two
 must_fail "$(mutate smoke 's/cpus: 2/cpus: 1/')" 'online: expected 2, got 1'
+# the console wait: the guest never prints the marker
+must_fail "$(mutate smoke 's/echo "ktb smoke marker"/echo "something else"/')" \
+	'the console did not show /ktb smoke marker/'
+# the QMP step's expectation: the VM is running, not paused
+must_fail "$(mutate smoke 's/status: running/status: paused/')" 'status: expected "paused"'
 # ktb-io verify: a block corrupted on purpose is found, by LBA
 must_fail "$(mutate disk-4kn-nvme 's/--mode rand$/--mode rand --corrupt 64/')" 'mismatches'
 result=$(ls "$(artifacts)"/*/disk-4kn-nvme-broken/result.json | tail -1)
