@@ -10,21 +10,23 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define APT_LISTS "/var/lib/apt/lists"
 
-const char *const image_guest_files[] = { "init", "ktb-probe", "ktb-io", NULL };
+const char *const image_guest_files[] = {"init", "ktb-probe", "ktb-io", NULL};
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
@@ -165,8 +167,7 @@ static int hash_tree(struct sha256 *s, const char *tag, const char *dir, const c
 	return ret;
 }
 
-static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *err,
-		       size_t errlen)
+static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *err, size_t errlen)
 {
 	int ret;
 
@@ -186,8 +187,7 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 	return 0;
 }
 
-static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *err,
-			 size_t errlen)
+static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *err, size_t errlen)
 {
 	size_t i;
 	int ret;
@@ -213,8 +213,7 @@ static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *
 	return 0;
 }
 
-int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *err,
-	      size_t errlen)
+int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *err, size_t errlen)
 {
 	struct sha256 s;
 	size_t i;
@@ -247,7 +246,7 @@ int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *
  * -errno when it could not start. */
 static int run_argv(char *const argv[], char **out, int logfd)
 {
-	int pfd[2] = { -1, -1 }, status;
+	int pfd[2] = {-1, -1}, status;
 	size_t len = 0, cap = 0;
 	pid_t pid;
 
@@ -260,6 +259,8 @@ static int run_argv(char *const argv[], char **out, int logfd)
 	}
 	if (!pid) {
 		int devnull = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed ktb stops its build */
 
 		dup2(out ? pfd[1] : logfd >= 0 ? logfd : 1, 1);
 		dup2(out ? devnull : logfd >= 0 ? logfd : 2, 2);
@@ -317,7 +318,8 @@ static void versions_from_memo(const char *text, char **pkgs, char **vers, size_
 	const char *line;
 	size_t i, pl;
 
-	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		for (i = 0; i < n; i++) {
 			pl = strlen(pkgs[i]);
 			if (!vers[i] && !strncmp(line, pkgs[i], pl) && line[pl] == ' ')
@@ -332,7 +334,8 @@ static void versions_from_policy(const char *text, char **pkgs, char **vers, siz
 	const char *line, *cur = NULL;
 	size_t i, curlen = 0;
 
-	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		size_t len = strcspn(line, "\n");
 
 		if (line[0] != ' ' && len && line[len - 1] == ':') {
@@ -458,7 +461,8 @@ static int deb_versions(const char *cache, char **pkgs, char **vers, size_t n, c
 		if (!vers[i])
 			ret = fail(err, errlen, -EIO,
 				   "package %s: apt knows no version of it and none is cached in "
-				   "%s; run 'apt-get update' (or check the name)", pkgs[i], debdir);
+				   "%s; run 'apt-get update' (or check the name)",
+				   pkgs[i], debdir);
 	}
 	if (!ret && missing)
 		versions_save(memo, want, text, pkgs, vers, n);
@@ -477,11 +481,11 @@ struct build {
 	char *recipe_path;
 	char *builder;
 	const char *cache;
-	char *pkgs[64];               /* Debian packages, the kernel's first */
+	char *pkgs[64]; /* Debian packages, the kernel's first */
 	char *vers[64];
-	char *debs[64];               /* "pkg=version" */
+	char *debs[64]; /* "pkg=version" */
 	size_t npkgs;
-	char **bins;                  /* host programs, absolute */
+	char **bins; /* host programs, absolute */
 	bool kernel_deb;
 	char key[IMAGE_KEY_LEN + 1];
 };
@@ -503,7 +507,8 @@ static int build_packages(struct build *b, char *err, size_t errlen)
 	unsigned i;
 
 	if (o->kernel_path && o->kernel_abi)
-		return fail(err, errlen, -EINVAL, "--kernel ABI and --kernel PATH exclude each other");
+		return fail(err, errlen, -EINVAL,
+			    "--kernel ABI and --kernel PATH exclude each other");
 	if (o->modules_dir && !o->kernel_path)
 		return fail(err, errlen, -EINVAL, "--modules needs --kernel PATH");
 	b->kernel_deb = !o->kernel_path;
@@ -555,8 +560,9 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 	for (i = 0; i < r->binaries_count; i++) {
 		b->bins[i] = find_program(r->binaries[i]);
 		if (!b->bins[i])
-			return fail(err, errlen, -EIO, "%s: binary %s is not installed on this host",
-				    b->recipe_path, r->binaries[i]);
+			return fail(err, errlen, -EIO,
+				    "%s: binary %s is not installed on this host", b->recipe_path,
+				    r->binaries[i]);
 	}
 	ret = deb_versions(b->cache, b->pkgs, b->vers, b->npkgs, err, errlen);
 	if (ret)
@@ -564,16 +570,16 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 	for (i = 0; i < b->npkgs; i++)
 		b->debs[i] = xasprintf("%s=%s", b->pkgs[i], b->vers[i]);
 	*in = (struct image_inputs){
-		.recipe_path = b->recipe_path,
-		.builder_path = b->builder,
-		.guest_dir = ktb_guest_dir(),
-		.kernel_abi = b->o->kernel_abi,
-		.kernel_path = b->o->kernel_path,
-		.modules_dir = b->o->modules_dir,
-		.debs = b->debs,
-		.debs_count = b->npkgs,
-		.binaries = b->bins,
-		.binaries_count = r->binaries_count,
+	    .recipe_path = b->recipe_path,
+	    .builder_path = b->builder,
+	    .guest_dir = ktb_guest_dir(),
+	    .kernel_abi = b->o->kernel_abi,
+	    .kernel_path = b->o->kernel_path,
+	    .modules_dir = b->o->modules_dir,
+	    .debs = b->debs,
+	    .debs_count = b->npkgs,
+	    .binaries = b->bins,
+	    .binaries_count = r->binaries_count,
 	};
 	return 0;
 }
@@ -661,7 +667,7 @@ static void builder_error(const char *log, char *msg, size_t len)
  * verbose. On failure the log is kept as images/KEY.failed.log. */
 static int build_run(const struct build *b, const char *tmp, char *err, size_t errlen)
 {
-	struct argv a = { 0 };
+	struct argv a = {0};
 	char *log = xasprintf("%s/build.log", tmp), *kept = NULL, msg[512];
 	int fd = -1, ret;
 
@@ -695,8 +701,7 @@ out:
 }
 
 /* A folder without manifest.json is an unfinished build. */
-static int image_load(const char *dir, const char *key, struct image *img, char *err,
-		      size_t errlen)
+static int image_load(const char *dir, const char *key, struct image *img, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/manifest.json", dir);
 	const char *rel, *ird;
@@ -706,12 +711,13 @@ static int image_load(const char *dir, const char *key, struct image *img, char 
 	int ret = 0;
 
 	if (!m) {
-		ret = access(path, F_OK) ? -ENOENT :
-		      fail(err, errlen, -EIO, "%s:%d: %s", path, jerr.line, jerr.text);
+		ret = access(path, F_OK)
+			  ? -ENOENT
+			  : fail(err, errlen, -EIO, "%s:%d: %s", path, jerr.line, jerr.text);
 		goto out;
 	}
-	if (json_unpack_ex(m, &jerr, 0, "{s:s, s?o, s?o, s:s}", "release", &rel, "vmlinux",
-			   &vml, "bzimage", &bz, "initrd", &ird)) {
+	if (json_unpack_ex(m, &jerr, 0, "{s:s, s?o, s?o, s:s}", "release", &rel, "vmlinux", &vml,
+			   "bzimage", &bz, "initrd", &ird)) {
 		ret = fail(err, errlen, -EIO, "%s: %s", path, jerr.text);
 		goto out;
 	}
@@ -743,6 +749,26 @@ static void image_mark_latest(const char *images, const char *name, const char *
 	free(link);
 }
 
+/* Builds killed midway leave .tmp-* folders; whoever holds the lock is the
+ * only builder, so every one of them is stale. */
+static void remove_stale(const char *images)
+{
+	struct dirent **ents;
+	int i, n = scandir(images, &ents, NULL, NULL);
+
+	for (i = 0; i < n; i++) {
+		if (!strncmp(ents[i]->d_name, ".tmp-", 5)) {
+			char *p = xasprintf("%s/%s", images, ents[i]->d_name);
+
+			rm_rf(p);
+			free(p);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
 /* Build into a temporary folder beside the final one and rename it into
  * place: an interrupted build never looks finished. The lock keeps two
  * workers from building the same thing at once. */
@@ -754,15 +780,17 @@ static int image_build(const struct build *b, const char *dir, struct image *img
 	int fd = -1, ret;
 
 	if (!mkdir_p(images, 0755))
-		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		/* no O_CLOEXEC: the builder holds the lock too, until its very
+		 * last process is gone, even if we are killed first */
+		fd = open(lock, O_RDWR | O_CREAT, 0644);
 	if (fd < 0 || flock(fd, LOCK_EX)) {
 		ret = fail(err, errlen, -EIO, "%s: %s", lock, strerror(errno));
 		goto out;
 	}
-	ret = image_load(dir, b->key, img, err, errlen);      /* built while we waited? */
+	ret = image_load(dir, b->key, img, err, errlen); /* built while we waited? */
 	if (ret != -ENOENT)
 		goto out;
-	rm_rf(tmp);
+	remove_stale(images);
 	if (mkdir_p(tmp, 0755)) {
 		ret = fail(err, errlen, -EIO, "%s: %s", tmp, strerror(errno));
 		goto out;
@@ -788,7 +816,7 @@ out:
 
 int image_ensure(const struct image_opts *o, struct image *out, char *err, size_t errlen)
 {
-	struct build b = { .o = o };
+	struct build b = {.o = o};
 	struct image_inputs in;
 	char *dir = NULL;
 	int ret;
@@ -796,7 +824,8 @@ int image_ensure(const struct image_opts *o, struct image *out, char *err, size_
 	memset(out, 0, sizeof(*out));
 	b.cache = ktb_cache_dir();
 	if (!b.cache)
-		return fail(err, errlen, -EIO, "cannot create the cache folder (XDG_CACHE_HOME, HOME)");
+		return fail(err, errlen, -EIO,
+			    "cannot create the cache folder (XDG_CACHE_HOME, HOME)");
 	b.recipe_path = image_recipe_path(o->recipe);
 	b.builder = xasprintf("%s/images/build-image.sh", ktb_source_dir());
 	ret = image_recipe_load(b.recipe_path, &b.recipe, err, errlen);

@@ -13,32 +13,30 @@
 #include <unistd.h>
 
 static const cyaml_schema_value_t string_entry = {
-	CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
 };
 
 static const cyaml_schema_field_t kernel_fields[] = {
-	CYAML_FIELD_STRING_PTR("package", CYAML_FLAG_POINTER, struct image_recipe_kernel,
-			       package, 1, CYAML_UNLIMITED),
-	CYAML_FIELD_END
-};
+    CYAML_FIELD_STRING_PTR("package", CYAML_FLAG_POINTER, struct image_recipe_kernel, package, 1,
+			   CYAML_UNLIMITED),
+    CYAML_FIELD_END};
 
-#define STRING_LIST(key, member)                                                          \
-	CYAML_FIELD_SEQUENCE(key, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe, \
+#define STRING_LIST(key, member)                                                                   \
+	CYAML_FIELD_SEQUENCE(key, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,   \
 			     member, &string_entry, 0, CYAML_UNLIMITED)
 
 static const cyaml_schema_field_t recipe_fields[] = {
-	CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-			       struct image_recipe, name, 1, CYAML_UNLIMITED),
-	CYAML_FIELD_MAPPING_PTR("kernel", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
-				struct image_recipe, kernel, kernel_fields),
-	STRING_LIST("modules", modules),
-	STRING_LIST("binaries", binaries),
-	STRING_LIST("packages", packages),
-	CYAML_FIELD_END
-};
+    CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,
+			   name, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_MAPPING_PTR("kernel", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,
+			    kernel, kernel_fields),
+    STRING_LIST("modules", modules),
+    STRING_LIST("binaries", binaries),
+    STRING_LIST("packages", packages),
+    CYAML_FIELD_END};
 
 static const cyaml_schema_value_t recipe_schema = {
-	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct image_recipe, recipe_fields),
+    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct image_recipe, recipe_fields),
 };
 
 /* What libcyaml said: its first error, and the first place its backtrace
@@ -74,8 +72,7 @@ static bool key_at(const char *text, const char *p, const char *key)
 {
 	size_t n = strlen(key);
 
-	return !strncmp(p, key, n) && p[n] == ':' &&
-	       (p == text || strchr(" \t{,-\n", p[-1]));
+	return !strncmp(p, key, n) && p[n] == ':' && (p == text || strchr(" \t{,-\n", p[-1]));
 }
 
 /* libcyaml places an unknown key where the previous value ended, often a
@@ -100,10 +97,10 @@ static void log_find_key(struct cyaml_log *log, const char *path)
 }
 
 static const cyaml_config_t recipe_config_template = {
-	.log_fn = cyaml_log_collect,
-	.mem_fn = cyaml_mem,
-	.log_level = CYAML_LOG_ERROR,
-	.flags = CYAML_CFG_DEFAULT,
+    .log_fn = cyaml_log_collect,
+    .mem_fn = cyaml_mem,
+    .log_level = CYAML_LOG_ERROR,
+    .flags = CYAML_CFG_DEFAULT,
 };
 
 /* Names end up on the builder's command line and in file names: keep them to
@@ -117,15 +114,15 @@ static int name_ok(const char *s, const char *extra)
 	return 1;
 }
 
-static int check_list(const char *path, const char *field, char **v, unsigned n,
-		      const char *extra, char *err, size_t errlen)
+static int check_list(const char *path, const char *field, char **v, unsigned n, const char *extra,
+		      char *err, size_t errlen)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		if (!v[i][0] || v[i][0] == '-' || !name_ok(v[i], extra)) {
-			snprintf(err, errlen, "%s: %s[%u]: '%s' is not a valid name", path, field, i,
-				 v[i]);
+			snprintf(err, errlen, "%s: %s[%u]: '%s' is not a valid name", path, field,
+				 i, v[i]);
 			return -EINVAL;
 		}
 	}
@@ -154,7 +151,7 @@ static int recipe_check(const char *path, struct image_recipe *r, char *err, siz
 int image_recipe_load(const char *path, struct image_recipe **out, char *err, size_t errlen)
 {
 	cyaml_config_t config = recipe_config_template;
-	struct cyaml_log log = { .msg = "" };
+	struct cyaml_log log = {.msg = ""};
 	struct image_recipe *r = NULL;
 	cyaml_err_t cerr;
 	int ret;

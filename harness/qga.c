@@ -1,11 +1,9 @@
 #include "qga.h"
 
-#include "jsonstream.h"
-#include "loop.h"
+#include "jsonclient.h"
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,37 +18,24 @@
 #define QGA_POLL_MAX_MS 200
 
 struct qga {
-	struct loop *loop;
-	int fd;
-	FILE *log;
-	struct jsonstream js;
+	struct jsonclient c;
 	bool synced;	    /* replies now come in the order of our requests */
 	bool waiting;	    /* a request is outstanding */
-	int err;	    /* sticky: -EPIPE once the peer hung up */
-	int proto_err;	    /* -EPROTO for the waiting request */
 	json_int_t sync_id; /* the id of our latest guest-sync-delimited */
-	json_t *reply;
 };
 
-static void qga_log(struct qga *g, const char *dir, const json_t *msg, const char *note)
+static const char *qga_on_garbage(void *ctx)
 {
-	jsonstream_log(g->log, loop_now(g->loop), dir, msg, NULL, note);
-}
-
-static void qga_on_garbage(struct qga *g, const char *line)
-{
-	const char *note = "not JSON: ignored";
+	struct qga *g = ctx;
 
 	/* Before sync, stale bytes from an earlier client are expected. */
-	if (!g->synced) {
-		note = "not JSON: dropped while syncing";
-	} else if (g->waiting) {
-		g->proto_err = -EPROTO;
-		g->synced = false;
-		note = "not JSON: fails the waiting request";
-	}
-	jsonstream_log(g->log, loop_now(g->loop), "in", NULL, line ? line : "(over-long line)",
-		       note);
+	if (!g->synced)
+		return "not JSON: dropped while syncing";
+	if (!g->waiting)
+		return "not JSON: ignored";
+	g->c.proto_err = -EPROTO;
+	g->synced = false;
+	return "not JSON: fails the waiting request";
 }
 
 static const char *qga_on_sync_reply(struct qga *g, json_t *msg)
@@ -67,126 +52,58 @@ static const char *qga_on_reply(struct qga *g, json_t *msg)
 {
 	if (!g->synced)
 		return qga_on_sync_reply(g, msg);
-	if (!g->waiting || g->reply)
+	if (!g->waiting || g->c.reply)
 		return "dropped: no request outstanding";
-	g->reply = json_incref(msg);
+	g->c.reply = json_incref(msg);
 	return NULL;
 }
 
-static void qga_on_line(void *ctx, char *line, size_t len)
+static const char *qga_on_msg(void *ctx, json_t *msg)
 {
-	struct qga *g = ctx;
-	const char *note;
-	bool empty = false;
-	json_t *msg = line ? jsonstream_parse(line, len, &empty) : NULL;
-
-	if (!msg) {
-		if (!empty)
-			qga_on_garbage(g, line);
-		return;
-	}
 	if (json_object_get(msg, "return") || json_object_get(msg, "error"))
-		note = qga_on_reply(g, msg);
-	else
-		note = "dropped: not a reply";
-	qga_log(g, "in", msg, note);
-	json_decref(msg);
+		return qga_on_reply(ctx, msg);
+	return "dropped: not a reply";
 }
 
-static int qga_on_read(void *ctx, int fd)
-{
-	struct qga *g = ctx;
-	int ret = jsonstream_read(&g->js, fd, qga_on_line, g);
-
-	if (ret < 0)
-		g->err = ret;
-	return ret;
-}
+static const struct jsonclient_ops qga_ops = {
+    .on_msg = qga_on_msg,
+    .on_garbage = qga_on_garbage,
+};
 
 struct qga *qga_new(struct loop *l, int fd, FILE *log)
 {
-	struct qga *g;
-	int flags = fcntl(fd, F_GETFL);
+	struct qga *g = xcalloc(1, sizeof(*g));
 
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		goto err_close;
-	g = xcalloc(1, sizeof(*g));
-	g->loop = l;
-	g->fd = fd;
-	g->log = log;
+	/* reset_on_ff: 0xFF ends whatever partial reply an earlier client left. */
+	if (jsonclient_init(&g->c, l, fd, log, true, &qga_ops, g) < 0) {
+		free(g);
+		return NULL;
+	}
 	/* Ids unlikely to match what an earlier client left in the channel. */
 	g->sync_id = (json_int_t)(getpid() % 100000) * 1000000 + now_ms() % 1000000;
-	jsonstream_init(&g->js, true);
-	if (loop_add(l, fd, qga_on_read, g) < 0)
-		goto err_free;
 	return g;
-
-err_free:
-	free(g);
-err_close:
-	close(fd);
-	return NULL;
 }
 
 void qga_free(struct qga *g)
 {
 	if (!g)
 		return;
-	loop_del(g->loop, g->fd);
-	close(g->fd);
-	jsonstream_release(&g->js);
-	json_decref(g->reply);
+	jsonclient_release(&g->c);
 	free(g);
 }
 
-static bool qga_synced(void *ctx)
+static bool qga_done_sync(void *ctx)
 {
 	struct qga *g = ctx;
 
-	return g->synced || g->err;
-}
-
-static bool qga_replied(void *ctx)
-{
-	struct qga *g = ctx;
-
-	return g->reply || g->err || g->proto_err;
-}
-
-/* Like loop_run_until, but a hang-up or garbage ends the wait with its own
- * error; done() says whether what we waited for arrived. */
-static int qga_wait(struct qga *g, loop_cond_fn cond, bool (*done)(struct qga *g), int64_t deadline)
-{
-	int rc;
-
-	g->proto_err = 0;
-	rc = loop_run_until(g->loop, cond, g, deadline);
-	if (rc == -ECANCELED)
-		return rc;
-	if (done(g))
-		return 0;
-	if (g->proto_err) {
-		rc = g->proto_err;
-		g->proto_err = 0;
-		return rc;
-	}
-	return g->err ? g->err : rc;
-}
-
-static bool qga_done_sync(struct qga *g)
-{
 	return g->synced;
 }
 
-static bool qga_done_reply(struct qga *g)
+static bool qga_done_reply(void *ctx)
 {
-	return g->reply != NULL;
-}
+	struct qga *g = ctx;
 
-static int qga_send(struct qga *g, const char *prefix, const json_t *msg, int64_t deadline)
-{
-	qga_log(g, "out", msg, NULL);
-	return jsonstream_send(g->fd, prefix, msg, deadline - loop_now(g->loop));
+	return g->c.reply != NULL;
 }
 
 /* One guest-sync-delimited, led by 0xFF so that the agent, too, drops
@@ -201,7 +118,7 @@ static int qga_send_sync(struct qga *g, int64_t deadline)
 			g->sync_id);
 	if (!msg)
 		return -ENOMEM;
-	rc = qga_send(g, "\xff", msg, deadline);
+	rc = jsonclient_send(&g->c, "\xff", msg, deadline);
 	json_decref(msg);
 	return rc;
 }
@@ -216,40 +133,19 @@ int qga_sync(struct qga *g, int retry_ms, int64_t deadline)
 	int rc;
 
 	g->synced = false;
-	json_decref(g->reply);
-	g->reply = NULL;
+	json_decref(g->c.reply);
+	g->c.reply = NULL;
 	do {
-		int64_t until = loop_now(g->loop) + wait;
+		int64_t until = loop_now(g->c.loop) + wait;
 
-		if (g->err)
-			return g->err;
+		if (g->c.err)
+			return g->c.err;
 		rc = qga_send_sync(g, deadline);
 		if (rc < 0)
 			return rc;
-		rc = qga_wait(g, qga_synced, qga_done_sync, until < deadline ? until : deadline);
+		rc = jsonclient_wait(&g->c, qga_done_sync, g, until < deadline ? until : deadline);
 		wait = 2 * wait < max_wait ? 2 * wait : max_wait;
-	} while (rc == -ETIMEDOUT && loop_now(g->loop) < deadline);
-	return rc;
-}
-
-static int qga_take_reply(struct qga *g, json_t **ret, char **errmsg)
-{
-	json_t *r = g->reply;
-	json_t *e = json_object_get(r, "error");
-	int rc = 0;
-
-	g->reply = NULL;
-	if (e) {
-		const char *desc = json_string_value(json_object_get(e, "desc"));
-		const char *cls = json_string_value(json_object_get(e, "class"));
-
-		if (errmsg)
-			*errmsg = xstrdup(desc ? desc : cls ? cls : "error without desc");
-		rc = -EREMOTEIO;
-	} else if (ret) {
-		*ret = json_incref(json_object_get(r, "return"));
-	}
-	json_decref(r);
+	} while (rc == -ETIMEDOUT && loop_now(g->c.loop) < deadline);
 	return rc;
 }
 
@@ -259,12 +155,9 @@ int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char
 	json_t *msg = NULL;
 	int rc;
 
-	if (ret)
-		*ret = NULL;
-	if (errmsg)
-		*errmsg = NULL;
-	if (g->err)
-		return g->err;
+	rc = jsonclient_begin(&g->c, ret, errmsg);
+	if (rc < 0)
+		return rc;
 	if (!g->synced) {
 		rc = qga_sync(g, QGA_RESYNC_RETRY_MS, deadline);
 		if (rc < 0)
@@ -275,14 +168,14 @@ int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char
 		return -EINVAL;
 	if (args)
 		json_object_set(msg, "arguments", args);
-	rc = qga_send(g, NULL, msg, deadline);
+	rc = jsonclient_send(&g->c, NULL, msg, deadline);
 	if (rc < 0)
 		goto out;
 	g->waiting = true;
-	rc = qga_wait(g, qga_replied, qga_done_reply, deadline);
+	rc = jsonclient_wait(&g->c, qga_done_reply, g, deadline);
 	g->waiting = false;
 	if (rc == 0)
-		rc = qga_take_reply(g, ret, errmsg);
+		rc = jsonclient_take_reply(&g->c, ret, errmsg);
 	else
 		g->synced = false; /* its reply may still come: resync next time */
 out:
@@ -393,9 +286,9 @@ static int qga_exec_poll(struct qga *g, json_int_t pid, struct qga_exec_result *
 		json_decref(st);
 		if (rc <= 0)
 			break;
-		next = loop_now(g->loop) + delay;
-		rc = loop_run_until(g->loop, NULL, NULL, next < deadline ? next : deadline);
-		if (rc == 0 && loop_now(g->loop) >= deadline)
+		next = loop_now(g->c.loop) + delay;
+		rc = loop_run_until(g->c.loop, NULL, NULL, next < deadline ? next : deadline);
+		if (rc == 0 && loop_now(g->c.loop) >= deadline)
 			rc = -ETIMEDOUT;
 		if (rc < 0)
 			break;

@@ -1,15 +1,12 @@
 #include "qmp.h"
 
-#include "jsonstream.h"
-#include "loop.h"
+#include "jsonclient.h"
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Events nobody waits for (BALLOON_CHANGE, RTC_CHANGE...) must not grow
  * without bound: past this many the oldest is dropped. */
@@ -18,17 +15,11 @@
 enum qmp_kind { QMP_GREETING, QMP_EVENT, QMP_REPLY, QMP_UNKNOWN };
 
 struct qmp {
-	struct loop *loop;
-	int fd;
-	FILE *log;
-	struct jsonstream js;
+	struct jsonclient c; /* c.reply: the outstanding command's reply */
 	bool greeted;
-	bool waiting;  /* a call is waiting: garbage fails it */
-	int err;       /* sticky: -EPIPE once the peer hung up */
-	int proto_err; /* -EPROTO for the waiting call */
+	bool waiting; /* a call is waiting: garbage fails it */
 	json_int_t next_id;
 	json_int_t want_id; /* id of the outstanding command; 0: none */
-	json_t *reply;	    /* its reply, once it is here */
 	struct qmp_event **events;
 	size_t nevents, cap;
 };
@@ -37,7 +28,7 @@ struct qmp {
 struct qmp_wait {
 	struct qmp *q;
 	const char *event; /* qmp_wait_event: the name, NULL for any */
-	bool (*have)(struct qmp_wait *w);
+	loop_cond_fn have; /* called with the qmp_wait */
 };
 
 void qmp_event_free(struct qmp_event *ev)
@@ -47,11 +38,6 @@ void qmp_event_free(struct qmp_event *ev)
 	free(ev->name);
 	json_decref(ev->data);
 	free(ev);
-}
-
-static void qmp_log(struct qmp *q, const char *dir, const json_t *msg, const char *note)
-{
-	jsonstream_log(q->log, loop_now(q->loop), dir, msg, NULL, note);
 }
 
 static enum qmp_kind qmp_classify(const json_t *msg)
@@ -81,7 +67,7 @@ static const char *qmp_on_event(struct qmp *q, json_t *msg)
 
 	ev->name = xstrdup(json_string_value(json_object_get(msg, "event")));
 	ev->data = json_incref(json_object_get(msg, "data"));
-	ev->host_ms = loop_now(q->loop);
+	ev->host_ms = loop_now(q->c.loop);
 	if (q->nevents == QMP_MAX_EVENTS) {
 		qmp_event_free(q->events[0]);
 		memmove(q->events, q->events + 1, --q->nevents * sizeof(*q->events));
@@ -103,139 +89,81 @@ static const char *qmp_on_reply(struct qmp *q, json_t *msg)
 
 	if (!q->want_id || !json_is_integer(id) || json_integer_value(id) != q->want_id)
 		return "dropped: no command waits for this id";
-	json_decref(q->reply);
-	q->reply = json_incref(msg);
+	json_decref(q->c.reply);
+	q->c.reply = json_incref(msg);
 	return NULL;
 }
 
-static void qmp_on_garbage(struct qmp *q, const char *line)
+static const char *qmp_on_garbage(void *ctx)
 {
-	const char *note = "not JSON: ignored";
+	struct qmp *q = ctx;
 
 	/* Skipping it could leave a waiting call to time out on a reply that
 	 * was mangled; failing fast says what really happened. */
-	if (q->waiting) {
-		q->proto_err = -EPROTO;
-		note = "not JSON: fails the waiting call";
-	}
-	jsonstream_log(q->log, loop_now(q->loop), "in", NULL, line ? line : "(over-long line)",
-		       note);
+	if (!q->waiting)
+		return "not JSON: ignored";
+	q->c.proto_err = -EPROTO;
+	return "not JSON: fails the waiting call";
 }
 
-static void qmp_on_line(void *ctx, char *line, size_t len)
+static const char *qmp_on_msg(void *ctx, json_t *msg)
 {
 	struct qmp *q = ctx;
-	const char *note;
-	bool empty = false;
-	json_t *msg = line ? jsonstream_parse(line, len, &empty) : NULL;
 
-	if (!msg) {
-		if (!empty)
-			qmp_on_garbage(q, line);
-		return;
-	}
 	switch (qmp_classify(msg)) {
 	case QMP_GREETING:
-		note = qmp_on_greeting(q, msg);
-		break;
+		return qmp_on_greeting(q, msg);
 	case QMP_EVENT:
-		note = qmp_on_event(q, msg);
-		break;
+		return qmp_on_event(q, msg);
 	case QMP_REPLY:
-		note = qmp_on_reply(q, msg);
-		break;
+		return qmp_on_reply(q, msg);
 	default:
-		note = "dropped: not a QMP message";
+		return "dropped: not a QMP message";
 	}
-	qmp_log(q, "in", msg, note);
-	json_decref(msg);
 }
 
-static int qmp_on_read(void *ctx, int fd)
-{
-	struct qmp *q = ctx;
-	int ret = jsonstream_read(&q->js, fd, qmp_on_line, q);
-
-	if (ret < 0)
-		q->err = ret;
-	return ret;
-}
+static const struct jsonclient_ops qmp_ops = {
+    .on_msg = qmp_on_msg,
+    .on_garbage = qmp_on_garbage,
+};
 
 struct qmp *qmp_new(struct loop *l, int fd, FILE *log)
 {
-	struct qmp *q;
-	int flags = fcntl(fd, F_GETFL);
+	struct qmp *q = xcalloc(1, sizeof(*q));
 
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		goto err_close;
-	q = xcalloc(1, sizeof(*q));
-	q->loop = l;
-	q->fd = fd;
-	q->log = log;
-	jsonstream_init(&q->js, false);
-	if (loop_add(l, fd, qmp_on_read, q) < 0)
-		goto err_free;
+	if (jsonclient_init(&q->c, l, fd, log, false, &qmp_ops, q) < 0) {
+		free(q);
+		return NULL;
+	}
 	return q;
-
-err_free:
-	free(q);
-err_close:
-	close(fd);
-	return NULL;
 }
 
 void qmp_free(struct qmp *q)
 {
 	if (!q)
 		return;
-	loop_del(q->loop, q->fd);
-	close(q->fd);
-	jsonstream_release(&q->js);
-	json_decref(q->reply);
+	jsonclient_release(&q->c);
 	for (size_t i = 0; i < q->nevents; i++)
 		qmp_event_free(q->events[i]);
 	free(q->events);
 	free(q);
 }
 
-static bool qmp_wait_done(void *ctx)
+/* Every QMP wait, unlike the guest agent's sync, fails on garbage. */
+static int qmp_wait(struct qmp_wait *w, int64_t deadline)
+{
+	int rc;
+
+	w->q->waiting = true;
+	rc = jsonclient_wait(&w->q->c, w->have, w, deadline);
+	w->q->waiting = false;
+	return rc;
+}
+
+static bool qmp_have_greeting(void *ctx)
 {
 	struct qmp_wait *w = ctx;
 
-	return w->have(w) || w->q->err || w->q->proto_err;
-}
-
-/* 0 once w->have() holds; else why not: -ECANCELED, -EPROTO, -EPIPE or
- * -ETIMEDOUT, in that order of precedence. */
-static int qmp_wait(struct qmp_wait *w, int64_t deadline)
-{
-	struct qmp *q = w->q;
-	int rc;
-
-	q->waiting = true;
-	q->proto_err = 0;
-	rc = loop_run_until(q->loop, qmp_wait_done, w, deadline);
-	q->waiting = false;
-	if (rc == -ECANCELED)
-		return rc;
-	if (w->have(w))
-		return 0;
-	if (q->proto_err) {
-		rc = q->proto_err;
-		q->proto_err = 0;
-		return rc;
-	}
-	return q->err ? q->err : rc;
-}
-
-static int qmp_send(struct qmp *q, const json_t *msg, int64_t deadline)
-{
-	qmp_log(q, "out", msg, NULL);
-	return jsonstream_send(q->fd, NULL, msg, deadline - loop_now(q->loop));
-}
-
-static bool qmp_have_greeting(struct qmp_wait *w)
-{
 	return w->q->greeted;
 }
 
@@ -256,30 +184,11 @@ int qmp_handshake(struct qmp *q, int64_t deadline)
 	return rc;
 }
 
-static bool qmp_have_reply(struct qmp_wait *w)
+static bool qmp_have_reply(void *ctx)
 {
-	return w->q->reply != NULL;
-}
+	struct qmp_wait *w = ctx;
 
-static int qmp_take_reply(struct qmp *q, json_t **ret, char **errmsg)
-{
-	json_t *r = q->reply;
-	json_t *e = json_object_get(r, "error");
-	int rc = 0;
-
-	q->reply = NULL;
-	if (e) {
-		const char *desc = json_string_value(json_object_get(e, "desc"));
-		const char *cls = json_string_value(json_object_get(e, "class"));
-
-		if (errmsg)
-			*errmsg = xstrdup(desc ? desc : cls ? cls : "error without desc");
-		rc = -EREMOTEIO;
-	} else if (ret) {
-		*ret = json_incref(json_object_get(r, "return"));
-	}
-	json_decref(r);
-	return rc;
+	return w->q->c.reply != NULL;
 }
 
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char **errmsg,
@@ -290,27 +199,24 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char
 	json_t *msg;
 	int rc;
 
-	if (ret)
-		*ret = NULL;
-	if (errmsg)
-		*errmsg = NULL;
-	if (q->err)
-		return q->err;
+	rc = jsonclient_begin(&q->c, ret, errmsg);
+	if (rc < 0)
+		return rc;
 	msg = json_pack("{s:s, s:I}", "execute", cmd, "id", id);
 	if (!msg)
 		return -EINVAL;
 	if (args)
 		json_object_set(msg, "arguments", args);
-	json_decref(q->reply); /* left over from an aborted wait */
-	q->reply = NULL;
-	rc = qmp_send(q, msg, deadline);
+	json_decref(q->c.reply); /* left over from an aborted wait */
+	q->c.reply = NULL;
+	rc = jsonclient_send(&q->c, NULL, msg, deadline);
 	if (rc < 0)
 		goto out;
 	q->want_id = id;
 	rc = qmp_wait(&w, deadline);
 	q->want_id = 0;
 	if (rc == 0)
-		rc = qmp_take_reply(q, ret, errmsg);
+		rc = jsonclient_take_reply(&q->c, ret, errmsg);
 out:
 	json_decref(msg);
 	return rc;
@@ -324,8 +230,10 @@ static ssize_t qmp_find_event(struct qmp *q, const char *name)
 	return -1;
 }
 
-static bool qmp_have_event(struct qmp_wait *w)
+static bool qmp_have_event(void *ctx)
 {
+	struct qmp_wait *w = ctx;
+
 	return qmp_find_event(w->q, w->event) >= 0;
 }
 

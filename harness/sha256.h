@@ -11,9 +11,9 @@
 
 struct sha256 {
 	uint32_t h[8];
-	uint64_t total;           /* bytes fed so far */
+	uint64_t total; /* bytes fed so far */
 	uint8_t buf[64];
-	size_t used;              /* bytes waiting in buf */
+	size_t used; /* bytes waiting in buf */
 };
 
 void sha256_init(struct sha256 *s);

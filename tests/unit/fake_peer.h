@@ -1,6 +1,8 @@
 /* A scripted peer for the JSON protocol tests: a thread on the far end of a
  * socketpair that reads requests and answers them as the script says, so
- * the clients run against the same byte streams QEMU and qemu-ga produce. */
+ * the clients run against the same byte streams QEMU and qemu-ga produce.
+ * A fake_peer_fixture adds what every client under test needs around it:
+ * its loop and an in-memory transcript. */
 #ifndef KTB_TEST_FAKE_PEER_H
 #define KTB_TEST_FAKE_PEER_H
 
@@ -15,6 +17,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "loop.h"
 
 /*
  * Script steps, one string each, NULL-terminated:
@@ -207,6 +211,37 @@ static inline const char *fake_peer_join(struct fake_peer *p)
 		close(p->fd);
 	p->fd = -1;
 	return p->error;
+}
+
+struct fake_peer_fixture {
+	struct loop *loop;
+	struct fake_peer peer;
+	char *log_buf; /* the transcript; fflush(log) before reading it */
+	size_t log_size;
+	FILE *log;
+};
+
+/* Starts the peer on script, a loop and a transcript. Returns the client's
+ * fd (or -errno) for the test to hand to its client. */
+static inline int fake_peer_fixture_start(struct fake_peer_fixture *f, const char *const *script)
+{
+	int fd = fake_peer_start(&f->peer, script);
+
+	f->loop = loop_new();
+	f->log = open_memstream(&f->log_buf, &f->log_size);
+	return fd;
+}
+
+/* Call once the client is freed: a peer answering "*" runs until the
+ * hang-up. Returns the peer's error ("" when the client behaved). */
+static inline const char *fake_peer_fixture_end(struct fake_peer_fixture *f)
+{
+	const char *error = fake_peer_join(&f->peer);
+
+	loop_free(f->loop);
+	fclose(f->log);
+	free(f->log_buf);
+	return error;
 }
 
 #endif

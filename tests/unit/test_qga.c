@@ -24,37 +24,36 @@
 #define RUNNING ">{\"return\": {\"exited\": false}}\n"
 
 struct fixture {
-	struct loop *loop;
+	struct fake_peer_fixture pf;
 	struct qga *g;
-	struct fake_peer peer;
-	char *log_buf;
-	size_t log_size;
-	FILE *log;
 };
 
 static void start(struct fixture *f, const char *const *script)
 {
-	int fd = fake_peer_start(&f->peer, script);
+	int fd = fake_peer_fixture_start(&f->pf, script);
 
 	assert_true(fd >= 0);
-	f->loop = loop_new();
-	f->log = open_memstream(&f->log_buf, &f->log_size);
-	f->g = qga_new(f->loop, fd, f->log);
+	f->g = qga_new(f->pf.loop, fd, f->pf.log);
 	assert_non_null(f->g);
 }
 
 static void finish(struct fixture *f)
 {
 	qga_free(f->g);
-	assert_string_equal(fake_peer_join(&f->peer), "");
-	loop_free(f->loop);
-	fclose(f->log);
-	free(f->log_buf);
+	assert_string_equal(fake_peer_fixture_end(&f->pf), "");
 }
 
 static int64_t in_ms(struct fixture *f, int64_t ms)
 {
-	return loop_now(f->loop) + ms;
+	return loop_now(f->pf.loop) + ms;
+}
+
+/* For the tests about what comes after the first sync (script: SYNC_REQ,
+ * SYNC_OK first). */
+static void start_synced(struct fixture *f, const char *const *script)
+{
+	start(f, script);
+	assert_int_equal(qga_sync(f->g, 1000, in_ms(f, 5000)), 0);
 }
 
 static void test_qga_sync_through_stale_and_garbage(void **state)
@@ -70,11 +69,11 @@ static void test_qga_sync_through_stale_and_garbage(void **state)
 	(void)state;
 	start(&f, script);
 	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
-	fflush(f.log);
-	assert_non_null(strstr(f.log_buf, "{\"return\":4242},\"note\":\"dropped: stale"));
-	assert_non_null(strstr(f.log_buf, "\"raw\":\"junk from an earlier session\""));
+	fflush(f.pf.log);
+	assert_non_null(strstr(f.pf.log_buf, "{\"return\":4242},\"note\":\"dropped: stale"));
+	assert_non_null(strstr(f.pf.log_buf, "\"raw\":\"junk from an earlier session\""));
 	/* The half reply went with the 0xFF: nothing else was logged as in. */
-	assert_null(strstr(f.log_buf, "pid"));
+	assert_null(strstr(f.pf.log_buf, "pid"));
 	finish(&f);
 }
 
@@ -97,8 +96,8 @@ static void test_qga_sync_retries(void **state)
 	assert_int_equal(qga_sync(f.g, 30, in_ms(&f, 5000)), 0);
 	assert_true(now_ms() - t0 >= 30);
 	finish(&f); /* the peer's counts are read once it has ended */
-	assert_true(f.peer.nreq >= 2);
-	assert_true(f.peer.ids[1] > f.peer.ids[0]);
+	assert_true(f.pf.peer.nreq >= 2);
+	assert_true(f.pf.peer.ids[1] > f.pf.peer.ids[0]);
 }
 
 static void test_qga_sync_timeout(void **state)
@@ -112,7 +111,7 @@ static void test_qga_sync_timeout(void **state)
 	assert_int_equal(qga_sync(f.g, 20, in_ms(&f, 100)), -ETIMEDOUT);
 	assert_true(now_ms() - t0 >= 100 && now_ms() - t0 < 1000);
 	finish(&f);
-	assert_true(f.peer.nreq >= 2); /* at 0, 20 and 60 ms unless loaded */
+	assert_true(f.pf.peer.nreq >= 2); /* at 0, 20 and 60 ms unless loaded */
 }
 
 static void test_qga_exec_output(void **state)
@@ -137,8 +136,7 @@ static void test_qga_exec_output(void **state)
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	assert_int_equal(
 	    qga_exec(f.g, "echo hello; echo oops >&2; exit 3", env, &res, in_ms(&f, 5000)), 0);
 	assert_int_equal(res.exit_code, 3);
@@ -190,8 +188,7 @@ static void test_qga_exec_timeout(void **state)
 	int64_t t0;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	t0 = now_ms();
 	assert_int_equal(qga_exec(f.g, "sleep 100", NULL, &res, in_ms(&f, 300)), -ETIMEDOUT);
 	assert_true(now_ms() - t0 >= 300 && now_ms() - t0 < 1500);
@@ -199,7 +196,7 @@ static void test_qga_exec_timeout(void **state)
 	qga_exec_result_free(&res);
 	finish(&f);
 	/* Backing off from 20 ms: a handful of status polls, not 15. */
-	assert_true(f.peer.nreq - 2 >= 2 && f.peer.nreq - 2 <= 10);
+	assert_true(f.pf.peer.nreq - 2 >= 2 && f.pf.peer.nreq - 2 <= 10);
 }
 
 static void test_qga_exec_error(void **state)
@@ -213,8 +210,7 @@ static void test_qga_exec_error(void **state)
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	assert_int_equal(qga_exec(f.g, "true", NULL, &res, in_ms(&f, 5000)), -EREMOTEIO);
 	assert_non_null(strstr(res.err, "Failed to execute child process"));
 	assert_int_equal(res.err_len, strlen(res.err));
@@ -229,8 +225,7 @@ static void test_qga_hangup(void **state)
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	assert_int_equal(qga_exec(f.g, "true", NULL, &res, in_ms(&f, 5000)), -EPIPE);
 	assert_int_equal(qga_sync(f.g, 10, in_ms(&f, 5000)), -EPIPE);
 	finish(&f);
@@ -251,8 +246,7 @@ static void test_qga_resync_after_timeout(void **state)
 	json_t *ret = NULL;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	assert_int_equal(qga_execute(f.g, "guest-ping", NULL, &ret, NULL, in_ms(&f, 50)),
 			 -ETIMEDOUT);
 	assert_int_equal(qga_execute(f.g, "guest-info", NULL, &ret, NULL, in_ms(&f, 5000)), 0);
@@ -268,8 +262,7 @@ static void test_qga_garbage_after_sync(void **state)
 	char *err = NULL;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qga_sync(f.g, 1000, in_ms(&f, 5000)), 0);
+	start_synced(&f, script);
 	assert_int_equal(qga_execute(f.g, "guest-info", NULL, NULL, &err, in_ms(&f, 5000)),
 			 -EPROTO);
 	assert_null(err);

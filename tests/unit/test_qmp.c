@@ -30,40 +30,39 @@
 	"{\"timestamp\": {\"seconds\": 1700000001, \"microseconds\": 3}, "                         \
 	"\"event\": \"BALLOON_CHANGE\", \"data\": {\"actual\": 536870912}}\r\n"
 #define STATUS_OK "{\"return\": {\"status\": \"running\", \"running\": true}, \"id\": $ID}\r\n"
+/* The script's side of a plain handshake. */
+#define HANDSHAKE ">" GREETING, "<qmp_capabilities", ">" CAPS_OK
 
 struct fixture {
-	struct loop *loop;
+	struct fake_peer_fixture pf;
 	struct qmp *q;
-	struct fake_peer peer;
-	char *log_buf;
-	size_t log_size;
-	FILE *log;
 };
 
 static void start(struct fixture *f, const char *const *script)
 {
-	int fd = fake_peer_start(&f->peer, script);
+	int fd = fake_peer_fixture_start(&f->pf, script);
 
 	assert_true(fd >= 0);
-	f->loop = loop_new();
-	f->log = open_memstream(&f->log_buf, &f->log_size);
-	f->q = qmp_new(f->loop, fd, f->log);
+	f->q = qmp_new(f->pf.loop, fd, f->pf.log);
 	assert_non_null(f->q);
 }
 
-/* Ends the client first: a peer answering "*" runs until the hang-up. */
 static void finish(struct fixture *f)
 {
 	qmp_free(f->q);
-	assert_string_equal(fake_peer_join(&f->peer), "");
-	loop_free(f->loop);
-	fclose(f->log);
-	free(f->log_buf);
+	assert_string_equal(fake_peer_fixture_end(&f->pf), "");
 }
 
 static int64_t in_ms(struct fixture *f, int64_t ms)
 {
-	return loop_now(f->loop) + ms;
+	return loop_now(f->pf.loop) + ms;
+}
+
+/* For the tests about what comes after the handshake. */
+static void start_ready(struct fixture *f, const char *const *script)
+{
+	start(f, script);
+	assert_int_equal(qmp_handshake(f->q, in_ms(f, 5000)), 0);
 }
 
 static void test_qmp_handshake(void **state)
@@ -76,15 +75,15 @@ static void test_qmp_handshake(void **state)
 	(void)state;
 	start(&f, script);
 	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
-	fflush(f.log);
+	fflush(f.pf.log);
 	/* qmp.jsonl: greeting in, capabilities out, reply in. */
-	first = json_loads(f.log_buf, JSON_DISABLE_EOF_CHECK, NULL);
+	first = json_loads(f.pf.log_buf, JSON_DISABLE_EOF_CHECK, NULL);
 	assert_non_null(first);
 	assert_string_equal(json_string_value(json_object_get(first, "dir")), "in");
 	assert_non_null(json_object_get(json_object_get(first, "msg"), "QMP"));
 	assert_true(json_is_integer(json_object_get(first, "t_ms")));
 	assert_non_null(
-	    strstr(f.log_buf, "\"dir\":\"out\",\"msg\":{\"execute\":\"qmp_capabilities\""));
+	    strstr(f.pf.log_buf, "\"dir\":\"out\",\"msg\":{\"execute\":\"qmp_capabilities\""));
 	json_decref(first);
 	finish(&f);
 }
@@ -92,9 +91,7 @@ static void test_qmp_handshake(void **state)
 static void test_qmp_execute_reply(void **state)
 {
 	const char *const script[] = {
-	    ">" GREETING,
-	    "<qmp_capabilities",
-	    ">" CAPS_OK,
+	    HANDSHAKE,
 	    "<{\"execute\":\"balloon\",\"id\":2,\"arguments\":{\"value\":1024}}",
 	    ">{\"return\": {}, \"id\": $ID}\n",
 	    "<query-status",
@@ -106,8 +103,7 @@ static void test_qmp_execute_reply(void **state)
 	char *err = NULL;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
+	start_ready(&f, script);
 	assert_int_equal(qmp_execute(f.q, "balloon", args, NULL, NULL, in_ms(&f, 5000)), 0);
 	assert_int_equal(args->refcount, 1); /* borrowed, not stolen */
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, &ret, &err, in_ms(&f, 5000)), 0);
@@ -139,7 +135,7 @@ static void test_qmp_events_between_replies(void **state)
 	(void)state;
 	start(&f, script);
 	fake_now = 0;
-	loop_set_clock(f.loop, fake_clock);
+	loop_set_clock(f.pf.loop, fake_clock);
 	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 100000)), 0);
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 100000)), 0);
 	/* By name, out of arrival order; then the oldest of the rest. */
@@ -163,18 +159,16 @@ static void test_qmp_events_between_replies(void **state)
 
 static void test_qmp_event_wait_real_time(void **state)
 {
-	const char *const script[] = {">" GREETING, "<qmp_capabilities", ">" CAPS_OK,
-				      "s30",	    ">" EV_STOP,	 NULL};
+	const char *const script[] = {HANDSHAKE, "s30", ">" EV_STOP, NULL};
 	struct qmp_event *ev;
 	struct fixture f;
 	int64_t t0;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
-	t0 = loop_now(f.loop);
+	start_ready(&f, script);
+	t0 = loop_now(f.pf.loop);
 	assert_int_equal(qmp_wait_event(f.q, "STOP", &ev, in_ms(&f, 5000)), 0);
-	assert_true(ev->host_ms >= t0 && ev->host_ms <= loop_now(f.loop));
+	assert_true(ev->host_ms >= t0 && ev->host_ms <= loop_now(f.pf.loop));
 	qmp_event_free(ev);
 	finish(&f);
 }
@@ -241,7 +235,7 @@ static void test_qmp_two_messages_one_read(void **state)
 	(void)state;
 	start(&f, script);
 	/* Written before the client reads: both lines come in one read. */
-	assert_int_equal(write(f.peer.fd, both, strlen(both)), (ssize_t)strlen(both));
+	assert_int_equal(write(f.pf.peer.fd, both, strlen(both)), (ssize_t)strlen(both));
 	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
 	assert_int_equal(qmp_wait_event(f.q, "STOP", &ev, in_ms(&f, 10)), 0);
 	qmp_event_free(ev);
@@ -250,25 +244,18 @@ static void test_qmp_two_messages_one_read(void **state)
 
 static void test_qmp_garbage(void **state)
 {
-	const char *const script[] = {">" GREETING,
-				      "<qmp_capabilities",
-				      ">" CAPS_OK,
-				      "<query-status",
-				      ">this is not JSON\r\n",
-				      "<query-status",
-				      ">" STATUS_OK,
-				      NULL};
+	const char *const script[] = {HANDSHAKE,       "<query-status", ">this is not JSON\r\n",
+				      "<query-status", ">" STATUS_OK,	NULL};
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
+	start_ready(&f, script);
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 5000)),
 			 -EPROTO);
 	/* The stream goes on: the next command is answered. */
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 5000)), 0);
-	fflush(f.log);
-	assert_non_null(strstr(f.log_buf, "\"raw\":\"this is not JSON\""));
+	fflush(f.pf.log);
+	assert_non_null(strstr(f.pf.log_buf, "\"raw\":\"this is not JSON\""));
 	finish(&f);
 }
 
@@ -285,14 +272,12 @@ static void test_qmp_garbage_in_handshake(void **state)
 
 static void test_qmp_hangup(void **state)
 {
-	const char *const script[] = {
-	    ">" GREETING, "<qmp_capabilities", ">" CAPS_OK, "<query-status", "x", NULL};
+	const char *const script[] = {HANDSHAKE, "<query-status", "x", NULL};
 	struct qmp_event *ev;
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
+	start_ready(&f, script);
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 5000)),
 			 -EPIPE);
 	assert_int_equal(qmp_execute(f.q, "cont", NULL, NULL, NULL, in_ms(&f, 5000)), -EPIPE);
@@ -302,9 +287,7 @@ static void test_qmp_hangup(void **state)
 
 static void test_qmp_deadline_then_stale_reply(void **state)
 {
-	const char *const script[] = {">" GREETING,
-				      "<qmp_capabilities",
-				      ">" CAPS_OK,
+	const char *const script[] = {HANDSHAKE,
 				      "<\"id\":2",
 				      "<\"id\":3",
 				      ">{\"return\": {\"late\": true}, \"id\": 2}\n",
@@ -316,8 +299,7 @@ static void test_qmp_deadline_then_stale_reply(void **state)
 	int64_t t0;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
+	start_ready(&f, script);
 	t0 = now_ms();
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, &ret, NULL, in_ms(&f, 50)),
 			 -ETIMEDOUT);
@@ -326,8 +308,8 @@ static void test_qmp_deadline_then_stale_reply(void **state)
 	/* The late reply to id 2 and one without an id are dropped. */
 	assert_int_equal(qmp_execute(f.q, "query-kvm", NULL, &ret, NULL, in_ms(&f, 5000)), 0);
 	assert_int_equal(json_integer_value(json_object_get(ret, "mine")), 1);
-	fflush(f.log);
-	assert_non_null(strstr(f.log_buf, "\"late\":true},\"id\":2},\"note\":\"dropped"));
+	fflush(f.pf.log);
+	assert_non_null(strstr(f.pf.log_buf, "\"late\":true},\"id\":2},\"note\":\"dropped"));
 	json_decref(ret);
 	finish(&f);
 }
@@ -335,10 +317,7 @@ static void test_qmp_deadline_then_stale_reply(void **state)
 static void test_qmp_error_reply(void **state)
 {
 	const char *const script[] = {
-	    ">" GREETING,
-	    "<qmp_capabilities",
-	    ">" CAPS_OK,
-	    "<system_wakeup",
+	    HANDSHAKE, "<system_wakeup",
 	    ">{\"error\": {\"class\": \"GenericError\", \"desc\": \"Unable to wake up: guest "
 	    "is not in suspended state\"}, \"id\": $ID}\r\n",
 	    NULL};
@@ -347,8 +326,7 @@ static void test_qmp_error_reply(void **state)
 	char *err = NULL;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
+	start_ready(&f, script);
 	assert_int_equal(qmp_execute(f.q, "system_wakeup", NULL, &ret, &err, in_ms(&f, 5000)),
 			 -EREMOTEIO);
 	assert_null(ret);
@@ -359,14 +337,12 @@ static void test_qmp_error_reply(void **state)
 
 static void test_qmp_aborted(void **state)
 {
-	const char *const script[] = {">" GREETING, "<qmp_capabilities", ">" CAPS_OK,
-				      "<query-status", NULL};
+	const char *const script[] = {HANDSHAKE, "<query-status", NULL};
 	struct fixture f;
 
 	(void)state;
-	start(&f, script);
-	assert_int_equal(qmp_handshake(f.q, in_ms(&f, 5000)), 0);
-	loop_abort(f.loop, "Kernel panic - not syncing: sysrq triggered crash");
+	start_ready(&f, script);
+	loop_abort(f.pf.loop, "Kernel panic - not syncing: sysrq triggered crash");
 	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 5000)),
 			 -ECANCELED);
 	finish(&f);
