@@ -199,7 +199,7 @@ static void machine_free_flags(struct machine *m)
 static char *boot_append(const struct machine *m, const struct boot_cli *c)
 {
 	/* ktb.shell: init keeps a shell on the console for the user */
-	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 ktb.shell");
+	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M ktb.shell");
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);

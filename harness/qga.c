@@ -298,32 +298,52 @@ static int qga_exec_poll(struct qga *g, json_int_t pid, struct qga_exec_result *
 	return rc;
 }
 
-int qga_exec(struct qga *g, const char *cmd, const char *const *env, struct qga_exec_result *res,
-	     int64_t deadline)
+int qga_exec_start(struct qga *g, const char *cmd, const char *const *env, long long *pid,
+		   char **errmsg, int64_t deadline)
 {
 	json_t *args = qga_exec_args(cmd, env);
-	json_t *ret = NULL;
-	json_t *pid;
+	json_t *ret = NULL, *p;
+	int rc;
+
+	if (!args)
+		return -EINVAL;
+	rc = qga_execute(g, "guest-exec", args, &ret, errmsg, deadline);
+	p = json_object_get(ret, "pid");
+	if (!rc && !json_is_integer(p))
+		rc = -EPROTO;
+	if (!rc)
+		*pid = json_integer_value(p);
+	json_decref(ret);
+	json_decref(args);
+	return rc;
+}
+
+int qga_exec_wait(struct qga *g, long long pid, struct qga_exec_result *res, int64_t deadline)
+{
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (!args)
-		return -EINVAL;
-	rc = qga_execute(g, "guest-exec", args, &ret, &res->err, deadline);
-	if (rc < 0)
-		goto out;
-	pid = json_object_get(ret, "pid");
-	rc = -EPROTO;
-	if (json_is_integer(pid))
-		rc = qga_exec_poll(g, json_integer_value(pid), res, deadline);
-out:
+	rc = qga_exec_poll(g, pid, res, deadline);
 	if (rc == -EREMOTEIO && res->err)
 		res->err_len = strlen(res->err);
 	else if (rc < 0)
 		qga_exec_result_free(res);
-	json_decref(ret);
-	json_decref(args);
 	return rc;
+}
+
+int qga_exec(struct qga *g, const char *cmd, const char *const *env, struct qga_exec_result *res,
+	     int64_t deadline)
+{
+	long long pid;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = qga_exec_start(g, cmd, env, &pid, &res->err, deadline);
+	if (rc == -EREMOTEIO && res->err)
+		res->err_len = strlen(res->err);
+	if (rc)
+		return rc;
+	return qga_exec_wait(g, pid, res, deadline);
 }
 
 void qga_exec_result_free(struct qga_exec_result *res)

@@ -45,4 +45,11 @@ int qga_exec(struct qga *g, const char *cmd, const char *const *env,
 	     struct qga_exec_result *res, int64_t deadline);
 void qga_exec_result_free(struct qga_exec_result *res);
 
+/* The two halves of qga_exec, for commands that outlive the agent's
+ * attention (echo mem > /sys/power/state returns only after resume):
+ * start it, do other things, then collect its exit status and output. */
+int qga_exec_start(struct qga *g, const char *cmd, const char *const *env, long long *pid,
+		   char **errmsg, int64_t deadline);
+int qga_exec_wait(struct qga *g, long long pid, struct qga_exec_result *res, int64_t deadline);
+
 #endif

@@ -14,21 +14,10 @@
 #include "qga.h"
 #include "qmp.h"
 #include "util.h"
+#include "steps.h"
 #include "vm.h"
 
 #define DMESG_TIMEOUT_MS 5000
-
-struct run_ctx {
-	const struct scenario *s;
-	const struct run_opts *o;
-	struct scenario_result *r;
-	struct vm vm;
-	int64_t deadline;        /* the whole scenario's */
-	char *env[5];
-};
-
-typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			int64_t deadline);
 
 static void progress(const struct run_ctx *c, const char *what)
 {
@@ -37,7 +26,7 @@ static void progress(const struct run_ctx *c, const char *what)
 }
 
 /* Why a wait ended early, as a step status and message. */
-static void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
+void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
 			     const struct step *st)
 {
 	if (ret == -ECANCELED) {
@@ -50,14 +39,15 @@ static void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
 		sr->message = scenario_limit
 			? xasprintf("scenario timeout (%s) reached during this step",
 				    c->s->timeout ? c->s->timeout : "120s")
-			: xasprintf("step did not finish within %s", st->timeout ? st->timeout : "60s");
+			: xasprintf("step did not finish within %s",
+				    st && st->timeout ? st->timeout : "its time limit");
 	} else {
 		sr->status = ST_ERROR;
 		sr->message = xasprintf("%s", strerror(-ret));
 	}
 }
 
-static void step_judge(struct step_result *sr, const struct expect *e)
+void step_judge(struct step_result *sr, const struct expect *e)
 {
 	char *why = NULL;
 
@@ -180,6 +170,7 @@ static const struct {
 	{STEP_RUN, step_run},
 	{STEP_WAIT, step_wait},
 	{STEP_QMP, step_qmp},
+	{STEP_SUSPEND, step_suspend},
 };
 
 static step_fn step_lookup(enum step_kind k)
@@ -273,7 +264,7 @@ static char *kernel_append(const struct scenario *s, const struct run_opts *o)
 		free(ids);
 		ids = n;
 	}
-	out = xasprintf("console=ttyS0 loglevel=5 panic=-1%s%s%s%s%s", *ids ? " ktb.disks=" : "",
+	out = xasprintf("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M%s%s%s%s%s", *ids ? " ktb.disks=" : "",
 			ids, s->kernel && s->kernel->cmdline ? " " : "",
 			s->kernel && s->kernel->cmdline ? s->kernel->cmdline : "",
 			o->append ? " " : "");

@@ -108,6 +108,11 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("for", OPT, struct step, wait_for),
 	STR("qmp", OPT, struct step, qmp),
 	CYAML_FIELD_IGNORE("arguments", OPT),
+	STR("suspend", OPT, struct step, suspend),
+	STR("wake", OPT, struct step, wake),
+	STR("after", OPT, struct step, after),
+	STR("pm_test", OPT, struct step, pm_test),
+	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
 	STR("timeout", OPT, struct step, timeout),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
@@ -691,6 +696,7 @@ enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
 
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -705,6 +711,8 @@ static const struct step_kind_row {
 	  EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NULL },
 	{ "wait", STEP_WAIT, offsetof(struct step, wait), 0, step_check_wait },
 	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
+	{ "suspend", STEP_SUSPEND, offsetof(struct step, suspend), EXPECT_JSON,
+	  step_check_suspend },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -714,6 +722,10 @@ static const struct step_modifier {
 } step_modifiers[] = {
 	{ "for", STEP_WAIT },
 	{ "arguments", STEP_QMP },
+	{ "wake", STEP_SUSPEND },
+	{ "after", STEP_SUSPEND },
+	{ "pm_test", STEP_SUSPEND },
+	{ "cycles", STEP_SUSPEND },
 };
 
 const char *step_kind_name(enum step_kind k)
@@ -786,6 +798,76 @@ static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path)
 	return 0;
 }
 
+static int word_index(const char *w, const char *const *words, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(w, words[i]))
+			return (int)i;
+	return -1;
+}
+
+/* Which wake sources can end which sleep here (RECIPES.md): QEMU's
+ * system_wakeup and the RTC alarm wake S3 but not s2idle; a key or the
+ * ACPI power button wake s2idle. S4 ends by restarting the machine. */
+static int step_check_wake(struct load_ctx *c, struct step *st, const char *path)
+{
+	static const char *const wakes[] = { "", "qmp", "rtc", "key", "button" };
+	static const unsigned ok[] = { [SLEEP_STATE_S3] = 1 << WAKE_QMP | 1 << WAKE_RTC,
+				       [SLEEP_STATE_S2IDLE] = 1 << WAKE_KEY | 1 << WAKE_BUTTON,
+				       [SLEEP_STATE_S4] = 0 };
+	char f[64];
+	int w;
+
+	snprintf(f, sizeof(f), "%s.wake", path);
+	if (!st->wake) {
+		st->wake_by = st->sleep_state == SLEEP_STATE_S2IDLE ? WAKE_KEY : WAKE_QMP;
+		return 0;
+	}
+	w = word_index(st->wake, wakes, COUNT(wakes));
+	if (w <= 0)
+		return fail(c, f, "\"%s\" is not one of qmp, rtc, key, button", st->wake);
+	if (!(ok[st->sleep_state] & 1u << w))
+		return fail(c, f, "%s cannot end %s: %s", st->wake, st->suspend,
+			    st->sleep_state == SLEEP_STATE_S2IDLE
+				    ? "QEMU's system_wakeup and the RTC alarm do not wake s2idle; "
+				      "use key or button"
+			    : st->sleep_state == SLEEP_STATE_S4
+				    ? "an S4 step restores by restarting the machine; drop wake"
+				    : "S3 wakes by qmp or rtc");
+	st->wake_by = (enum wake_source)w;
+	return 0;
+}
+
+static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
+{
+	static const char *const states[] = { "s3", "s2idle", "s4" };
+	static const char *const levels[] = { "freezer", "devices", "platform", "processors",
+					      "core" };
+	char f[64];
+	int k = word_index(st->suspend, states, COUNT(states));
+
+	snprintf(f, sizeof(f), "%s.suspend", path);
+	if (k < 0)
+		return fail(c, f, "\"%s\" is not one of s3, s2idle, s4", st->suspend);
+	if (k == SLEEP_STATE_S4)
+		return fail(c, f, "s4 (hibernation) steps are not available yet");
+	st->sleep_state = (enum sleep_state)k;
+	snprintf(f, sizeof(f), "%s.pm_test", path);
+	if (st->pm_test && word_index(st->pm_test, levels, COUNT(levels)) < 0)
+		return fail(c, f, "\"%s\" is not one of freezer, devices, platform, processors, "
+			    "core", st->pm_test);
+	snprintf(f, sizeof(f), "%s.after", path);
+	st->after_ms = 1000;
+	if (st->after && parse_duration_ms(st->after, &st->after_ms) < 0)
+		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 2s", st->after);
+	snprintf(f, sizeof(f), "%s.cycles", path);
+	if (st->cycles > 1000)
+		return fail(c, f, "%u cycles is more than 1000", st->cycles);
+	if (!st->cycles)
+		st->cycles = 1;
+	return step_check_wake(c, st, path);
+}
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -801,7 +883,7 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp");
+		return fail(c, path, "no action; give one of run, wait, qmp, suspend");
 	*out = found;
 	return 0;
 }
@@ -870,6 +952,8 @@ static int step_check_timeout(struct load_ctx *c, struct step *st, const char *p
 	char f[64];
 
 	st->timeout_ms = STEP_TIMEOUT_MS;
+	if (st->kind == STEP_SUSPEND)
+		st->timeout_ms = STEP_TIMEOUT_MS * st->cycles;
 	snprintf(f, sizeof(f), "%s.timeout", path);
 	if (st->timeout && parse_duration_ms(st->timeout, &st->timeout_ms) < 0)
 		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 30s, 2m",

@@ -10,7 +10,11 @@
 
 #include "../hw/machine.h"
 
-enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_KIND_COUNT };
+enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_KIND_COUNT };
+
+/* What a suspend step asks for (step.sleep_state, step.wake_by). */
+enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
+enum wake_source { WAKE_DEFAULT, WAKE_QMP, WAKE_RTC, WAKE_KEY, WAKE_BUTTON };
 
 struct expect {
 	int *exit;           /* NULL: run steps expect 0 */
@@ -25,11 +29,19 @@ struct step {
 	char *wait_for;      /* YAML key "for" */
 	char *qmp;           /* command name, or a JSON object text {"execute": ...} */
 	json_t *arguments;   /* qmp arguments (YAML mapping), may be NULL */
-	char *timeout;       /* per-step deadline, default 60s */
+	char *suspend;       /* s3 | s2idle | s4 */
+	char *wake;          /* qmp | rtc (s3), key | button (s2idle) */
+	char *after;         /* time asleep before the wake, default 1s */
+	char *pm_test;       /* freezer | devices | platform | processors | core */
+	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
+	char *timeout;       /* per-step deadline, default 60s (suspend: 60s a cycle) */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
 	int64_t wait_ms, timeout_ms;
+	int64_t after_ms;
+	enum sleep_state sleep_state;
+	enum wake_source wake_by;
 	int line;            /* line of the step in the file */
 };
 

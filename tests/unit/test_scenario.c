@@ -168,8 +168,15 @@ static const struct bad_case {
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
 	  "id, bus, size, sector, paths, rotational, image)" },
-	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"suspend\" (expected one of: name, "
-	  "run, wait, for, qmp, arguments, timeout, expect)" },
+	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
+	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, timeout, expect)" },
+	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
+	  "and the RTC alarm do not wake s2idle; use key or button" },
+	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },
+	{ "bad-wake-on-run", 3, 11, "steps[0].wake", "\"wake\" belongs to a suspend step, this "
+	  "is a run step" },
+	{ "bad-pm-test", 3, 14, "steps[0].pm_test", "\"cpu\" is not one of freezer, devices, "
+	  "platform, processors, core" },
 	{ "bad-unknown-expect", 5, 7, "steps[0].expect", "unknown key \"stderr\" (expected one "
 	  "of: exit, stdout, json)" },
 	{ "bad-cpus-type", 2, 9, "machine.cpus", "expected a whole number (0 or more), got "

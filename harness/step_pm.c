@@ -1,0 +1,510 @@
+/* The suspend step: S3 and s2idle driven from the host. The guest is asked
+ * to sleep through the agent; QEMU's SUSPEND event proves S3 was reached
+ * (trust effects, not acknowledgements); the host wakes it by QMP, an RTC
+ * alarm the guest armed, a key or the power button; the guest agent
+ * answering again proves it is back. Times are taken on the host. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop.h"
+#include "qga.h"
+#include "qmp.h"
+#include "steps.h"
+#include "util.h"
+
+#define PM_CMD_MS 10000          /* a guest command around the sleep */
+#define PM_REACH_MS 30000        /* request → SUSPEND event */
+#define PM_WAKE_EVENT_MS 10000   /* system_wakeup → WAKEUP event */
+#define PM_BACK_MS 60000         /* wake → agent answers */
+
+/* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
+ * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
+ * the guest's next write to PM1a_CNT goes nowhere, and a second S3 in one
+ * boot silently never happens. Save them before the first sleep and put them
+ * back after each resume, saying so in the step's result. */
+#define LPC_CONFIG "/sys/bus/pci/devices/0000:00:1f.0/config"
+#define LPC_SAVE "dd if=" LPC_CONFIG " of=/run/ktb-lpc-pm bs=1 skip=64 count=8 2>/dev/null"
+#define LPC_RESTORE                                                                        \
+	"[ -f /run/ktb-lpc-pm ] || exit 0; "                                               \
+	"dd if=" LPC_CONFIG " of=/run/ktb-lpc-now bs=1 skip=64 count=8 2>/dev/null; "      \
+	"cmp -s /run/ktb-lpc-pm /run/ktb-lpc-now && exit 0; "                              \
+	"dd if=/run/ktb-lpc-pm of=" LPC_CONFIG " bs=1 seek=64 count=8 conv=notrunc "       \
+	"2>/dev/null && echo restored"
+
+static const char *const state_word[] = { "s3", "s2idle", "s4" };
+static const char *const wake_word[] = { "default", "qmp", "rtc", "key", "button" };
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void pm_fail(struct step_result *sr, enum status st, char *msg)
+{
+	sr->status = st;
+	free(sr->message);
+	sr->message = msg;
+}
+
+/* Run a short guest command; 0 with its result, or a failed step. */
+static int pm_guest(struct run_ctx *c, struct step_result *sr, const char *cmd,
+		    struct qga_exec_result *res, int64_t deadline)
+{
+	int ret = qga_exec(c->vm.qga, cmd, (const char *const *)c->env, res,
+			   min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS));
+
+	if (ret) {
+		step_wait_failed(c, sr, ret, NULL);
+		return ret;
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+	return s;
+}
+
+/* Does the guest offer what the step asks for? A machine whose firmware
+ * does not offer S3 has no "deep" in mem_sleep. */
+static int pm_check_offered(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			    int64_t deadline)
+{
+	struct qga_exec_result res;
+	const char *want = st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle";
+	int ret = pm_guest(c, sr, "cat /sys/power/mem_sleep", &res, deadline);
+
+	if (ret)
+		return ret;
+	if (!res.out || !strstr(res.out, want)) {
+		pm_fail(sr, ST_FAIL,
+			st->sleep_state == SLEEP_STATE_S3
+				? xasprintf("the machine does not offer S3: the guest's "
+					    "/sys/power/mem_sleep is \"%s\" (no deep); give the "
+					    "machine sleep: [s3]", res.out ? trim(res.out) : "")
+				: xasprintf("the guest does not offer s2idle (mem_sleep \"%s\")",
+					    res.out ? trim(res.out) : ""));
+		ret = -EOPNOTSUPP;
+	}
+	qga_exec_result_free(&res);
+	return ret;
+}
+
+/* The guest side of the preparation, as one shell script: timings on, the
+ * sleep variant chosen, the wake source enabled, the pm_test level set.
+ * A write the kernel refuses fails the script with the kernel's reason. */
+static char *pm_setup_script(const struct step *st)
+{
+	const char *variant = st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle";
+	const char *wake = st->wake_by == WAKE_KEY
+		? "echo enabled > /sys/bus/serio/devices/serio0/power/wakeup && " : "";
+
+	return xasprintf("set -e; %s echo 1 > /sys/power/pm_print_times; "
+			 "echo 1 > /sys/power/pm_debug_messages; echo %s > /sys/power/mem_sleep; "
+			 "%s echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
+			 "echo %s > /sys/power/pm_test",
+			 st->sleep_state == SLEEP_STATE_S3 ? "[ -e " LPC_CONFIG " ] && " LPC_SAVE ";" : "",
+			 variant, wake,
+			 st->pm_test ? st->pm_test : "none");
+}
+
+static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		      int64_t deadline)
+{
+	struct qga_exec_result res;
+	char *script;
+	int ret = pm_check_offered(c, st, sr, deadline);
+
+	if (ret)
+		return ret;
+	script = pm_setup_script(st);
+	ret = pm_guest(c, sr, script, &res, deadline);
+	free(script);
+	if (ret)
+		return ret;
+	if (res.exit_code) {
+		pm_fail(sr, ST_FAIL, xasprintf("the guest refused the set-up: %s",
+					       res.err ? trim(res.err) : "(no message)"));
+		ret = -EINVAL;
+	}
+	qga_exec_result_free(&res);
+	return ret;
+}
+
+/* Drop SUSPEND and WAKEUP events left from earlier steps. */
+static void pm_drain_events(struct run_ctx *c)
+{
+	struct qmp_event *ev;
+
+	while (!qmp_wait_event(c->vm.qmp, NULL, &ev, loop_now(c->vm.loop)))
+		qmp_event_free(ev);
+}
+
+static int pm_lpc_restore(struct run_ctx *c, struct step_result *sr, int *fixups,
+			  int64_t deadline)
+{
+	struct qga_exec_result res;
+	int ret = pm_guest(c, sr, LPC_RESTORE, &res, deadline);
+
+	if (ret)
+		return ret;
+	if (res.out && strstr(res.out, "restored"))
+		(*fixups)++;
+	qga_exec_result_free(&res);
+	return 0;
+}
+
+struct pm_cycle {
+	long long pid;           /* the guest's "echo mem > /sys/power/state" */
+	int64_t t_req, t_wake;
+	int64_t suspend_ms, resume_ms;
+	int *fixups;             /* firmware fix-ups so far in this step */
+};
+
+/* Collect the sleep command's exit: it returns only after resume, and a
+ * refusal carries the kernel's reason as its error. */
+static int pm_collect(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+		      int64_t deadline, bool *exited_ok)
+{
+	struct qga_exec_result res;
+	int ret = qga_exec_wait(c->vm.qga, cy->pid, &res, deadline);
+
+	if (ret)
+		return ret;
+	*exited_ok = res.exit_code == 0;
+	if (!*exited_ok)
+		pm_fail(sr, ST_FAIL, xasprintf("the kernel refused to suspend: %s",
+					       res.err && *res.err ? trim(res.err) : "(no message)"));
+	qga_exec_result_free(&res);
+	return 0;
+}
+
+static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		      int64_t deadline)
+{
+	struct qga_exec_result res;
+	int64_t secs = st->after_ms < 1000 ? 1 : (st->after_ms + 999) / 1000;
+	char *cmd = xasprintf("echo 0 > /sys/class/rtc/rtc0/wakealarm && "
+			      "echo +%lld > /sys/class/rtc/rtc0/wakealarm", (long long)secs);
+	int ret = pm_guest(c, sr, cmd, &res, deadline);
+
+	free(cmd);
+	if (!ret && res.exit_code) {
+		pm_fail(sr, ST_FAIL, xasprintf("cannot arm the RTC alarm: %s",
+					       res.err ? trim(res.err) : ""));
+		ret = -EIO;
+	}
+	if (!ret)
+		qga_exec_result_free(&res);
+	return ret;
+}
+
+static int pm_request(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+		      struct step_result *sr, int64_t deadline)
+{
+	char *cmd = xasprintf("echo %s > /sys/power/state",
+			      st->sleep_state == SLEEP_STATE_S3 ? "mem" : "freeze");
+	char *err = NULL;
+	int ret;
+
+	pm_drain_events(c);
+	cy->t_req = loop_now(c->vm.loop);
+	ret = qga_exec_start(c->vm.qga, cmd, (const char *const *)c->env, &cy->pid, &err,
+			     min64(deadline, cy->t_req + PM_CMD_MS));
+	free(cmd);
+	if (ret) {
+		step_wait_failed(c, sr, ret, NULL);
+		if (err)
+			pm_fail(sr, ST_ERROR, xasprintf("the agent refused the request: %s", err));
+	}
+	free(err);
+	return ret;
+}
+
+/* S3 was reached only if QEMU says so. Without the event, tell apart a
+ * kernel that refused, a guest that claims it slept, and one that hangs. */
+static int pm_wait_suspended(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+			     int64_t deadline)
+{
+	struct qmp_event *ev = NULL;
+	bool ok = false;
+	int ret = qmp_wait_event(c->vm.qmp, "SUSPEND", &ev,
+				 min64(deadline, cy->t_req + PM_REACH_MS));
+
+	if (!ret) {
+		cy->suspend_ms = ev->host_ms - cy->t_req;
+		qmp_event_free(ev);
+		return 0;
+	}
+	if (ret != -ETIMEDOUT) {
+		step_wait_failed(c, sr, ret, NULL);
+		return ret;
+	}
+	if (pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok) == 0) {
+		if (ok)
+			pm_fail(sr, ST_FAIL, xstrdup("the guest says it suspended (its write to "
+						     "/sys/power/state returned 0) but QEMU never "
+						     "saw S3"));
+		return -EIO;
+	}
+	pm_fail(sr, ST_FAIL, xasprintf("guest did not reach S3 within %d s", PM_REACH_MS / 1000));
+	return -ETIMEDOUT;
+}
+
+static int pm_wake(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+		   struct step_result *sr, int64_t deadline)
+{
+	static const char *const key = "{\"keys\": [{\"type\": \"qcode\", \"data\": \"shift\"}]}";
+	json_t *args = NULL;
+	char *err = NULL;
+	const char *cmd;
+	int ret;
+
+	ret = loop_run_until(c->vm.loop, NULL, NULL,
+			     min64(deadline, loop_now(c->vm.loop) + st->after_ms));
+	if (ret) {
+		step_wait_failed(c, sr, ret, NULL);
+		return ret;
+	}
+	cmd = st->wake_by == WAKE_QMP ? "system_wakeup"
+	      : st->wake_by == WAKE_KEY ? "send-key" : "system_powerdown";
+	if (st->wake_by == WAKE_KEY)
+		args = json_loads(key, 0, NULL);
+	cy->t_wake = loop_now(c->vm.loop);
+	ret = qmp_execute(c->vm.qmp, cmd, args, NULL, &err, deadline);
+	json_decref(args);
+	if (ret == -EREMOTEIO)
+		pm_fail(sr, ST_FAIL, xasprintf("QMP %s refused: %s", cmd, err ? err : ""));
+	else if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	free(err);
+	return ret;
+}
+
+/* S3 ends with a WAKEUP event, whoever woke it. */
+static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+			  struct step_result *sr, int64_t deadline)
+{
+	struct qmp_event *ev = NULL;
+	int64_t limit = st->wake_by == WAKE_RTC
+		? cy->t_req + cy->suspend_ms + st->after_ms + PM_REACH_MS
+		: cy->t_wake + PM_WAKE_EVENT_MS;
+	int ret = qmp_wait_event(c->vm.qmp, "WAKEUP", &ev, min64(deadline, limit));
+
+	if (ret == -ETIMEDOUT) {
+		pm_fail(sr, ST_FAIL, xasprintf("the guest never woke up (no WAKEUP event; wake "
+					       "by %s)", wake_word[st->wake_by]));
+		return ret;
+	}
+	if (ret) {
+		step_wait_failed(c, sr, ret, NULL);
+		return ret;
+	}
+	if (st->wake_by == WAKE_RTC)
+		cy->t_wake = ev->host_ms;
+	qmp_event_free(ev);
+	return 0;
+}
+
+/* Back means the agent answers again; then the sleep command must have
+ * returned 0. */
+static int pm_wait_back(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+			int64_t deadline)
+{
+	bool ok = false;
+	int ret = qga_sync(c->vm.qga, 200, min64(deadline, cy->t_wake + PM_BACK_MS));
+
+	if (ret) {
+		if (ret == -ECANCELED)
+			step_wait_failed(c, sr, ret, NULL);
+		else
+			pm_fail(sr, ST_FAIL, xasprintf("the guest did not come back after the wake "
+						       "(the agent did not answer within %d s)",
+						       PM_BACK_MS / 1000));
+		return ret;
+	}
+	cy->resume_ms = loop_now(c->vm.loop) - cy->t_wake;
+	ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS), &ok);
+	if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	return ret ? ret : ok ? 0 : -EIO;
+}
+
+/* pm_test: the kernel runs the suspend path up to the level, waits and
+ * returns by itself, with no real sleep: the command's exit is the verdict. */
+static int pm_test_cycle(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+			 int64_t deadline)
+{
+	bool ok = false;
+	int ret = pm_collect(c, cy, sr, deadline, &ok);
+
+	if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	cy->suspend_ms = loop_now(c->vm.loop) - cy->t_req;
+	return ret ? ret : ok ? 0 : -EIO;
+}
+
+static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+			struct step_result *sr, int64_t deadline)
+{
+	int ret = 0;
+
+	if (st->sleep_state == SLEEP_STATE_S3 && !st->pm_test && cy->fixups)
+		ret = pm_lpc_restore(c, sr, cy->fixups, deadline);
+	if (!ret && st->wake_by == WAKE_RTC && !st->pm_test)
+		ret = pm_arm_rtc(c, st, sr, deadline);
+	ret = ret ?: pm_request(c, st, cy, sr, deadline);
+	if (ret || st->pm_test)
+		return ret ?: pm_test_cycle(c, cy, sr, deadline);
+	if (st->sleep_state == SLEEP_STATE_S3) {
+		ret = pm_wait_suspended(c, cy, sr, deadline);
+		if (!ret && st->wake_by != WAKE_RTC)
+			ret = pm_wake(c, st, cy, sr, deadline);
+		ret = ret ?: pm_wait_wakeup(c, st, cy, sr, deadline);
+	} else {
+		/* s2idle leaves no trace on QMP: sleep, wake, and check the kernel's
+		 * own log afterwards that a full cycle happened */
+		ret = pm_wake(c, st, cy, sr, deadline);
+	}
+	return ret ?: pm_wait_back(c, cy, sr, deadline);
+}
+
+static json_t *pm_cycle_json(unsigned i, const struct pm_cycle *cy, const struct step *st)
+{
+	json_t *j = json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms",
+			      (json_int_t)cy->suspend_ms);
+
+	if (!st->pm_test)
+		json_object_set_new(j, "resume_ms", json_integer(cy->resume_ms));
+	return j;
+}
+
+static int64_t median_of(json_t *cycles, const char *key)
+{
+	size_t n = json_array_size(cycles), k = 0;
+	int64_t *v = xcalloc(n ? n : 1, sizeof(*v)), m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *x = json_object_get(json_array_get(cycles, i), key);
+
+		if (json_is_integer(x))
+			v[k++] = json_integer_value(x);
+	}
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j && v[j - 1] > v[j]; j--) {
+			int64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	if (k)
+		m = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+	free(v);
+	return k ? m : -1;
+}
+
+static void pm_metrics(struct run_ctx *c, json_t *data)
+{
+	json_t *cycles = json_object_get(data, "cycles");
+	int64_t s = median_of(cycles, "suspend_ms"), r = median_of(cycles, "resume_ms");
+
+	if (s >= 0)
+		json_object_set_new(c->r->metrics, "suspend_ms", json_integer(s));
+	if (r >= 0)
+		json_object_set_new(c->r->metrics, "resume_ms", json_integer(r));
+	json_object_set(c->r->metrics, "pm_cycles", cycles);
+}
+
+static const char *wake_note(const struct step *st)
+{
+	switch (st->wake_by) {
+	case WAKE_RTC: return "rtc (an alarm the guest armed in /sys/class/rtc/rtc0/wakealarm)";
+	case WAKE_KEY: return "key (QMP send-key; serio0 wakeup enabled in the guest)";
+	case WAKE_BUTTON: return "button (QMP system_powerdown: the ACPI power button)";
+	default: return "qmp (system_wakeup)";
+	}
+}
+
+static int pm_count_entries(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			    int64_t deadline)
+{
+	struct qga_exec_result res;
+	char *cmd = xasprintf("dmesg | grep -c 'PM: suspend entry (%s)' || true",
+			      st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle");
+	int n = -1;
+
+	if (!pm_guest(c, sr, cmd, &res, deadline)) {
+		n = res.out ? atoi(res.out) : -1;
+		qga_exec_result_free(&res);
+	}
+	free(cmd);
+	return n;
+}
+
+/* The kernel's own account: every cycle must show in its log as a suspend
+ * entry (an s2idle wake that came too early aborts without one). */
+static void pm_kernel_check(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			    int before, int64_t deadline)
+{
+	int after = pm_count_entries(c, st, sr, deadline);
+	int want = (int)st->cycles;
+
+	if (st->pm_test || before < 0 || after < 0)
+		return;
+	if (after - before < want)
+		pm_fail(sr, ST_FAIL, xasprintf("the kernel's log shows %d suspend entr%s (%s) for "
+					       "%d cycle%s", after - before,
+					       after - before == 1 ? "y" : "ies",
+					       state_word[st->sleep_state], want,
+					       want == 1 ? "" : "s"));
+}
+
+void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline)
+{
+	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state],
+				 "wake", wake_note(st), "cycles");
+	int before = -1, fixups = 0;
+
+	if (st->pm_test)
+		json_object_set_new(data, "pm_test", json_string(st->pm_test));
+	sr->status = ST_PASS;
+	if (pm_prepare(c, st, sr, deadline))
+		goto out;
+	before = pm_count_entries(c, st, sr, deadline);
+	for (unsigned i = 0; i < st->cycles; i++) {
+		struct pm_cycle cy = {.fixups = &fixups};
+		int ret = pm_cycle_run(c, st, &cy, sr, deadline);
+
+		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
+		if (ret) {
+			if (sr->status == ST_PASS)
+				pm_fail(sr, ST_FAIL, xasprintf("cycle %u failed", i + 1));
+			if (st->cycles > 1) {
+				char *m = xasprintf("cycle %u of %u: %s", i + 1, st->cycles,
+						    sr->message);
+
+				pm_fail(sr, sr->status, m);
+			}
+			break;
+		}
+	}
+out:
+	if (fixups)
+		json_object_set_new(data, "firmware_fixups",
+				    json_pack("{s:i, s:s}", "count", fixups, "what",
+					      "restored the ICH9 LPC ACPI registers (PMBASE, "
+					      "ACPI_CNTL) that SeaBIOS leaves reset after S3 resume"));
+	pm_metrics(c, data);
+	sr->data = data;
+	if (sr->status == ST_PASS)
+		pm_kernel_check(c, st, sr, before, deadline);
+	if (sr->status == ST_PASS && st->expect)
+		step_judge(sr, st->expect);
+}

@@ -1,0 +1,35 @@
+/* What the runner shares with the step kinds that live in their own files
+ * (power management): the context of one running scenario and the helpers
+ * that turn a wait's outcome into a step status. */
+#ifndef KTB_STEPS_H
+#define KTB_STEPS_H
+
+#include <stdint.h>
+
+#include "result.h"
+#include "runner.h"
+#include "scenario.h"
+#include "vm.h"
+
+struct run_ctx {
+	const struct scenario *s;
+	const struct run_opts *o;
+	struct scenario_result *r;
+	struct vm vm;
+	int64_t deadline;        /* the whole scenario's */
+	char *env[5];
+};
+
+typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			int64_t deadline);
+
+/* A wait that ended early (-ECANCELED, -ETIMEDOUT, other) as status and message. */
+void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);
+/* Pass or fail sr against e, parsing sr->out as JSON when needed. */
+void step_judge(struct step_result *sr, const struct expect *e);
+
+/* suspend: s3 | s2idle (step_pm.c) */
+void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline);
+
+#endif
