@@ -164,6 +164,7 @@ struct pm_cycle {
 	long long pid;           /* the guest's "echo mem > /sys/power/state" */
 	int64_t t_req, t_wake;
 	int64_t suspend_ms, resume_ms;
+	int64_t cycle_ms;        /* request → agent answering again */
 	int *fixups;             /* firmware fix-ups so far in this step */
 };
 
@@ -332,6 +333,7 @@ static int pm_wait_back(struct run_ctx *c, const struct step *st, struct pm_cycl
 		return ret;
 	}
 	cy->resume_ms = loop_now(c->vm.loop) - cy->t_wake;
+	cy->cycle_ms = loop_now(c->vm.loop) - cy->t_req;
 	ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS), &ok);
 	if (ret)
 		step_wait_failed(c, sr, ret, NULL);
@@ -383,8 +385,10 @@ static json_t *pm_cycle_json(unsigned i, const struct pm_cycle *cy, const struct
 	json_t *j = json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms",
 			      (json_int_t)cy->suspend_ms);
 
-	if (!st->pm_test)
+	if (!st->pm_test) {
 		json_object_set_new(j, "resume_ms", json_integer(cy->resume_ms));
+		json_object_set_new(j, "cycle_ms", json_integer(cy->cycle_ms));
+	}
 	return j;
 }
 
@@ -416,11 +420,14 @@ static void pm_metrics(struct run_ctx *c, json_t *data)
 {
 	json_t *cycles = json_object_get(data, "cycles");
 	int64_t s = median_of(cycles, "suspend_ms"), r = median_of(cycles, "resume_ms");
+	int64_t t = median_of(cycles, "cycle_ms");
 
 	if (s >= 0)
 		json_object_set_new(c->r->metrics, "suspend_ms", json_integer(s));
 	if (r >= 0)
 		json_object_set_new(c->r->metrics, "resume_ms", json_integer(r));
+	if (t >= 0)
+		json_object_set_new(c->r->metrics, "cycle_ms", json_integer(t));
 	json_object_set(c->r->metrics, "pm_cycles", cycles);
 }
 
