@@ -203,7 +203,7 @@ static void run_steps(struct run_ctx *c)
 		sr->name = step_label(st);
 		sr->line = st->line;
 		sr->exit_code = -1;
-		sr->start_ms = t - c->vm.start_ms;
+		sr->start_ms = t - c->t0;
 		progress(c, sr->name);
 		step_lookup(st->kind)(c, st, sr, dl < c->deadline ? dl : c->deadline);
 		sr->duration_ms = loop_now(c->vm.loop) - t;
@@ -326,6 +326,20 @@ static void result_init(struct scenario_result *r, const struct scenario *s,
 	r->status = ST_PASS;
 }
 
+int run_restart(struct run_ctx *c, const char *extra, int64_t deadline)
+{
+	struct vm_config vc = c->vm.cfg;
+	int ret;
+
+	vm_stop(&c->vm);
+	free(c->restart_append);
+	c->restart_append = xasprintf("%s %s", c->append, extra);
+	vc.append = c->restart_append;
+	vc.restart = true;
+	ret = vm_start(&c->vm, &vc, deadline);
+	return ret ? ret : vm_wait_agent(&c->vm, deadline);
+}
+
 static int boot(struct run_ctx *c, const char *kernel, char *append, const char *workdir)
 {
 	struct vm_config vc = {
@@ -341,6 +355,9 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 	int ret;
 
 	progress(c, "booting");
+	c->kernel = kernel;
+	c->append = append;
+	c->workdir = workdir;
 	ret = vm_start(&c->vm, &vc, c->deadline);
 	if (!ret)
 		ret = vm_wait_agent(&c->vm, c->deadline);
@@ -354,7 +371,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r)
 {
-	struct run_ctx c = {.s = s, .o = o, .r = r};
+	struct run_ctx c = {.s = s, .o = o, .r = r, .t0 = now_ms()};
 	char *workdir = tmp_template("ktb");
 	char *why = NULL, *append = NULL;
 	const char *kernel;
@@ -397,6 +414,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	rm_rf(workdir);
 	free(workdir);
 	free(append);
+	free(c.restart_append);
 	for (int i = 0; i < 4; i++)
 		free(c.env[i]);
 	r->duration_ms = now_ms() - t0;

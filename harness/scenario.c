@@ -83,6 +83,11 @@ static const cyaml_schema_field_t numa_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t hibernate_fields[] = {
+	STR("disk", 0, struct hibernate, disk),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_UINT("cpus", OPT, struct machine, cpus),
 	STR("memory", OPT, struct machine, memory),
@@ -91,6 +96,8 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_SEQUENCE("disks", PTR | OPT, struct machine, disks, &disk_schema, 0,
 			     CYAML_UNLIMITED),
 	CYAML_FIELD_MAPPING_PTR("numa", PTR | OPT, struct machine, numa, numa_fields),
+	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
+				hibernate_fields),
 	CYAML_FIELD_END
 };
 
@@ -152,6 +159,7 @@ static const cyaml_schema_value_t scenario_schema = {
  * locations and free-form mappings), and what libcyaml logged. */
 struct load_ctx {
 	const char *path;
+	const struct scenario *s;    /* for checks that look across sections */
 	struct scenario_error *err;
 	yaml_document_t doc;
 	char log[CY_LOG_LINES][256];
@@ -849,8 +857,9 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	snprintf(f, sizeof(f), "%s.suspend", path);
 	if (k < 0)
 		return fail(c, f, "\"%s\" is not one of s3, s2idle, s4", st->suspend);
-	if (k == SLEEP_STATE_S4)
-		return fail(c, f, "s4 (hibernation) steps are not available yet");
+	if (k == SLEEP_STATE_S4 && !c->s->machine->hibernate)
+		return fail(c, f, "s4 needs a swap disk for the image: give the machine "
+			    "hibernate: {disk: ID}");
 	st->sleep_state = (enum sleep_state)k;
 	snprintf(f, sizeof(f), "%s.pm_test", path);
 	if (st->pm_test && word_index(st->pm_test, levels, COUNT(levels)) < 0)
@@ -865,6 +874,8 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		return fail(c, f, "%u cycles is more than 1000", st->cycles);
 	if (!st->cycles)
 		st->cycles = 1;
+	if (k == SLEEP_STATE_S4 && st->cycles > 1)
+		return fail(c, f, "one hibernation per step; repeat the step instead");
 	return step_check_wake(c, st, path);
 }
 
@@ -1100,6 +1111,7 @@ int scenario_load(const char *path, struct scenario **out, struct scenario_error
 	if (ret < 0)
 		goto out_doc;
 	s->file = xstrdup(path);
+	c->s = s;
 	ret = header_load(c, s) ?: machine_load(c, s) ?: steps_load(c, s);
 	if (ret < 0) {
 		scenario_free(s);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "console.h"
 #include "loop.h"
 #include "qga.h"
 #include "qmp.h"
@@ -18,6 +20,7 @@
 #define PM_REACH_MS 30000        /* request → SUSPEND event */
 #define PM_WAKE_EVENT_MS 10000   /* system_wakeup → WAKEUP event */
 #define PM_BACK_MS 60000         /* wake → agent answers */
+#define PM_HIBERNATE_MS 120000   /* request → QEMU powered off */
 
 /* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
  * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
@@ -209,8 +212,8 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 static int pm_request(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
 		      struct step_result *sr, int64_t deadline)
 {
-	char *cmd = xasprintf("echo %s > /sys/power/state",
-			      st->sleep_state == SLEEP_STATE_S3 ? "mem" : "freeze");
+	static const char *const word[] = { "mem", "freeze", "disk" };
+	char *cmd = xasprintf("echo %s > /sys/power/state", word[st->sleep_state]);
 	char *err = NULL;
 	int ret;
 
@@ -433,6 +436,8 @@ static void pm_metrics(struct run_ctx *c, json_t *data)
 
 static const char *wake_note(const struct step *st)
 {
+	if (st->sleep_state == SLEEP_STATE_S4)
+		return "restart (QEMU started again with the same disks and ktb.resume)";
 	switch (st->wake_by) {
 	case WAKE_RTC: return "rtc (an alarm the guest armed in /sys/class/rtc/rtc0/wakealarm)";
 	case WAKE_KEY: return "key (QMP send-key; serio0 wakeup enabled in the guest)";
@@ -475,6 +480,152 @@ static void pm_kernel_check(struct run_ctx *c, const struct step *st, struct ste
 					       want == 1 ? "" : "s"));
 }
 
+/* ---- S4: hibernate to the swap disk, power off, start again, restore ---- */
+
+static char *hib_setup_script(const struct run_ctx *c, const struct step *st)
+{
+	const char *id = c->s->machine->hibernate->disk;
+
+	/* a restored system still has its swap on: mkswap only a fresh disk */
+	return xasprintf("set -e; dev=$(readlink -f /dev/ktb/%s); "
+			 "grep -q \"^$dev \" /proc/swaps || { mkswap $dev > /dev/null; swapon $dev; }; "
+			 "echo shutdown > /sys/power/disk; echo 1 > /sys/power/pm_print_times; "
+			 "echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
+			 "echo %s > /sys/power/pm_test", id, st->pm_test ? st->pm_test : "none");
+}
+
+static bool hib_qemu_gone(void *ctx)
+{
+	return ((struct vm *)ctx)->qemu_gone;
+}
+
+/* The guest writes its image and powers off: QEMU exiting cleanly is the
+ * proof. A kernel that refuses says why through the sleep command. */
+static int hib_wait_off(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+			int64_t deadline)
+{
+	bool ok = false;
+	int ret = loop_run_until(c->vm.loop, hib_qemu_gone, &c->vm,
+				 min64(deadline, cy->t_req + PM_HIBERNATE_MS));
+
+	if (c->vm.qemu_gone && !console_fatal(c->vm.console)) {
+		cy->suspend_ms = loop_now(c->vm.loop) - cy->t_req;
+		if (WIFEXITED(c->vm.proc.status) && WEXITSTATUS(c->vm.proc.status) == 0)
+			return 0;
+		pm_fail(sr, ST_FAIL, xasprintf("QEMU %s while the guest hibernated",
+					       proc_describe(&c->vm.proc)));
+		return -EIO;
+	}
+	if (ret != -ETIMEDOUT) {
+		step_wait_failed(c, sr, ret, NULL);
+		return ret;
+	}
+	if (!pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok) && ok)
+		pm_fail(sr, ST_FAIL, xstrdup("the guest's hibernation returned without powering "
+					     "off: no image was written"));
+	else if (sr->status == ST_PASS)
+		pm_fail(sr, ST_FAIL, xasprintf("the guest did not hibernate within %d s",
+					       PM_HIBERNATE_MS / 1000));
+	return -ETIMEDOUT;
+}
+
+static int hib_restore(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+		       int64_t deadline)
+{
+	/* KTB_S4_NO_RESUME=1 starts the machine again without naming the image's
+	 * disk: the guest boots afresh, which the tests use to prove the check */
+	char *extra = getenv("KTB_S4_NO_RESUME")
+		? xstrdup("") : xasprintf("ktb.resume=%s", c->s->machine->hibernate->disk);
+	int ret;
+
+	loop_clear_abort(c->vm.loop);
+	ret = run_restart(c, extra, deadline);
+	free(extra);
+	if (ret) {
+		pm_fail(sr, console_fatal(c->vm.console) ? ST_FAIL : ST_ERROR,
+			xasprintf("the machine did not come back from hibernation: %s",
+				  c->vm.err));
+		return ret;
+	}
+	cy->t_wake = c->vm.start_ms;
+	cy->resume_ms = c->vm.ready_ms - c->vm.start_ms;
+	cy->cycle_ms = c->vm.ready_ms - cy->t_req;
+	return 0;
+}
+
+/* A machine that answers again may have booted afresh: only the restored
+ * kernel's log holds the image it created ("Creating image", "Need to copy
+ * N pages"), so count those lines and read the image size from them. */
+#define HIB_IMAGE_LOG "dmesg | grep -c 'PM: hibernation: Creating image' || true; " \
+	"dmesg | sed -n 's/.*Need to copy \\([0-9]*\\) pages.*/\\1/p' | tail -1"
+
+static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images,
+			 long long *pages, int64_t deadline)
+{
+	struct qga_exec_result res;
+	char *nl;
+
+	if (pm_guest(c, sr, HIB_IMAGE_LOG, &res, deadline))
+		return -EIO;
+	*images = res.out ? atoi(res.out) : 0;
+	nl = res.out ? strchr(res.out, '\n') : NULL;
+	*pages = nl ? atoll(nl + 1) : 0;
+	qga_exec_result_free(&res);
+	return 0;
+}
+
+static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int before,
+			       json_t *data, int64_t deadline)
+{
+	long long pages = 0;
+	int after = 0;
+
+	if (hib_image_log(c, sr, &after, &pages, deadline))
+		return;
+	if (after <= before) {
+		pm_fail(sr, ST_FAIL, xstrdup("the guest booted afresh instead of restoring its "
+					     "hibernation image (the kernel's log has no image "
+					     "created before the restart)"));
+		return;
+	}
+	json_object_set_new(data, "image_bytes", json_integer(pages * 4096));
+	json_object_set_new(c->r->metrics, "hibernate_image_bytes", json_integer(pages * 4096));
+}
+
+static void step_hibernate(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			   int64_t deadline, json_t *data)
+{
+	struct qga_exec_result res;
+	struct pm_cycle cy = {0};
+	char *script;
+	long long pages;
+	int before = 0, ret;
+
+	if (hib_image_log(c, sr, &before, &pages, deadline))
+		return;
+	script = hib_setup_script(c, st);
+	ret = pm_guest(c, sr, script, &res, deadline);
+	free(script);
+	if (ret)
+		return;
+	if (res.exit_code)
+		pm_fail(sr, ST_FAIL, xasprintf("the guest refused the hibernation set-up: %s",
+					       res.err ? trim(res.err) : ""));
+	qga_exec_result_free(&res);
+	if (sr->status != ST_PASS || pm_request(c, st, &cy, sr, deadline))
+		return;
+	if (st->pm_test)
+		ret = pm_test_cycle(c, &cy, sr, deadline);
+	else
+		ret = hib_wait_off(c, &cy, sr, deadline) ?: hib_restore(c, &cy, sr, deadline);
+	json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(0, &cy, st));
+	if (!ret && !st->pm_test) {
+		json_object_set_new(c->r->metrics, "hibernate_ms", json_integer(cy.suspend_ms));
+		json_object_set_new(c->r->metrics, "restore_ms", json_integer(cy.resume_ms));
+		hib_check_restored(c, sr, before, data, deadline);
+	}
+}
+
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline)
 {
@@ -485,6 +636,13 @@ void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *
 	if (st->pm_test)
 		json_object_set_new(data, "pm_test", json_string(st->pm_test));
 	sr->status = ST_PASS;
+	if (st->sleep_state == SLEEP_STATE_S4) {
+		step_hibernate(c, st, sr, deadline, data);
+		sr->data = data;
+		if (sr->status == ST_PASS && st->expect)
+			step_judge(sr, st->expect);
+		return;
+	}
 	if (pm_prepare(c, st, sr, deadline))
 		goto out;
 	before = pm_count_entries(c, st, sr, deadline);

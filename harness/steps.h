@@ -17,7 +17,12 @@ struct run_ctx {
 	struct scenario_result *r;
 	struct vm vm;
 	int64_t deadline;        /* the whole scenario's */
+	int64_t t0;              /* when the scenario started (now_ms) */
 	char *env[5];
+	const char *kernel;      /* what the machine boots, for restarts */
+	char *append;
+	const char *workdir;
+	char *restart_append;    /* the kernel arguments of the last restart */
 };
 
 typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
@@ -28,7 +33,11 @@ void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const 
 /* Pass or fail sr against e, parsing sr->out as JSON when needed. */
 void step_judge(struct step_result *sr, const struct expect *e);
 
-/* suspend: s3 | s2idle (step_pm.c) */
+/* Start the machine again after it powered itself off (S4): the same disks,
+ * the kernel arguments plus extra. 0, or -errno with c->vm.err set. */
+int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
+
+/* suspend: s3 | s2idle | s4 (step_pm.c) */
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline);
 

@@ -129,7 +129,7 @@ static FILE *open_artifact(const struct vm *vm, const char *name)
 	if (!vm->cfg.artifacts)
 		return NULL;
 	path = xasprintf("%s/%s", vm->cfg.artifacts, name);
-	f = fopen(path, "w");
+	f = fopen(path, vm->cfg.restart ? "a" : "w");
 	free(path);
 	if (f)
 		setvbuf(f, NULL, _IOLBF, 0);
@@ -153,7 +153,7 @@ static int vm_spawn(struct vm *vm)
 	int ret;
 
 	argv_init(&a);
-	ret = machine_create_disks(vm->cfg.machine, &l, &he);
+	ret = vm->cfg.restart ? 0 : machine_create_disks(vm->cfg.machine, &l, &he);
 	if (!ret)
 		ret = machine_to_argv(vm->cfg.machine, &l, &a, &he);
 	if (ret) {

@@ -18,6 +18,8 @@ struct vm_config {
 	const char *workdir;     /* sockets and disk images (removed by the caller) */
 	const char *artifacts;   /* console.log, qmp.jsonl, qga.jsonl, qemu.log */
 	int sig_fd;              /* self-pipe of proc_signals_install(), or -1 */
+	bool restart;            /* the same machine again (after S4): keep the disks,
+				    append to the artifacts */
 };
 
 struct vm {

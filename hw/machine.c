@@ -44,6 +44,18 @@ static int machine_check_memory(struct machine *m, struct hw_error *err)
 	return 0;
 }
 
+static int hibernate_validate(const struct machine *m, struct hw_error *err)
+{
+	if (!m->hibernate)
+		return 0;
+	for (unsigned i = 0; m->hibernate->disk && i < m->disks_count; i++)
+		if (!strcmp(m->disks[i].id, m->hibernate->disk))
+			return 0;
+	return hw_fail(err, "machine.hibernate.disk", "\"%s\" is not one of the machine's "
+		       "disks; name the disk that holds the swap for the hibernation image",
+		       m->hibernate->disk ? m->hibernate->disk : "");
+}
+
 int machine_validate(struct machine *m, struct hw_error *err)
 {
 	memset(err, 0, sizeof(*err));
@@ -53,7 +65,7 @@ int machine_validate(struct machine *m, struct hw_error *err)
 		return hw_fail(err, "machine.cpus", "%u cpus; give 1 to %d", m->cpus,
 			       MACHINE_MAX_CPUS);
 	return machine_check_memory(m, err) ?: sleep_validate(m, err) ?:
-	       disks_validate(m, err) ?: numa_validate(m, err);
+	       disks_validate(m, err) ?: numa_validate(m, err) ?: hibernate_validate(m, err);
 }
 
 char *machine_disk_path(const struct hw_launch *l, const struct disk *d)

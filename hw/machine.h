@@ -44,6 +44,11 @@ struct numa {
 	unsigned distances_count; /* nodes_count * nodes_count when given */
 };
 
+/* Hibernation (S4) writes its image to the swap disk named here. */
+struct hibernate {
+	char *disk;             /* a disk id */
+};
+
 struct machine {
 	unsigned cpus;          /* 0: default 1 */
 	char *memory;           /* NULL: default "512M" */
@@ -52,6 +57,7 @@ struct machine {
 	struct disk *disks;
 	unsigned disks_count;
 	struct numa *numa;      /* NULL: no NUMA topology */
+	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"

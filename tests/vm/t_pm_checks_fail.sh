@@ -54,6 +54,13 @@ YAML
 )" 'cycle 2 of 2: the guest says it suspended .* but QEMU never saw S3'
 unset KTB_NO_FIRMWARE_FIXUP
 
+# S4 restore: started again without being told where its image is, the guest
+# boots afresh, which the step must notice
+export KTB_S4_NO_RESUME=1
+must_fail "$KTB_SRC/scenarios/s4-hibernate.yaml" \
+	'the guest booted afresh instead of restoring its hibernation image'
+unset KTB_S4_NO_RESUME
+
 # data across S3: a block corrupted before the sleep is named by its LBA
 must_fail "$(mutate s3-sata 's/--seed 11 --mode rand$/--seed 11 --mode rand --corrupt 64/')" \
 	'mismatches'
