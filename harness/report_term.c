@@ -29,6 +29,8 @@ static const struct {
 	{ "boot_ms", "boot" },
 	{ "suspend_ms", "suspend" },
 	{ "resume_ms", "resume" },
+	{ "hibernate_ms", "hibernate" },
+	{ "restore_ms", "restore" },
 };
 
 static bool term_is_tty(FILE *f)
@@ -59,8 +61,15 @@ static void term_metrics_print(FILE *f, const json_t *metrics)
 	for (size_t i = 0; i < sizeof(term_metrics) / sizeof(term_metrics[0]); i++) {
 		json_t *v = json_object_get(metrics, term_metrics[i].key);
 
-		if (json_is_number(v))
-			fprintf(f, "  %s %.1fs", term_metrics[i].label, json_number_value(v) / 1000.0);
+		double ms = json_number_value(v);
+
+		if (!json_is_number(v))
+			continue;
+		/* a resume takes tens of milliseconds: seconds would show 0.0s */
+		if (ms < 1000)
+			fprintf(f, "  %s %.0fms", term_metrics[i].label, ms);
+		else
+			fprintf(f, "  %s %.1fs", term_metrics[i].label, ms / 1000.0);
 	}
 }
 

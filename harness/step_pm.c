@@ -11,9 +11,11 @@
 
 #include "console.h"
 #include "loop.h"
+#include "pmlog.h"
 #include "qga.h"
 #include "qmp.h"
 #include "steps.h"
+#include "timeline.h"
 #include "util.h"
 
 #define PM_CMD_MS 10000          /* a guest command around the sleep */
@@ -21,6 +23,7 @@
 #define PM_WAKE_EVENT_MS 10000   /* system_wakeup → WAKEUP event */
 #define PM_BACK_MS 60000         /* wake → agent answers */
 #define PM_HIBERNATE_MS 120000   /* request → QEMU powered off */
+#define PM_RETRY_MS 3000         /* a guest-agent answer that is this late is lost */
 
 /* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
  * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
@@ -163,7 +166,7 @@ static int pm_lpc_restore(struct run_ctx *c, struct step_result *sr, int *fixups
 	return 0;
 }
 
-struct pm_cycle {
+struct sleep_cycle {
 	long long pid;           /* the guest's "echo mem > /sys/power/state" */
 	int64_t t_req, t_wake;
 	int64_t suspend_ms, resume_ms;
@@ -173,12 +176,19 @@ struct pm_cycle {
 
 /* Collect the sleep command's exit: it returns only after resume, and a
  * refusal carries the kernel's reason as its error. */
-static int pm_collect(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 		      int64_t deadline, bool *exited_ok)
 {
 	struct qga_exec_result res;
-	int ret = qga_exec_wait(c->vm.qga, cy->pid, &res, deadline);
+	int ret;
 
+	/* A request in flight while the guest suspends its devices (pm_test
+	 * "devices" and deeper) can be lost with the virtio-serial queue: ask
+	 * again, after a resync, rather than wait out the whole deadline. */
+	do {
+		ret = qga_exec_wait(c->vm.qga, cy->pid, &res,
+				    min64(deadline, loop_now(c->vm.loop) + PM_RETRY_MS));
+	} while (ret == -ETIMEDOUT && loop_now(c->vm.loop) < deadline);
 	if (ret)
 		return ret;
 	*exited_ok = res.exit_code == 0;
@@ -209,7 +219,7 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 	return ret;
 }
 
-static int pm_request(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		      struct step_result *sr, int64_t deadline)
 {
 	static const char *const word[] = { "mem", "freeze", "disk" };
@@ -233,7 +243,7 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct pm_cycle 
 
 /* S3 was reached only if QEMU says so. Without the event, tell apart a
  * kernel that refused, a guest that claims it slept, and one that hangs. */
-static int pm_wait_suspended(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 			     int64_t deadline)
 {
 	struct qmp_event *ev = NULL;
@@ -261,7 +271,7 @@ static int pm_wait_suspended(struct run_ctx *c, struct pm_cycle *cy, struct step
 	return -ETIMEDOUT;
 }
 
-static int pm_wake(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		   struct step_result *sr, int64_t deadline)
 {
 	static const char *const key = "{\"keys\": [{\"type\": \"qcode\", \"data\": \"shift\"}]}";
@@ -292,7 +302,7 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct pm_cycle *cy
 }
 
 /* S3 ends with a WAKEUP event, whoever woke it. */
-static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 			  struct step_result *sr, int64_t deadline)
 {
 	struct qmp_event *ev = NULL;
@@ -318,7 +328,7 @@ static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct pm_cy
 
 /* Back means the agent answers again; then the sleep command must have
  * returned 0. */
-static int pm_wait_back(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+static int pm_wait_back(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 			struct step_result *sr, int64_t deadline)
 {
 	bool ok = false;
@@ -345,7 +355,7 @@ static int pm_wait_back(struct run_ctx *c, const struct step *st, struct pm_cycl
 
 /* pm_test: the kernel runs the suspend path up to the level, waits and
  * returns by itself, with no real sleep: the command's exit is the verdict. */
-static int pm_test_cycle(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+static int pm_test_cycle(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 			 int64_t deadline)
 {
 	bool ok = false;
@@ -357,7 +367,7 @@ static int pm_test_cycle(struct run_ctx *c, struct pm_cycle *cy, struct step_res
 	return ret ? ret : ok ? 0 : -EIO;
 }
 
-static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct pm_cycle *cy,
+static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 			struct step_result *sr, int64_t deadline)
 {
 	int ret = 0;
@@ -383,7 +393,7 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct pm_cycl
 	return ret ?: pm_wait_back(c, st, cy, sr, deadline);
 }
 
-static json_t *pm_cycle_json(unsigned i, const struct pm_cycle *cy, const struct step *st)
+static json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
 {
 	json_t *j = json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms",
 			      (json_int_t)cy->suspend_ms);
@@ -501,7 +511,7 @@ static bool hib_qemu_gone(void *ctx)
 
 /* The guest writes its image and powers off: QEMU exiting cleanly is the
  * proof. A kernel that refuses says why through the sleep command. */
-static int hib_wait_off(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+static int hib_wait_off(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 			int64_t deadline)
 {
 	bool ok = false;
@@ -529,7 +539,7 @@ static int hib_wait_off(struct run_ctx *c, struct pm_cycle *cy, struct step_resu
 	return -ETIMEDOUT;
 }
 
-static int hib_restore(struct run_ctx *c, struct pm_cycle *cy, struct step_result *sr,
+static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 		       int64_t deadline)
 {
 	/* KTB_S4_NO_RESUME=1 starts the machine again without naming the image's
@@ -592,11 +602,54 @@ static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int be
 	json_object_set_new(c->r->metrics, "hibernate_image_bytes", json_integer(pages * 4096));
 }
 
+/* The last n entries of the report's cycles, as JSON (this step's own). */
+static json_t *pm_last_cycles(const struct pm_report *rep, size_t n)
+{
+	json_t *all = pm_report_to_json(rep);
+	json_t *cycles = json_object_get(all, "cycles");
+
+	while (json_array_size(cycles) > n)
+		json_array_remove(cycles, 0);
+	return all;
+}
+
+static void pm_write_timeline(struct run_ctx *c, const struct pm_report *rep)
+{
+	char *path = xasprintf("%s/timeline.svg", c->r->artifacts);
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		timeline_svg(rep, rep->cycles_count - 1, f);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* The kernel's own account of the step's cycles: phases and per-device
+ * times into the step's data, and the last cycle as timeline.svg. A log
+ * that cannot be read leaves the step's verdict alone. */
+static void pm_kernel_report(struct run_ctx *c, const struct step *st, json_t *data,
+			     int64_t deadline)
+{
+	struct qga_exec_result res;
+	struct pm_report rep = {0};
+
+	if (qga_exec(c->vm.qga, "dmesg", (const char *const *)c->env, &res,
+		     min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
+		return;
+	if (res.out && !pmlog_parse(res.out, &rep) && rep.cycles_count) {
+		json_object_set_new(data, "kernel", pm_last_cycles(&rep, st->cycles));
+		pm_write_timeline(c, &rep);
+	}
+	pm_report_free(&rep);
+	qga_exec_result_free(&res);
+}
+
 static void step_hibernate(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			   int64_t deadline, json_t *data)
 {
 	struct qga_exec_result res;
-	struct pm_cycle cy = {0};
+	struct sleep_cycle cy = {0};
 	char *script;
 	long long pages;
 	int before = 0, ret;
@@ -623,6 +676,8 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 		json_object_set_new(c->r->metrics, "hibernate_ms", json_integer(cy.suspend_ms));
 		json_object_set_new(c->r->metrics, "restore_ms", json_integer(cy.resume_ms));
 		hib_check_restored(c, sr, before, data, deadline);
+		if (sr->status == ST_PASS)
+			pm_kernel_report(c, st, data, deadline);
 	}
 }
 
@@ -647,7 +702,7 @@ void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *
 		goto out;
 	before = pm_count_entries(c, st, sr, deadline);
 	for (unsigned i = 0; i < st->cycles; i++) {
-		struct pm_cycle cy = {.fixups = &fixups};
+		struct sleep_cycle cy = {.fixups = &fixups};
 		int ret = pm_cycle_run(c, st, &cy, sr, deadline);
 
 		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
@@ -673,6 +728,8 @@ out:
 	sr->data = data;
 	if (sr->status == ST_PASS)
 		pm_kernel_check(c, st, sr, before, deadline);
+	if (sr->status == ST_PASS && !st->pm_test)
+		pm_kernel_report(c, st, data, deadline);
 	if (sr->status == ST_PASS && st->expect)
 		step_judge(sr, st->expect);
 }

@@ -61,6 +61,10 @@ must_fail "$KTB_SRC/scenarios/s4-hibernate.yaml" \
 	'the guest booted afresh instead of restoring its hibernation image'
 unset KTB_S4_NO_RESUME
 
+# idle accounting: a guest kept busy during the "idle" measurement
+must_fail "$(mutate idle-accounting '0,/run: ktb-probe idle --interval 2s$/s//run: yes > \/dev\/null \& ktb-probe idle --interval 2s; kill $!/')" \
+	'idle_pct: expected >= 90'
+
 # data across S3: a block corrupted before the sleep is named by its LBA
 must_fail "$(mutate s3-sata 's/--seed 11 --mode rand$/--seed 11 --mode rand --corrupt 64/')" \
 	'mismatches'
