@@ -11,7 +11,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PM_LINE_MAX 1024
 #define PM_PENDING_MAX 32
-#define PM_ERRORS_MAX 32	/* a failing device can repeat itself; keep the first ones */
+#define PM_ERRORS_MAX 32 /* a failing device can repeat itself; keep the first ones */
 
 /* A "calling" line still waiting for its "returned". */
 struct pm_pending {
@@ -21,13 +21,13 @@ struct pm_pending {
 
 struct pm_parser {
 	struct pm_report *r;
-	struct pm_cycle *c;	/* the open cycle, or NULL between cycles */
-	double last_s;		/* where the next phase starts */
-	double prev_s;		/* timestamp of the previous line */
-	bool woken;		/* the resume half has begun */
-	bool wake_next;		/* pm_test: the line after the wait ends the "sleep" */
-	double test_wake_s;	/* pm_test: when the wait's delay was up */
-	bool boot_kernel;	/* S4 console: lines of the kernel that loads the image */
+	struct pm_cycle *c; /* the open cycle, or NULL between cycles */
+	double last_s;	    /* where the next phase starts */
+	double prev_s;	    /* timestamp of the previous line */
+	bool woken;	    /* the resume half has begun */
+	bool wake_next;	    /* pm_test: the line after the wait ends the "sleep" */
+	double test_wake_s; /* pm_test: when the wait's delay was up */
+	bool boot_kernel;   /* S4 console: lines of the kernel that loads the image */
 	struct pm_pending pending[PM_PENDING_MAX];
 	size_t npending;
 };
@@ -35,20 +35,22 @@ struct pm_parser {
 /* One PM callback line, split. */
 struct pm_cb {
 	char dev[96], cb[64], drv[48];
-	const char *tail;	/* after the callback (and driver) */
+	const char *tail; /* after the callback (and driver) */
 };
 
 const char *pm_mode_name(enum pm_mode m)
 {
 	static const char *const names[] = {
-		[PM_MODE_UNKNOWN] = "unknown", [PM_MODE_DEEP] = "deep", [PM_MODE_S2IDLE] = "s2idle",
-		[PM_MODE_SHALLOW] = "shallow", [PM_MODE_HIBERNATE] = "hibernate",
+	    [PM_MODE_UNKNOWN] = "unknown",     [PM_MODE_DEEP] = "deep",
+	    [PM_MODE_S2IDLE] = "s2idle",       [PM_MODE_SHALLOW] = "shallow",
+	    [PM_MODE_HIBERNATE] = "hibernate",
 	};
 
 	return (unsigned)m < ARRAY_SIZE(names) ? names[m] : "unknown";
 }
 
-static void error_add(struct pm_cycle *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void error_add(struct pm_cycle *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void error_add(struct pm_cycle *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -151,11 +153,11 @@ static bool entry_line(struct pm_parser *p, const char *msg, double ts)
 		const char *prefix;
 		enum pm_mode mode;
 	} entries[] = {
-		{ "PM: suspend entry (deep)", PM_MODE_DEEP },
-		{ "PM: suspend entry (s2idle)", PM_MODE_S2IDLE },
-		{ "PM: suspend entry (shallow)", PM_MODE_SHALLOW },
-		{ "PM: suspend entry (", PM_MODE_UNKNOWN },
-		{ "PM: hibernation: hibernation entry", PM_MODE_HIBERNATE },
+	    {"PM: suspend entry (deep)", PM_MODE_DEEP},
+	    {"PM: suspend entry (s2idle)", PM_MODE_S2IDLE},
+	    {"PM: suspend entry (shallow)", PM_MODE_SHALLOW},
+	    {"PM: suspend entry (", PM_MODE_UNKNOWN},
+	    {"PM: hibernation: hibernation entry", PM_MODE_HIBERNATE},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(entries); i++) {
@@ -230,26 +232,26 @@ static void wake_line(struct pm_parser *p, const char *msg, double ts)
 
 static const struct pm_marker {
 	const char *prefix;
-	const char *must;	/* also somewhere in the line (any case), or NULL */
+	const char *must; /* also somewhere in the line (any case), or NULL */
 	enum { MK_PHASE, MK_SLEEP, MK_TEST, MK_WAKE } kind;
 	const char *phase;
 } pm_markers[] = {
-	{ "Filesystems sync: ", NULL, MK_PHASE, "sync" },
-	{ "PM: Syncing filesystems", "done", MK_PHASE, "sync" },
-	/* 6.1.y stable prints "... completed (elapsed X seconds)", older
-	 * kernels "... (elapsed X seconds) done." */
-	{ "Freezing user space processes", "(elapsed", MK_PHASE, "freeze_user" },
-	{ "Freezing remaining freezable tasks", "(elapsed", MK_PHASE, "freeze_kernel" },
-	{ "PM: hibernation: Allocated ", " kbytes in ", MK_PHASE, "prealloc" },
-	{ "Restarting tasks", "done", MK_PHASE, "thaw_tasks" },
-	{ "ACPI: PM: Preparing to enter system sleep state S", NULL, MK_SLEEP, NULL },
-	{ "PM: suspend-to-idle", NULL, MK_SLEEP, NULL },
-	{ "PM: hibernation: Creating image:", NULL, MK_SLEEP, NULL },
-	{ "PM: suspend debug: Waiting for ", NULL, MK_TEST, NULL },
-	{ "PM: hibernation: debug: Waiting for ", NULL, MK_TEST, NULL },
-	{ "ACPI: PM: Low-level resume complete", NULL, MK_WAKE, NULL },
-	{ "ACPI: PM: Waking up from system sleep state S", NULL, MK_WAKE, NULL },
-	{ "PM: resume from suspend-to-idle", NULL, MK_WAKE, NULL },
+    {"Filesystems sync: ", NULL, MK_PHASE, "sync"},
+    {"PM: Syncing filesystems", "done", MK_PHASE, "sync"},
+    /* 6.1.y stable prints "... completed (elapsed X seconds)", older
+     * kernels "... (elapsed X seconds) done." */
+    {"Freezing user space processes", "(elapsed", MK_PHASE, "freeze_user"},
+    {"Freezing remaining freezable tasks", "(elapsed", MK_PHASE, "freeze_kernel"},
+    {"PM: hibernation: Allocated ", " kbytes in ", MK_PHASE, "prealloc"},
+    {"Restarting tasks", "done", MK_PHASE, "thaw_tasks"},
+    {"ACPI: PM: Preparing to enter system sleep state S", NULL, MK_SLEEP, NULL},
+    {"PM: suspend-to-idle", NULL, MK_SLEEP, NULL},
+    {"PM: hibernation: Creating image:", NULL, MK_SLEEP, NULL},
+    {"PM: suspend debug: Waiting for ", NULL, MK_TEST, NULL},
+    {"PM: hibernation: debug: Waiting for ", NULL, MK_TEST, NULL},
+    {"ACPI: PM: Low-level resume complete", NULL, MK_WAKE, NULL},
+    {"ACPI: PM: Waking up from system sleep state S", NULL, MK_WAKE, NULL},
+    {"PM: resume from suspend-to-idle", NULL, MK_WAKE, NULL},
 };
 
 static bool marker_line(struct pm_parser *p, const char *msg, double ts)
@@ -275,7 +277,7 @@ static bool marker_line(struct pm_parser *p, const char *msg, double ts)
  * the verb (suspend, freeze, quiesce, thaw, restore...) names the phase. */
 static bool devices_phase_line(struct pm_parser *p, const char *msg, double ts)
 {
-	static const char *const infos[] = { "late", "noirq", "early", "start" };
+	static const char *const infos[] = {"late", "noirq", "early", "start"};
 	char verb[16], name[24];
 	const char *s = msg + 4, *info = NULL;
 	double ms;
@@ -321,7 +323,7 @@ static bool cb_split(const char *msg, struct pm_cb *cb, bool *calling)
 		s += 8;
 	n = strcspn(s, " ");
 	if (!memchr(s, '+', n))
-		return false;	/* not a callback: "ACPI: PM: Preparing..." */
+		return false; /* not a callback: "ACPI: PM: Preparing..." */
 	snprintf(cb->cb, sizeof(cb->cb), "%.*s", (int)strcspn(s, "+"), s);
 	s += n;
 	cb->drv[0] = 0;
@@ -355,8 +357,7 @@ static void pending_drop(struct pm_parser *p, const struct pm_cb *cb)
 	}
 }
 
-static void device_add(struct pm_parser *p, const struct pm_cb *cb, double ts, int ret,
-		       long usecs)
+static void device_add(struct pm_parser *p, const struct pm_cb *cb, double ts, int ret, long usecs)
 {
 	struct pm_cycle *c = p->c;
 	struct pm_device *d;
@@ -399,8 +400,8 @@ static bool device_line(struct pm_parser *p, const char *msg, double ts)
 static void error_line(struct pm_parser *p, const char *msg)
 {
 	static const char *const why[] = {
-		"fail", "abort", "refusing", "Unsupported", "error", "Error", "returns -",
-		"Wakeup pending", "Cannot ", "Not enough", "not found", "EBUSY",
+	    "fail",	 "abort",	   "refusing", "Unsupported", "error",	   "Error",
+	    "returns -", "Wakeup pending", "Cannot ",  "Not enough",  "not found", "EBUSY",
 	};
 
 	if (strncmp(msg, "Freezing", 8) && !strstr(msg, "PM: "))
@@ -507,7 +508,7 @@ out:
 
 int pmlog_parse(const char *dmesg, struct pm_report *out)
 {
-	struct pm_parser p = { .r = out };
+	struct pm_parser p = {.r = out};
 	char line[PM_LINE_MAX];
 
 	if (!dmesg || !out)
@@ -525,7 +526,8 @@ int pmlog_parse(const char *dmesg, struct pm_report *out)
 		dmesg += n + (dmesg[n] == '\n');
 	}
 	if (p.c)
-		cycle_close(&p, "the log ends inside the cycle: no exit line (the guest did not resume?)");
+		cycle_close(
+		    &p, "the log ends inside the cycle: no exit line (the guest did not resume?)");
 	return 0;
 }
 
@@ -592,7 +594,8 @@ static json_t *phase_to_json(const struct pm_phase *ph)
 	json_t *j = json_object();
 
 	json_object_set_new(j, "name", json_string(ph->name));
-	json_object_set_new(j, "half", json_string(ph->half == PM_HALF_SUSPEND ? "suspend" : "resume"));
+	json_object_set_new(j, "half",
+			    json_string(ph->half == PM_HALF_SUSPEND ? "suspend" : "resume"));
 	json_object_set_new(j, "start_s", json_fixed(ph->start_s, 1e6));
 	json_object_set_new(j, "end_s", json_fixed(ph->end_s, 1e6));
 	json_object_set_new(j, "ms", json_fixed((ph->end_s - ph->start_s) * 1000, 1e3));
@@ -614,7 +617,8 @@ static json_t *devices_to_json(const struct pm_cycle *c, enum pm_half half)
 
 		json_object_set_new(d, "device", json_string(top[i]->device));
 		json_object_set_new(d, "callback", json_string(top[i]->callback));
-		json_object_set_new(d, "driver", top[i]->driver ? json_string(top[i]->driver) : json_null());
+		json_object_set_new(d, "driver",
+				    top[i]->driver ? json_string(top[i]->driver) : json_null());
 		json_object_set_new(d, "usecs", json_integer(top[i]->usecs));
 		json_object_set_new(d, "ret", json_integer(top[i]->ret));
 		json_array_append_new(a, d);

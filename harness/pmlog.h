@@ -14,40 +14,40 @@ enum pm_mode { PM_MODE_UNKNOWN, PM_MODE_DEEP, PM_MODE_S2IDLE, PM_MODE_SHALLOW, P
 enum pm_half { PM_HALF_SUSPEND, PM_HALF_RESUME };
 
 struct pm_phase {
-	char name[24];		/* "freeze_user", "suspend_noirq", "resume_early"... */
+	char name[24]; /* "freeze_user", "suspend_noirq", "resume_early"... */
 	enum pm_half half;
-	double start_s, end_s;	/* kernel timestamps; phases are contiguous */
-	double kernel_ms;	/* the "... after X msecs" the kernel printed, or -1 */
+	double start_s, end_s; /* kernel timestamps; phases are contiguous */
+	double kernel_ms;      /* the "... after X msecs" the kernel printed, or -1 */
 };
 
 struct pm_device {
-	char *device;		/* "virtio-pci 0000:00:01.0" */
-	char *callback;		/* "pci_pm_suspend", offsets stripped */
-	char *driver;		/* module in [brackets], NULL when built in */
+	char *device;	/* "virtio-pci 0000:00:01.0" */
+	char *callback; /* "pci_pm_suspend", offsets stripped */
+	char *driver;	/* module in [brackets], NULL when built in */
 	enum pm_half half;
-	double end_s;		/* timestamp of the "returned" line */
+	double end_s; /* timestamp of the "returned" line */
 	long usecs;
 	int ret;
 };
 
 /* S4 only; zero where the log does not say. */
 struct pm_hibernate {
-	long image_pages;	/* "Need to copy N pages" */
+	long image_pages; /* "Need to copy N pages" */
 	long wrote_kbytes, read_kbytes;
 	double write_s, read_s;
 };
 
 struct pm_cycle {
 	enum pm_mode mode;
-	bool slept;		/* reached the sleep point (or the pm_test wait) */
-	bool complete;		/* "suspend exit" / "hibernation exit" seen */
-	bool pm_test;		/* the sleep point was a pm_test wait */
+	bool slept;    /* reached the sleep point (or the pm_test wait) */
+	bool complete; /* "suspend exit" / "hibernation exit" seen */
+	bool pm_test;  /* the sleep point was a pm_test wait */
 	double entry_s, sleep_s, wake_s, exit_s;
 	struct pm_phase *phases;
 	size_t phases_count;
-	struct pm_device *devices;	/* in log order */
+	struct pm_device *devices; /* in log order */
 	size_t devices_count;
-	char **errors;		/* kernel refusals, failed callbacks, missing exit */
+	char **errors; /* kernel refusals, failed callbacks, missing exit */
 	size_t errors_count;
 	struct pm_hibernate hib;
 };

@@ -11,7 +11,7 @@
 #define TL_W 1000
 #define TL_X0 20
 #define TL_X1 980
-#define TL_GAP 30		/* the sleep point: time there is not to scale */
+#define TL_GAP 30 /* the sleep point: time there is not to scale */
 #define TL_BAND_Y 86
 #define TL_BAND_H 38
 #define TL_AXIS_Y (TL_BAND_Y + TL_BAND_H + 4)
@@ -23,19 +23,19 @@
 
 /* Suspend warm, resume cool, so a band's side reads from its colour alone;
  * neighbours alternate light and dark so adjacent bands stay apart. */
-static const char *const warm[] = { "#fdae61", "#d73027", "#fee090", "#f46d43", "#fdd0a2",
-				    "#a50026", "#fc8d59", "#e6550d" };
-static const char *const cool[] = { "#abd9e9", "#4575b4", "#a6d96a", "#1a9850", "#74add1",
-				    "#313695", "#d9ef8b", "#66bd63" };
+static const char *const warm[] = {"#fdae61", "#d73027", "#fee090", "#f46d43",
+				   "#fdd0a2", "#a50026", "#fc8d59", "#e6550d"};
+static const char *const cool[] = {"#abd9e9", "#4575b4", "#a6d96a", "#1a9850",
+				   "#74add1", "#313695", "#d9ef8b", "#66bd63"};
 
 /* Geometry of one drawing: where each half starts on the page. */
 struct tl {
 	FILE *f;
 	const struct pm_cycle *c;
-	double gl, gr;		/* left and right edge of the sleep point */
-	double kl, kr;		/* px per ms left and right of the sleep point */
+	double gl, gr; /* left and right edge of the sleep point */
+	double kl, kr; /* px per ms left and right of the sleep point */
 	bool same_scale;
-	double ls, rs;		/* ms drawn left and right of the sleep point */
+	double ls, rs; /* ms drawn left and right of the sleep point */
 };
 
 /* Text from the guest's log can hold anything: XML metacharacters become
@@ -72,7 +72,8 @@ static const char *phase_color(const struct pm_cycle *c, size_t idx)
 
 	for (size_t i = 0; i < idx; i++)
 		n += c->phases[i].half == ph->half;
-	return ph->half == PM_HALF_SUSPEND ? warm[n % ARRAY_SIZE(warm)] : cool[n % ARRAY_SIZE(cool)];
+	return ph->half == PM_HALF_SUSPEND ? warm[n % ARRAY_SIZE(warm)]
+					   : cool[n % ARRAY_SIZE(cool)];
 }
 
 /* Dark text on light fills, white on dark ones. */
@@ -138,9 +139,11 @@ static const char *sleep_label(const struct pm_cycle *c)
 static const char *mode_title(enum pm_mode m)
 {
 	static const char *const titles[] = {
-		[PM_MODE_UNKNOWN] = "Suspend", [PM_MODE_DEEP] = "S3 (deep)",
-		[PM_MODE_S2IDLE] = "s2idle (suspend-to-idle)", [PM_MODE_SHALLOW] = "S1 (shallow)",
-		[PM_MODE_HIBERNATE] = "S4 (hibernate)",
+	    [PM_MODE_UNKNOWN] = "Suspend",
+	    [PM_MODE_DEEP] = "S3 (deep)",
+	    [PM_MODE_S2IDLE] = "s2idle (suspend-to-idle)",
+	    [PM_MODE_SHALLOW] = "S1 (shallow)",
+	    [PM_MODE_HIBERNATE] = "S4 (hibernate)",
 	};
 
 	return (unsigned)m < ARRAY_SIZE(titles) ? titles[m] : titles[0];
@@ -150,24 +153,34 @@ static void draw_header(const struct tl *t, size_t cycle, size_t cycles)
 {
 	const struct pm_cycle *c = t->c;
 
-	fprintf(t->f, "<text x=\"%d\" y=\"28\" font-size=\"19\" font-weight=\"bold\">%s%s: ",
-		TL_X0, mode_title(c->mode), c->pm_test ? " pm_test" : "");
+	fprintf(t->f, "<text x=\"%d\" y=\"28\" font-size=\"19\" font-weight=\"bold\">%s%s: ", TL_X0,
+		mode_title(c->mode), c->pm_test ? " pm_test" : "");
 	if (c->slept)
 		fprintf(t->f, "suspend %.1f ms, resume %.1f ms</text>\n", t->ls, t->rs);
 	else
 		fprintf(t->f, "did not sleep (%.1f ms in the kernel)</text>\n", t->ls);
-	fprintf(t->f, "<text x=\"%d\" y=\"48\" font-size=\"12\" fill=\"#555\">cycle %zu of %zu; "
+	fprintf(t->f,
+		"<text x=\"%d\" y=\"48\" font-size=\"12\" fill=\"#555\">cycle %zu of %zu; "
 		"kernel clock, entry %.6f s, exit %.6f s; %zu device callbacks",
 		TL_X0, cycle + 1, cycles, c->entry_s, c->exit_s, c->devices_count);
 	if (c->mode == PM_MODE_HIBERNATE && c->hib.image_pages)
-		fprintf(t->f, "; image %.1f MiB, written in %.2f s, read in %.2f s",
-			c->hib.image_pages * 4 / 1024.0, c->hib.write_s, c->hib.read_s);
+		fprintf(t->f, "; image %.1f MiB", c->hib.image_pages * 4 / 1024.0);
+	/* the write and read figures are only in the console's log, not in the
+	 * restored kernel's dmesg: leave out what was not seen */
+	if (c->mode == PM_MODE_HIBERNATE && c->hib.wrote_kbytes)
+		fprintf(t->f, ", written in %.2f s", c->hib.write_s);
+	if (c->mode == PM_MODE_HIBERNATE && c->hib.read_kbytes)
+		fprintf(t->f, ", read in %.2f s", c->hib.read_s);
 	fputs("</text>\n", t->f);
-	fprintf(t->f, "<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" fill=\"#b2182b\">"
-		"suspend %.1f ms</text>\n", TL_X0, t->ls);
+	fprintf(t->f,
+		"<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" fill=\"#b2182b\">"
+		"suspend %.1f ms</text>\n",
+		TL_X0, t->ls);
 	if (c->slept)
-		fprintf(t->f, "<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" "
-			"fill=\"#2166ac\" text-anchor=\"end\">resume %.1f ms</text>\n", TL_X1, t->rs);
+		fprintf(t->f,
+			"<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" "
+			"fill=\"#2166ac\" text-anchor=\"end\">resume %.1f ms</text>\n",
+			TL_X1, t->rs);
 }
 
 static void draw_band(const struct tl *t, size_t i)
@@ -179,18 +192,21 @@ static void draw_band(const struct tl *t, size_t i)
 
 	if (w < 1)
 		w = 1;
-	fprintf(t->f, "<g><title>%s: %.3f ms</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-		"height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\"/>", ph->name, ms, x,
-		TL_BAND_Y, w, TL_BAND_H, fill);
+	fprintf(t->f,
+		"<g><title>%s: %.3f ms</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		"height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\"/>",
+		ph->name, ms, x, TL_BAND_Y, w, TL_BAND_H, fill);
 	/* ~6.5 px a character at 11 px: label only the bands it fits in */
 	if (w > 6.5 * strlen(ph->name) + 6)
-		fprintf(t->f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\" "
-			"fill=\"%s\">%s</text>", x + w / 2, TL_BAND_Y + TL_BAND_H / 2 - 1,
-			text_on(fill), ph->name);
+		fprintf(t->f,
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\" "
+			"fill=\"%s\">%s</text>",
+			x + w / 2, TL_BAND_Y + TL_BAND_H / 2 - 1, text_on(fill), ph->name);
 	if (w > 6.5 * 8 + 6)
-		fprintf(t->f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
-			"fill=\"%s\">%.1f ms</text>", x + w / 2, TL_BAND_Y + TL_BAND_H / 2 + 12,
-			text_on(fill), ms);
+		fprintf(t->f,
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
+			"fill=\"%s\">%.1f ms</text>",
+			x + w / 2, TL_BAND_Y + TL_BAND_H / 2 + 12, text_on(fill), ms);
 	fputs("</g>\n", t->f);
 }
 
@@ -200,41 +216,51 @@ static void draw_sleep(const struct tl *t)
 	double mid = (t->gl + t->gr) / 2;
 
 	if (!c->slept) {
-		fprintf(t->f, "<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" "
-			"fill=\"#b2182b\" text-anchor=\"end\">did not reach the sleep state</text>\n",
-			TL_X1);
+		fprintf(
+		    t->f,
+		    "<text x=\"%d\" y=\"66\" font-size=\"13\" font-weight=\"bold\" "
+		    "fill=\"#b2182b\" text-anchor=\"end\">did not reach the sleep state</text>\n",
+		    TL_X1);
 		return;
 	}
-	fprintf(t->f, "<g><title>%s: kernel clock %.6f s to %.6f s, not to scale</title>"
+	fprintf(t->f,
+		"<g><title>%s: kernel clock %.6f s to %.6f s, not to scale</title>"
 		"<rect x=\"%.1f\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#333\"/>"
 		"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#fff\" "
-		"stroke-dasharray=\"3,3\"/></g>\n", sleep_label(c), c->sleep_s, c->wake_s, t->gl,
-		TL_BAND_Y - 6, TL_GAP, TL_BAND_H + 12, mid, TL_BAND_Y - 6, mid,
-		TL_BAND_Y + TL_BAND_H + 6);
-	fprintf(t->f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" "
-		"text-anchor=\"middle\">%s</text>\n", mid, TL_BAND_Y - 7, sleep_label(c));
+		"stroke-dasharray=\"3,3\"/></g>\n",
+		sleep_label(c), c->sleep_s, c->wake_s, t->gl, TL_BAND_Y - 6, TL_GAP, TL_BAND_H + 12,
+		mid, TL_BAND_Y - 6, mid, TL_BAND_Y + TL_BAND_H + 6);
+	fprintf(t->f,
+		"<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" "
+		"text-anchor=\"middle\">%s</text>\n",
+		mid, TL_BAND_Y - 7, sleep_label(c));
 }
 
 /* A 1-2-5 step that puts ticks at least 70 px apart. */
 static double tick_step(double k)
 {
-	static const double m[] = { 1, 2, 5 };
+	static const double m[] = {1, 2, 5};
 	double base = 0.001;
 
-	for (;;) {
+	/* a half with no width (no sleep point) gets no ticks */
+	for (; base < 1e9; base *= 10)
 		for (size_t i = 0; i < ARRAY_SIZE(m); i++)
 			if (base * m[i] * k >= 70)
 				return base * m[i];
-		base *= 10;
-	}
+	return 1e12;
 }
 
 static void draw_tick(const struct tl *t, double x, double ms)
 {
-	fprintf(t->f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
+	fprintf(t->f,
+		"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
 		"<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" fill=\"#444\">"
-		"%s%g</text>\n", x, TL_AXIS_Y, x, TL_AXIS_Y + 4, x, TL_AXIS_Y + 15,
-		ms > 0 ? "+" : ms < 0 ? "-" : "", ms < 0 ? -ms : ms);
+		"%s%g</text>\n",
+		x, TL_AXIS_Y, x, TL_AXIS_Y + 4, x, TL_AXIS_Y + 15,
+		ms > 0	 ? "+"
+		: ms < 0 ? "-"
+			 : "",
+		ms < 0 ? -ms : ms);
 }
 
 /* Ticks count from the sleep point, negative before it, so both halves
@@ -250,8 +276,10 @@ static void draw_axis(const struct tl *t)
 		draw_tick(t, slept ? t->gl - ms * t->kl : TL_X0 + ms * t->kl, slept ? -ms : ms);
 	for (double ms = sr; slept && ms <= t->rs + 1e-9; ms += sr)
 		draw_tick(t, t->gr + ms * t->kr, ms);
-	fprintf(t->f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#444\" text-anchor=\"end\">"
-		"ms %s%s</text>\n", TL_X1, TL_AXIS_Y + 28, slept ? "from the sleep point" : "from entry",
+	fprintf(t->f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#444\" text-anchor=\"end\">"
+		"ms %s%s</text>\n",
+		TL_X1, TL_AXIS_Y + 28, slept ? "from the sleep point" : "from entry",
 		t->same_scale ? "" : "; the halves are drawn to different scales");
 }
 
@@ -267,9 +295,11 @@ static int draw_legend(const struct tl *t)
 		int x = TL_X0 + (int)(i % TL_LEGEND_COLS) * colw;
 
 		y = TL_LEGEND_Y + (int)(i / TL_LEGEND_COLS) * 18;
-		fprintf(t->f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		fprintf(t->f,
+			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" font-size=\"11\">%s <tspan fill=\"#555\">%.2f ms"
-			"</tspan></text>\n", x, y - 10, phase_color(c, i), x + 17, y, ph->name,
+			"</tspan></text>\n",
+			x, y - 10, phase_color(c, i), x + 17, y, ph->name,
 			(ph->end_s - ph->start_s) * 1000);
 	}
 	return y + 16;
@@ -300,12 +330,15 @@ static void draw_device(const struct tl *t, const struct pm_device *d, int x, in
 		xml_put(t->f, d->driver, 0);
 		fputc(']', t->f);
 	}
-	fprintf(t->f, " returned %d after %ld usecs</title><text x=\"%d\" y=\"%d\" font-size=\"11\" "
-		"text-anchor=\"end\">", d->ret, d->usecs, x + 300, y);
+	fprintf(t->f,
+		" returned %d after %ld usecs</title><text x=\"%d\" y=\"%d\" font-size=\"11\" "
+		"text-anchor=\"end\">",
+		d->ret, d->usecs, x + 300, y);
 	xml_put(t->f, d->device, 24);
 	fputs(" <tspan fill=\"#666\">", t->f);
 	xml_put(t->f, d->callback, 22);
-	fprintf(t->f, "</tspan></text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"13\" "
+	fprintf(t->f,
+		"</tspan></text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"13\" "
 		"fill=\"%s\"%s/><text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.2f ms</text></g>\n",
 		x + 306, y - 10, w < 1 ? 1 : w, device_color(t->c, d),
 		d->ret ? " stroke=\"#b2182b\" stroke-width=\"2\"" : "", x + 310 + w, y,
@@ -326,13 +359,17 @@ static int draw_devices(const struct tl *t, int y)
 			max = top[h][0]->usecs;
 	}
 	if (!n[0] && !n[1]) {
-		fprintf(t->f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#555\">No per-device "
-			"times in the log (echo 1 &gt; /sys/power/pm_print_times)</text>\n", TL_X0, y + 14);
+		fprintf(t->f,
+			"<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#555\">No per-device "
+			"times in the log (echo 1 &gt; /sys/power/pm_print_times)</text>\n",
+			TL_X0, y + 14);
 		return y + 24;
 	}
 	for (int h = 0; h < 2; h++)
-		fprintf(t->f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">Slowest "
-			"%s callbacks</text>\n", TL_X0 + h * (TL_W / 2), y + 14, h ? "resume" : "suspend");
+		fprintf(t->f,
+			"<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">Slowest "
+			"%s callbacks</text>\n",
+			TL_X0 + h * (TL_W / 2), y + 14, h ? "resume" : "suspend");
 	rows = n[0] > n[1] ? n[0] : n[1];
 	for (int h = 0; h < 2; h++)
 		for (size_t i = 0; i < n[h]; i++)
@@ -372,7 +409,7 @@ static int draw_body(struct tl *t, size_t cycle, size_t cycles)
 
 int timeline_svg(const struct pm_report *r, size_t cycle, FILE *out)
 {
-	struct tl t = { .c = NULL };
+	struct tl t = {.c = NULL};
 	char *body = NULL;
 	size_t len = 0;
 	int h;
@@ -390,10 +427,12 @@ int timeline_svg(const struct pm_report *r, size_t cycle, FILE *out)
 		free(body);
 		return -ENOMEM;
 	}
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" " TL_FONT ">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n%s</svg>\n",
-		TL_W, h, TL_W, h, body);
+	fprintf(
+	    out,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" " TL_FONT ">\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n%s</svg>\n",
+	    TL_W, h, TL_W, h, body);
 	free(body);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }
