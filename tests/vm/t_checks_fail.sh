@@ -30,7 +30,7 @@ must_fail "$(mutate smoke 's/echo "ktb smoke marker"/echo "something else"/')" \
 must_fail "$(mutate smoke 's/status: running/status: paused/')" 'status: expected "paused"'
 # ktb-io verify: a block corrupted on purpose is found, by LBA
 must_fail "$(mutate disk-4kn-nvme 's/--mode rand$/--mode rand --corrupt 64/')" 'mismatches'
-result=$(ls "$(artifacts)"/*/disk-4kn-nvme-broken/result.json | tail -1)
+result=$(find "$(artifacts)" -path '*/disk-4kn-nvme-broken/result.json' | sort | tail -1)
 tr -d ' \n' <"$result" | grep -q '"mismatched_lbas":\[64' ||
 	fail "the corrupted block's LBA is not in $result"
 exit 0

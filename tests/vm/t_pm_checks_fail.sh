@@ -68,7 +68,7 @@ must_fail "$(mutate idle-accounting '0,/run: ktb-probe idle --interval 2s$/s//ru
 # data across S3: a block corrupted before the sleep is named by its LBA
 must_fail "$(mutate s3-sata 's/--seed 11 --mode rand$/--seed 11 --mode rand --corrupt 64/')" \
 	'mismatches'
-result=$(find "$(artifacts)" -path '*/s3-sata-broken/result.json' | tail -1)
+result=$(find "$(artifacts)" -path '*/s3-sata-broken/result.json' | sort | tail -1)
 tr -d ' \n' <"$result" | grep -q '"mismatched_lbas":\[64' ||
 	fail "the corrupted block's LBA is not in $result"
 exit 0

@@ -30,7 +30,7 @@ for c in base disks overlay numa s3 s3s4; do
 	mkdir -p "$W/$c"
 	mapfile -t args < <("$HW_ARGV_DUMP" "$c" "$W/$c" "$W/$c/qga.sock" "$W/base.raw" "$W/base.qcow2") || { echo "$c: dump failed"; fails=$((fails+1)); continue; }
 	# the harness reads the console on stdout; here stdout is the QMP monitor
-	for i in "${!args[@]}"; do [ "${args[$i]}" = stdio ] && args[$i]=null; done
+	for i in "${!args[@]}"; do [ "${args[$i]}" = stdio ] && args[i]=null; done
 	run "$c" "${args[@]}" || fails=$((fails+1))
 done
 # guest-visible geometry as QEMU built it (from info qtree of "disks")
