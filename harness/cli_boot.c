@@ -128,15 +128,38 @@ static int add_node(struct machine *m, const char *spec)
 	return 0;
 }
 
-static unsigned parse_sleep(const char *s)
+/* "s3", "s4", "s3,s4"; anything else is refused, not ignored. */
+static int parse_sleep(const char *s, unsigned *flags)
 {
-	unsigned f = 0;
+	char *copy = xstrdup(s), *save = NULL;
+	int ret = 0;
 
-	if (strstr(s, "s3"))
-		f |= SLEEP_S3;
-	if (strstr(s, "s4"))
-		f |= SLEEP_S4;
-	return f;
+	*flags = 0;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "s3")) {
+			*flags |= SLEEP_S3;
+		} else if (!strcmp(w, "s4")) {
+			*flags |= SLEEP_S4;
+		} else {
+			fprintf(stderr, "ktb boot: --sleep %s: \"%s\" is not s3 or s4\n", s, w);
+			ret = KTB_EXIT_USAGE;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static int parse_cpus(const char *s, unsigned *cpus)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v < 1 || v > 64) {
+		fprintf(stderr, "ktb boot: --cpus %s: give a number from 1 to 64\n", s);
+		return KTB_EXIT_USAGE;
+	}
+	*cpus = (unsigned)v;
+	return 0;
 }
 
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
@@ -156,11 +179,11 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': c->scenario = optarg; break;
-		case 'c': c->m.cpus = (unsigned)atoi(optarg); break;
+		case 'c': r = parse_cpus(optarg, &c->m.cpus); break;
 		case 'M': c->m.memory = xstrdup(optarg); break;
 		case 'd': r = add_disk(&c->m, optarg); break;
 		case 'n': r = add_node(&c->m, optarg); break;
-		case 's': c->m.sleep = parse_sleep(optarg); break;
+		case 's': r = parse_sleep(optarg, &c->m.sleep); break;
 		case 'k': c->k.kernel = optarg; break;
 		case 'm': c->k.modules = optarg; break;
 		case 'r': c->k.recipe = optarg; break;

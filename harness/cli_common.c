@@ -149,6 +149,11 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	char err[2048] = "";
 	int r;
 
+	if (o.kernel_path && access(o.kernel_path, R_OK) != 0) {
+		fprintf(stderr, "ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, or a "
+				"path to a bzImage or vmlinux)\n", o.kernel_path, strerror(errno));
+		return KTB_EXIT_USAGE;
+	}
 	if (k->modules && !o.kernel_path) {
 		fprintf(stderr, "ktb: --modules goes with --kernel PATH (a kernel of your own)\n");
 		return KTB_EXIT_USAGE;
@@ -171,8 +176,16 @@ bool accel_prepare(const struct image *img, bool quiet)
 	char why[512] = "";
 	const char *k = img->vmlinux ? img->vmlinux : img->bzimage;
 
-	if (kvm_detect(k, img->initrd, false, &v, why, sizeof(why)))
+	if (kvm_detect(k, img->initrd, false, &v, why, sizeof(why))) {
+		/* a setting the user got wrong must not quietly turn into TCG */
+		if (strncmp(why, "KTB_ACCEL=", 10) == 0) {
+			fprintf(stderr, "ktb: %s\n", why);
+			exit(KTB_EXIT_USAGE);
+		}
+		if (!quiet)
+			fprintf(stderr, "ktb: note: %s; using TCG\n", why);
 		return false;
+	}
 	if (v == KVM_BROKEN && !quiet)
 		fprintf(stderr, "ktb: note: /dev/kvm does not work here (%s); using TCG\n", why);
 	return v == KVM_WORKS;
