@@ -1,5 +1,6 @@
 /* ktb run and ktb list. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "parallel.h"
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
@@ -17,14 +19,19 @@
 struct run_cli {
 	struct kernel_choice k;
 	const char *append, *junit, *json, *artifacts;
-	bool tap, verbose;
+	bool tap, verbose, list;
 	int jobs;
+	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
+	size_t ntags, nglobs;
 };
 
 static void run_usage(FILE *f)
 {
 	fprintf(f, "usage: ktb run [options] SCENARIO.yaml|DIR...\n"
-		   "  -j N              scenarios at once (only 1 for now)\n"
+		   "  -j N              scenarios at once, one worker process per VM\n"
+		   "  -t TAG            only scenarios with this tag (may be repeated)\n"
+		   "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
+		   "  --list            print the scenarios that would run, and stop\n"
 		   "  --kernel K        Debian ABI (6.1.0-57) or a path to a bzImage/vmlinux\n"
 		   "  --modules DIR     modules for --kernel PATH\n"
 		   "  --recipe R        image recipe (name in images/ or a path)\n"
@@ -38,6 +45,13 @@ static void run_usage(FILE *f)
 		scenarios_default_dir());
 }
 
+static void push_word(char ***v, size_t *n, char *w)
+{
+	*v = xrealloc(*v, (*n + 2) * sizeof(char *));
+	(*v)[(*n)++] = w;
+	(*v)[*n] = NULL;
+}
+
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
 	static const struct option opts[] = {
@@ -46,17 +60,29 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{"json", required_argument, 0, 'J'},   {"junit", required_argument, 0, 'U'},
 		{"tap", no_argument, 0, 'T'},          {"artifacts", required_argument, 0, 'A'},
 		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
+		{"list", no_argument, 0, 'L'},
 		{0, 0, 0, 0},
 	};
 	int ch;
+	char *end;
 
 	memset(c, 0, sizeof(*c));
 	c->jobs = 1;
 	c->artifacts = "artifacts";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': c->jobs = atoi(optarg); break;
+		case 'j':
+			c->jobs = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || c->jobs < 1 || c->jobs > 64) {
+				fprintf(stderr, "ktb run: -j %s: give a number from 1 to 64\n",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
+			break;
+		case 't': push_word(&c->tags, &c->ntags, optarg); break;
+		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
+		case 'L': c->list = true; break;
 		case 'k': c->k.kernel = optarg; break;
 		case 'm': c->k.modules = optarg; break;
 		case 'r': c->k.recipe = optarg; break;
@@ -69,11 +95,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'h': run_usage(stdout); exit(0);
 		default: run_usage(stderr); return KTB_EXIT_USAGE;
 		}
-	}
-	if (c->jobs != 1) {
-		fprintf(stderr, "ktb run: -j %s: only -j 1 is available so far\n",
-			c->jobs > 1 ? "N" : "0");
-		return KTB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -108,24 +129,33 @@ static int write_report(const char *path, int (*fn)(const struct run_result *, F
 	return 0;
 }
 
-static int run_all(const struct run_cli *c, struct scenario_set *set, struct image *img,
-		   struct run_result *rr)
+struct parallel_print {
+	const struct run_cli *c;
+	struct run_result *rr;
+};
+
+static void on_parallel_done(void *ctx, size_t idx)
+{
+	struct parallel_print *pp = ctx;
+
+	pp->rr->count = idx + 1;
+	report_term_scenario(&pp->rr->scenarios[idx], pp->c->tap ? stderr : stdout,
+			     pp->c->verbose);
+}
+
+static int run_sequential(const struct run_cli *c, struct scenario_set *set,
+			  const struct run_opts *opts, struct run_result *rr)
 {
 	struct progress_ctx pc = {.total = set->count};
-	struct run_opts o = {
-		.image = img, .append = c->append, .artifacts_root = c->artifacts,
-		.run_id = rr->run_id, .verbose = c->verbose, .progress = on_progress,
-		.progress_ctx = &pc,
-	};
+	struct run_opts lo = *opts, *o = &lo;
 	FILE *out = c->tap ? stderr : stdout;
 
-	o.sig_fd = proc_signals_install();
-	o.kvm = accel_prepare(img, false);
-	rr->scenarios = xcalloc(set->count, sizeof(*rr->scenarios));
+	o->progress = on_progress;
+	o->progress_ctx = &pc;
 	for (size_t i = 0; i < set->count; i++) {
 		pc.idx = i + 1;
 		pc.name = set->items[i]->name;
-		int r = runner_run_scenario(set->items[i], &o, &rr->scenarios[i]);
+		int r = runner_run_scenario(set->items[i], o, &rr->scenarios[i]);
 
 		rr->count = i + 1;
 		report_term_progress(stderr, 0, 0, NULL, NULL);
@@ -134,6 +164,63 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 			return KTB_EXIT_INTERRUPTED;
 	}
 	return 0;
+}
+
+static int run_all(const struct run_cli *c, struct scenario_set *set, struct image *img,
+		   struct run_result *rr)
+{
+	struct run_opts o = {
+		.image = img, .append = c->append, .artifacts_root = c->artifacts,
+		.run_id = rr->run_id, .verbose = c->verbose,
+	};
+	struct parallel_print pp = {.c = c, .rr = rr};
+	int r;
+
+	o.sig_fd = proc_signals_install();
+	o.kvm = accel_prepare(img, false);
+	rr->scenarios = xcalloc(set->count, sizeof(*rr->scenarios));
+	if (c->jobs <= 1 || set->count <= 1)
+		return run_sequential(c, set, &o, rr);
+	r = parallel_run(set->items, set->count, &o, (unsigned)c->jobs, rr->scenarios,
+			 on_parallel_done, &pp);
+	rr->count = set->count;
+	return r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
+}
+
+static bool wanted(const struct run_cli *c, const struct scenario *s)
+{
+	bool tag_ok = !c->ntags, name_ok = !c->nglobs;
+
+	for (size_t i = 0; i < c->ntags && !tag_ok; i++)
+		for (unsigned t = 0; t < s->tags_count; t++)
+			tag_ok |= !strcmp(c->tags[i], s->tags[t]);
+	for (size_t i = 0; i < c->nglobs && !name_ok; i++)
+		name_ok = !fnmatch(c->globs[i], s->name, 0);
+	return tag_ok && name_ok;
+}
+
+/* Keep what -t and -n select; nothing selected is bad input. */
+static int run_filter(const struct run_cli *c, struct scenario_set *set)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < set->count; i++) {
+		if (wanted(c, set->items[i]))
+			set->items[kept++] = set->items[i];
+		else
+			scenario_free(set->items[i]);
+	}
+	set->count = kept;
+	if (kept)
+		return 0;
+	fprintf(stderr, "ktb run: no scenario matches the -t/-n filters\n");
+	return KTB_EXIT_USAGE;
+}
+
+static void run_list(const struct scenario_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		printf("%s\t%s\n", set->items[i]->name, set->items[i]->file);
 }
 
 int cli_run(int argc, char **argv)
@@ -147,11 +234,17 @@ int cli_run(int argc, char **argv)
 	int64_t t0 = now_ms();
 
 	if (ret)
-		return ret;
+		goto out_args;
 	ret = optind < argc ? scenarios_load_all(argv + optind, argc - optind, &set)
 			    : scenarios_load_all(def, 1, &set);
 	if (ret)
-		return ret;
+		goto out_args;
+	ret = run_filter(&c, &set);
+	if (ret || c.list) {
+		if (!ret)
+			run_list(&set);
+		goto out;
+	}
 	ret = image_prepare(&c.k, &img);
 	if (ret)
 		goto out;
@@ -173,6 +266,9 @@ int cli_run(int argc, char **argv)
 out:
 	image_free(&img);
 	scenarios_free(&set);
+out_args:
+	free(c.tags);
+	free(c.globs);
 	return ret;
 }
 

@@ -186,6 +186,17 @@ int proc_signals_install(void)
 	return sig_pipe[0];
 }
 
+int proc_signals_reinstall(void)
+{
+	if (sig_pipe[0] >= 0) {
+		close(sig_pipe[0]);
+		close(sig_pipe[1]);
+		sig_pipe[0] = sig_pipe[1] = -1;
+	}
+	sig_seen = 0;
+	return proc_signals_install();
+}
+
 int proc_interrupted(void)
 {
 	return sig_seen;

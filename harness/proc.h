@@ -34,6 +34,9 @@ const char *proc_describe(const struct proc *p);
  * self-pipe), so event loops can notice them; proc_interrupted() says which
  * signal arrived (0: none). */
 int proc_signals_install(void);
+/* In a forked worker: a self-pipe of its own, so a signal meant for one
+ * worker does not wake its siblings. */
+int proc_signals_reinstall(void);
 int proc_interrupted(void);
 
 #endif

@@ -1,5 +1,6 @@
 #include "result.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -330,4 +331,69 @@ json_t *run_result_to_json(const struct run_result *r)
 	json_object_set_new(j, "summary", run_summary_to_json(r));
 	json_object_set_new(j, "scenarios", list);
 	return j;
+}
+
+/* ---- back from JSON: a worker process's result.json into the parent ---- */
+
+static char *json_str_dup(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? xstrdup(s) : NULL;
+}
+
+static enum status status_from_name(const char *s)
+{
+	for (int i = 0; i < ST_COUNT; i++)
+		if (s && !strcmp(s, status_names[i]))
+			return (enum status)i;
+	return ST_ERROR;
+}
+
+static void step_result_from_json(const json_t *j, struct step_result *sr)
+{
+	json_t *ec = json_object_get(j, "exit_code");
+
+	sr->name = json_str_dup(j, "name");
+	sr->status = status_from_name(json_string_value(json_object_get(j, "status")));
+	sr->message = json_str_dup(j, "message");
+	sr->start_ms = json_integer_value(json_object_get(j, "start_ms"));
+	sr->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));
+	sr->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
+	sr->out = json_str_dup(j, "stdout");
+	sr->err = json_str_dup(j, "stderr");
+	sr->data = json_incref(json_object_get(j, "data"));
+	if (json_is_null(sr->data)) {
+		json_decref(sr->data);
+		sr->data = NULL;
+	}
+	sr->line = (int)json_integer_value(json_object_get(j, "line"));
+}
+
+int scenario_result_from_json(const json_t *j, struct scenario_result *r)
+{
+	json_t *tags = json_object_get(j, "tags"), *steps = json_object_get(j, "steps"), *v;
+	size_t i;
+
+	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status")))
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->name = json_str_dup(j, "name");
+	r->file = json_str_dup(j, "file");
+	r->summary = json_str_dup(j, "summary");
+	r->tags = xcalloc(json_array_size(tags) + 1, sizeof(char *));
+	json_array_foreach (tags, i, v)
+		r->tags[r->tags_count++] = xstrdup(json_string_value(v) ? json_string_value(v) : "");
+	r->status = status_from_name(json_string_value(json_object_get(j, "status")));
+	r->message = json_str_dup(j, "message");
+	r->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));
+	r->kernel = json_str_dup(j, "kernel");
+	r->accel = json_str_dup(j, "accel");
+	v = json_object_get(j, "metrics");
+	r->metrics = json_is_object(v) ? json_deep_copy(v) : json_object();
+	r->artifacts = json_str_dup(j, "artifacts");
+	json_array_foreach (steps, i, v)
+		step_result_from_json(v, scenario_result_add_step(r));
+	r->console_tail = json_str_dup(j, "console_tail");
+	return 0;
 }

@@ -70,6 +70,9 @@ const struct step_result *scenario_result_failed_step(const struct scenario_resu
 /* The per-scenario result.json document and the whole-run document. */
 json_t *scenario_result_to_json(const struct scenario_result *r);
 json_t *run_result_to_json(const struct run_result *r);
+/* The inverse of scenario_result_to_json, for results a worker process wrote.
+ * 0, or -EINVAL when j is not a result document. */
+int scenario_result_from_json(const json_t *j, struct scenario_result *r);
 /* "2025-01-31T12:00:00Z" for a Unix time in milliseconds. */
 void result_format_utc(int64_t unix_ms, char *buf, size_t len);
 

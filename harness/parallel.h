@@ -1,0 +1,22 @@
+/* Running scenarios side by side: one worker process per VM, at most N at
+ * once. Each worker writes its result.json; the parent reads it back, so
+ * results keep scenario order whatever order the workers finish in. */
+#ifndef KTB_PARALLEL_H
+#define KTB_PARALLEL_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "runner.h"
+#include "scenario.h"
+
+/* Called in scenario order as soon as scenario idx and all before it are done. */
+typedef void (*parallel_done_fn)(void *ctx, size_t idx);
+
+/* Run n scenarios with up to jobs workers; out[] gets every result (a
+ * scenario never started because of a signal is a skip). 0, or -EINTR when
+ * a signal stopped the run (the workers are stopped and reaped first). */
+int parallel_run(struct scenario *const *items, size_t n, const struct run_opts *o,
+		 unsigned jobs, struct scenario_result *out, parallel_done_fn done, void *ctx);
+
+#endif
