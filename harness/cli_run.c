@@ -20,7 +20,7 @@ struct run_cli {
 	struct kernel_choice k;
 	const char *append, *junit, *json, *artifacts;
 	bool tap, verbose, list;
-	int jobs;
+	int jobs, repeat;
 	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
 	size_t ntags, nglobs;
 };
@@ -32,6 +32,7 @@ static void run_usage(FILE *f)
 		   "  -t TAG            only scenarios with this tag (may be repeated)\n"
 		   "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
 		   "  --list            print the scenarios that would run, and stop\n"
+		   "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
 		   "  --kernel K        Debian ABI (6.1.0-57) or a path to a bzImage/vmlinux\n"
 		   "  --modules DIR     modules for --kernel PATH\n"
 		   "  --recipe R        image recipe (name in images/ or a path)\n"
@@ -60,7 +61,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{"json", required_argument, 0, 'J'},   {"junit", required_argument, 0, 'U'},
 		{"tap", no_argument, 0, 'T'},          {"artifacts", required_argument, 0, 'A'},
 		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-		{"list", no_argument, 0, 'L'},
+		{"list", no_argument, 0, 'L'},         {"repeat", required_argument, 0, 'R'},
 		{0, 0, 0, 0},
 	};
 	int ch;
@@ -68,6 +69,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 
 	memset(c, 0, sizeof(*c));
 	c->jobs = 1;
+	c->repeat = 1;
 	c->artifacts = "artifacts";
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
@@ -83,6 +85,14 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 't': push_word(&c->tags, &c->ntags, optarg); break;
 		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
 		case 'L': c->list = true; break;
+		case 'R':
+			c->repeat = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || c->repeat < 1 || c->repeat > 1000) {
+				fprintf(stderr, "ktb run: --repeat %s: give a number from 1 to 1000\n",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
+			break;
 		case 'k': c->k.kernel = optarg; break;
 		case 'm': c->k.modules = optarg; break;
 		case 'r': c->k.recipe = optarg; break;
@@ -143,19 +153,43 @@ static void on_parallel_done(void *ctx, size_t idx)
 			     pp->c->verbose);
 }
 
-static int run_sequential(const struct run_cli *c, struct scenario_set *set,
+/* What runs, in order: each scenario, --repeat times over. */
+struct run_plan {
+	struct scenario **items;
+	unsigned *attempts;      /* NULL without --repeat */
+	size_t n;
+};
+
+static void plan_make(const struct run_cli *c, const struct scenario_set *set,
+		      struct run_plan *p)
+{
+	size_t k = 0;
+
+	p->n = set->count * (size_t)c->repeat;
+	p->items = xcalloc(p->n, sizeof(*p->items));
+	p->attempts = c->repeat > 1 ? xcalloc(p->n, sizeof(unsigned)) : NULL;
+	for (size_t i = 0; i < set->count; i++)
+		for (int a = 1; a <= c->repeat; a++, k++) {
+			p->items[k] = set->items[i];
+			if (p->attempts)
+				p->attempts[k] = (unsigned)a;
+		}
+}
+
+static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 			  const struct run_opts *opts, struct run_result *rr)
 {
-	struct progress_ctx pc = {.total = set->count};
+	struct progress_ctx pc = {.total = plan->n};
 	struct run_opts lo = *opts, *o = &lo;
 	FILE *out = c->tap ? stderr : stdout;
 
 	o->progress = on_progress;
 	o->progress_ctx = &pc;
-	for (size_t i = 0; i < set->count; i++) {
+	for (size_t i = 0; i < plan->n; i++) {
 		pc.idx = i + 1;
-		pc.name = set->items[i]->name;
-		int r = runner_run_scenario(set->items[i], o, &rr->scenarios[i]);
+		pc.name = plan->items[i]->name;
+		o->attempt = plan->attempts ? plan->attempts[i] : 0;
+		int r = runner_run_scenario(plan->items[i], o, &rr->scenarios[i]);
 
 		rr->count = i + 1;
 		report_term_progress(stderr, 0, 0, NULL, NULL);
@@ -174,17 +208,24 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.run_id = rr->run_id, .verbose = c->verbose,
 	};
 	struct parallel_print pp = {.c = c, .rr = rr};
+	struct run_plan plan;
 	int r;
 
+	plan_make(c, set, &plan);
 	o.sig_fd = proc_signals_install();
 	o.kvm = accel_prepare(img, false);
-	rr->scenarios = xcalloc(set->count, sizeof(*rr->scenarios));
-	if (c->jobs <= 1 || set->count <= 1)
-		return run_sequential(c, set, &o, rr);
-	r = parallel_run(set->items, set->count, &o, (unsigned)c->jobs, rr->scenarios,
-			 on_parallel_done, &pp);
-	rr->count = set->count;
-	return r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
+	rr->scenarios = xcalloc(plan.n, sizeof(*rr->scenarios));
+	if (c->jobs <= 1 || plan.n <= 1) {
+		r = run_sequential(c, &plan, &o, rr);
+	} else {
+		r = parallel_run(plan.items, plan.attempts, plan.n, &o, (unsigned)c->jobs,
+				 rr->scenarios, on_parallel_done, &pp);
+		rr->count = plan.n;
+		r = r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
+	}
+	free(plan.items);
+	free(plan.attempts);
+	return r;
 }
 
 static bool wanted(const struct run_cli *c, const struct scenario *s)

@@ -14,6 +14,7 @@
 
 struct pool {
 	struct scenario *const *items;
+	const unsigned *attempts;
 	size_t n;
 	const struct run_opts *o;
 	struct scenario_result *out;
@@ -26,7 +27,7 @@ struct pool {
 
 /* The child: its own signal pipe, no progress lines, and it dies with the
  * parent. _exit, because the parent's stdio buffers and heap are not ours. */
-static void worker(const struct scenario *s, const struct run_opts *o)
+static void worker(const struct scenario *s, const struct run_opts *o, unsigned attempt)
 {
 	struct run_opts wo = *o;
 	struct scenario_result r;
@@ -35,6 +36,7 @@ static void worker(const struct scenario *s, const struct run_opts *o)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	wo.sig_fd = proc_signals_reinstall();
 	wo.progress = NULL;
+	wo.attempt = attempt;
 	ret = runner_run_scenario(s, &wo, &r);
 	scenario_result_free(&r);
 	_exit(ret == -EINTR ? 130 : 0);
@@ -50,7 +52,7 @@ static int pool_start(struct pool *p)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		worker(p->items[i], p->o);
+		worker(p->items[i], p->o, p->attempts ? p->attempts[i] : 0);
 	p->pids[i] = pid;
 	p->next++;
 	p->running++;
@@ -58,10 +60,11 @@ static int pool_start(struct pool *p)
 }
 
 static void result_placeholder(struct scenario_result *r, const struct scenario *s,
-			       enum status st, char *message)
+			       unsigned attempt, enum status st, char *message)
 {
 	memset(r, 0, sizeof(*r));
-	r->name = xstrdup(s->name);
+	r->name = attempt ? xasprintf("%s#%u", s->name, attempt) : xstrdup(s->name);
+	r->attempt = attempt;
 	r->file = xstrdup(s->file);
 	r->summary = xstrdup(s->summary);
 	r->tags = xcalloc(s->tags_count + 1, sizeof(char *));
@@ -76,12 +79,17 @@ static void result_placeholder(struct scenario_result *r, const struct scenario 
 static void pool_collect(struct pool *p, size_t i, int wstatus)
 {
 	const struct scenario *s = p->items[i];
-	char *path = xasprintf("%s/%s/%s/result.json", p->o->artifacts_root, p->o->run_id,
-			       s->name);
-	json_t *doc = json_load_file(path, 0, NULL);
+	struct run_opts o = *p->o;
+	char *dir, *path;
+	json_t *doc;
 
+	o.attempt = p->attempts ? p->attempts[i] : 0;
+	dir = runner_artifacts_dir(&o, s);
+	path = xasprintf("%s/result.json", dir);
+	free(dir);
+	doc = json_load_file(path, 0, NULL);
 	if (!doc || scenario_result_from_json(doc, &p->out[i]))
-		result_placeholder(&p->out[i], s, ST_ERROR,
+		result_placeholder(&p->out[i], s, o.attempt, ST_ERROR,
 				   WIFSIGNALED(wstatus)
 					   ? xasprintf("the worker was killed by signal %d",
 						       WTERMSIG(wstatus))
@@ -124,7 +132,7 @@ static int pool_reap(struct pool *p)
 static void pool_skip_rest(struct pool *p)
 {
 	for (size_t i = p->next; i < p->n; i++) {
-		result_placeholder(&p->out[i], p->items[i], ST_SKIP,
+		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0, ST_SKIP,
 				   xstrdup("not run: interrupted"));
 		p->done[i] = true;
 	}
@@ -132,10 +140,12 @@ static void pool_skip_rest(struct pool *p)
 		p->cb(p->ctx, p->printed++);
 }
 
-int parallel_run(struct scenario *const *items, size_t n, const struct run_opts *o,
-		 unsigned jobs, struct scenario_result *out, parallel_done_fn done, void *ctx)
+int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t n,
+		 const struct run_opts *o, unsigned jobs, struct scenario_result *out,
+		 parallel_done_fn done, void *ctx)
 {
-	struct pool p = {.items = items, .n = n, .o = o, .out = out, .cb = done, .ctx = ctx};
+	struct pool p = {.items = items, .attempts = attempts, .n = n, .o = o, .out = out,
+			 .cb = done, .ctx = ctx};
 	int ret = 0;
 
 	p.pids = xcalloc(n, sizeof(*p.pids));

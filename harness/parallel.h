@@ -13,10 +13,12 @@
 /* Called in scenario order as soon as scenario idx and all before it are done. */
 typedef void (*parallel_done_fn)(void *ctx, size_t idx);
 
-/* Run n scenarios with up to jobs workers; out[] gets every result (a
+/* Run n scenarios with up to jobs workers (attempts[i]: the --repeat run
+ * number of items[i], or attempts NULL); out[] gets every result (a
  * scenario never started because of a signal is a skip). 0, or -EINTR when
  * a signal stopped the run (the workers are stopped and reaped first). */
-int parallel_run(struct scenario *const *items, size_t n, const struct run_opts *o,
-		 unsigned jobs, struct scenario_result *out, parallel_done_fn done, void *ctx);
+int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t n,
+		 const struct run_opts *o, unsigned jobs, struct scenario_result *out,
+		 parallel_done_fn done, void *ctx);
 
 #endif

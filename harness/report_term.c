@@ -186,6 +186,20 @@ void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose
 	fflush(f);
 }
 
+/* With --repeat: "pass rate: NAME 2/3 flaky" for each scenario. */
+static void term_pass_rates(const struct run_result *r, FILE *f)
+{
+	json_t *rates = run_result_pass_rates(r), *v;
+	const char *name;
+
+	json_object_foreach (rates, name, v)
+		fprintf(f, "pass rate: %s %lld/%lld%s\n", name,
+			(long long)json_integer_value(json_object_get(v, "pass")),
+			(long long)json_integer_value(json_object_get(v, "runs")),
+			json_is_true(json_object_get(v, "flaky")) ? " flaky" : "");
+	json_decref(rates);
+}
+
 void report_term_summary(const struct run_result *r, FILE *f)
 {
 	size_t n[ST_COUNT];
@@ -200,6 +214,7 @@ void report_term_summary(const struct run_result *r, FILE *f)
 	fputc('\n', f);
 	if (n[ST_TIMEOUT] || n[ST_ERROR])
 		fprintf(f, "of which: %zu timed out, %zu errored\n", n[ST_TIMEOUT], n[ST_ERROR]);
+	term_pass_rates(r, f);
 	fprintf(f, "time: %.1fs\n", r->duration_ms / 1000.0);
 	fflush(f);
 }

@@ -24,6 +24,8 @@
  *   artifacts     string|null   directory of console.log, qmp.jsonl, ...
  *   steps         [step]
  *   console_tail  string|null   last console lines (kept on failure)
+ *   attempt       integer|null  with --repeat, which run of the scenario (1..N);
+ *                               its name is then "NAME#N"
  *
  * step:
  *   name          string   "run: ktb-probe disk data"
@@ -43,6 +45,7 @@
  *   duration_ms   integer
  *   summary       {total, pass, fail, error, timeout, skip}: integers
  *   scenarios     [result.json documents as above]
+ *   pass_rates    with --repeat only: {NAME: {runs, pass, rate, flaky}}
  *
  * Strings holding captured output are made valid UTF-8 (bad bytes become
  * U+FFFD) because a guest may print anything and jansson refuses bad UTF-8.
@@ -290,6 +293,7 @@ json_t *scenario_result_to_json(const struct scenario_result *r)
 	json_object_set_new(j, "artifacts", json_text(r->artifacts));
 	json_object_set_new(j, "steps", steps);
 	json_object_set_new(j, "console_tail", json_text(r->console_tail));
+	json_object_set_new(j, "attempt", r->attempt ? json_integer(r->attempt) : json_null());
 	return j;
 }
 
@@ -319,7 +323,7 @@ static json_t *run_summary_to_json(const struct run_result *r)
 
 json_t *run_result_to_json(const struct run_result *r)
 {
-	json_t *j = json_object(), *list = json_array();
+	json_t *j = json_object(), *list = json_array(), *rates;
 	char started[32];
 
 	result_format_utc(r->started_unix_ms, started, sizeof(started));
@@ -330,6 +334,9 @@ json_t *run_result_to_json(const struct run_result *r)
 	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
 	json_object_set_new(j, "summary", run_summary_to_json(r));
 	json_object_set_new(j, "scenarios", list);
+	rates = run_result_pass_rates(r);
+	if (rates)
+		json_object_set_new(j, "pass_rates", rates);
 	return j;
 }
 
@@ -395,5 +402,55 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 	json_array_foreach (steps, i, v)
 		step_result_from_json(v, scenario_result_add_step(r));
 	r->console_tail = json_str_dup(j, "console_tail");
+	r->attempt = (unsigned)json_integer_value(json_object_get(j, "attempt"));
 	return 0;
+}
+
+/* "smoke#3" → "smoke" */
+static char *base_name(const char *name)
+{
+	const char *h = strrchr(name ? name : "", '#');
+
+	return h ? strndup(name, (size_t)(h - name)) : xstrdup(name ? name : "");
+}
+
+static json_int_t counter(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+json_t *run_result_pass_rates(const struct run_result *r)
+{
+	json_t *rates = json_object(), *e, *v;
+	const char *key;
+
+	for (size_t i = 0; i < r->count; i++) {
+		const struct scenario_result *s = &r->scenarios[i];
+		char *name;
+
+		if (!s->attempt)
+			continue;
+		name = base_name(s->name);
+		e = json_object_get(rates, name);
+		if (!e) {
+			e = json_pack("{s:i, s:i}", "runs", 0, "pass", 0);
+			json_object_set_new(rates, name, e);
+		}
+		free(name);
+		json_object_set_new(e, "runs", json_integer(counter(e, "runs") + 1));
+		if (s->status == ST_PASS || s->status == ST_SKIP)
+			json_object_set_new(e, "pass", json_integer(counter(e, "pass") + 1));
+	}
+	json_object_foreach (rates, key, v) {
+		json_int_t runs = json_integer_value(json_object_get(v, "runs"));
+		json_int_t pass = json_integer_value(json_object_get(v, "pass"));
+
+		json_object_set_new(v, "rate", json_real((double)pass / (double)runs));
+		json_object_set_new(v, "flaky", json_boolean(pass > 0 && pass < runs));
+	}
+	if (!json_object_size(rates)) {
+		json_decref(rates);
+		return NULL;
+	}
+	return rates;
 }

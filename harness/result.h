@@ -41,6 +41,7 @@ struct scenario_result {
 	char *console_tail;    /* last console lines, on failure */
 	char *kernel;          /* kernel release or path booted */
 	char *accel;           /* "tcg" or "kvm" */
+	unsigned attempt;      /* --repeat: 1..N, 0 when not repeated */
 };
 
 struct run_result {
@@ -70,6 +71,9 @@ const struct step_result *scenario_result_failed_step(const struct scenario_resu
 /* The per-scenario result.json document and the whole-run document. */
 json_t *scenario_result_to_json(const struct scenario_result *r);
 json_t *run_result_to_json(const struct run_result *r);
+/* With --repeat: {"NAME": {"runs", "pass", "rate", "flaky"}} per scenario
+ * (flaky: neither always passed nor always failed), or NULL. */
+json_t *run_result_pass_rates(const struct run_result *r);
 /* The inverse of scenario_result_to_json, for results a worker process wrote.
  * 0, or -EINVAL when j is not a result document. */
 int scenario_result_from_json(const json_t *j, struct scenario_result *r);

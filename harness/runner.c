@@ -320,7 +320,12 @@ static void result_init(struct scenario_result *r, const struct scenario *s,
 	for (unsigned i = 0; i < s->tags_count; i++)
 		r->tags[i] = xstrdup(s->tags[i]);
 	r->metrics = json_object();
-	r->artifacts = xasprintf("%s/%s/%s", o->artifacts_root, o->run_id, s->name);
+	r->artifacts = runner_artifacts_dir(o, s);
+	r->attempt = o->attempt;
+	if (o->attempt) {
+		free(r->name);
+		r->name = xasprintf("%s#%u", s->name, o->attempt);
+	}
 	r->kernel = xstrdup(o->image->release);
 	r->accel = xstrdup(o->kvm ? "kvm" : "tcg");
 	r->status = ST_PASS;
@@ -395,6 +400,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	c.env[1] = xasprintf("KTB_KERNEL_RELEASE=%s", o->image->release ? o->image->release : "");
 	c.env[2] = xstrdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin");
 	c.env[3] = xstrdup("HOME=/root");
+	c.env[4] = xasprintf("KTB_ATTEMPT=%u", o->attempt);
 	append = kernel_append(s, o);
 	ret = boot(&c, kernel, append, workdir);
 	if (ret)
@@ -415,11 +421,18 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	free(workdir);
 	free(append);
 	free(c.restart_append);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		free(c.env[i]);
 	r->duration_ms = now_ms() - t0;
 	write_result(r);
 	return proc_interrupted() ? -EINTR : 0;
+}
+
+char *runner_artifacts_dir(const struct run_opts *o, const struct scenario *s)
+{
+	if (o->attempt)
+		return xasprintf("%s/%s/%s-%u", o->artifacts_root, o->run_id, s->name, o->attempt);
+	return xasprintf("%s/%s/%s", o->artifacts_root, o->run_id, s->name);
 }
 
 char *runner_new_run_id(void)

@@ -19,6 +19,7 @@ struct run_opts {
 	bool kvm;
 	int sig_fd;                  /* proc_signals_install() */
 	bool verbose;
+	unsigned attempt;            /* --repeat: 1..N (0: not repeated) */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;
 };
@@ -27,6 +28,9 @@ struct run_opts {
  * when a signal asked ktb to stop. */
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r);
+
+/* artifacts/<run>/<scenario>[-<attempt>]: where a scenario's files go. */
+char *runner_artifacts_dir(const struct run_opts *o, const struct scenario *s);
 
 /* A fresh run id: UTC date and time plus the pid, "20261203-031500-1234". */
 char *runner_new_run_id(void);

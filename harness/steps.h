@@ -18,7 +18,7 @@ struct run_ctx {
 	struct vm vm;
 	int64_t deadline;        /* the whole scenario's */
 	int64_t t0;              /* when the scenario started (now_ms) */
-	char *env[5];
+	char *env[6];            /* NULL-terminated guest environment */
 	const char *kernel;      /* what the machine boots, for restarts */
 	char *append;
 	const char *workdir;

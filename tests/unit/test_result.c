@@ -1,5 +1,6 @@
 /* The result model: status order, exit codes, and the result.json and run
  * documents whose shape other tools depend on. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,6 +123,45 @@ static char *keys_of(json_t *obj)
 	return s;
 }
 
+/* A worker's result.json read back by the parent gives the same document. */
+static void round_trip(json_t *j)
+{
+	struct scenario_result back;
+	json_t *again;
+
+	assert_int_equal(scenario_result_from_json(j, &back), 0);
+	again = scenario_result_to_json(&back);
+	assert_true(json_equal(j, again));
+	json_decref(again);
+	scenario_result_free(&back);
+	assert_int_equal(scenario_result_from_json(json_object_get(j, "tags"), &back), -EINVAL);
+}
+
+static void test_pass_rates(void **state)
+{
+	struct scenario_result s[4];
+	struct run_result r = {.scenarios = s, .count = 4};
+	static const enum status st[4] = {ST_PASS, ST_FAIL, ST_PASS, ST_PASS};
+	static const char *const names[4] = {"a#1", "a#2", "b#1", "b#2"};
+	json_t *rates;
+
+	(void)state;
+	memset(s, 0, sizeof(s));
+	for (int i = 0; i < 4; i++) {
+		s[i].name = (char *)names[i];
+		s[i].status = st[i];
+		s[i].attempt = (unsigned)(i % 2 + 1);
+	}
+	rates = run_result_pass_rates(&r);
+	assert_true(json_is_true(json_object_get(json_object_get(rates, "a"), "flaky")));
+	assert_true(json_is_false(json_object_get(json_object_get(rates, "b"), "flaky")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(rates, "b"), "pass")), 2);
+	json_decref(rates);
+	for (int i = 0; i < 4; i++)
+		s[i].attempt = 0;
+	assert_null(run_result_pass_rates(&r));
+}
+
 static void test_scenario_json(void **state)
 {
 	struct scenario_result s;
@@ -143,7 +183,7 @@ static void test_scenario_json(void **state)
 	assert_non_null(j);
 	keys = keys_of(j);
 	assert_string_equal(keys, "name,file,summary,tags,status,message,duration_ms,kernel,"
-				  "accel,metrics,artifacts,steps,console_tail");
+				  "accel,metrics,artifacts,steps,console_tail,attempt");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
 	assert_true(json_is_null(json_object_get(j, "summary")));
@@ -159,6 +199,7 @@ static void test_scenario_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(step, "exit_code")), 1);
 	assert_int_equal(json_integer_value(json_object_get(step, "line")), 7);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(step, "data"), "size")), 512);
+	round_trip(j);
 	json_decref(j);
 	/* not applicable exit code and missing metrics */
 	st->exit_code = -1;
@@ -256,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_add_step),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_scenario_json),
+		cmocka_unit_test(test_pass_rates),
 		cmocka_unit_test(test_run_json),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_ansi_escape),
