@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "proc.h"
+#include "runner.h"
 #include "util.h"
 
 struct boot_cli {
@@ -222,26 +223,10 @@ static void machine_free_flags(struct machine *m)
 static char *boot_append(const struct machine *m, const struct boot_cli *c)
 {
 	/* ktb.shell: init keeps a shell on the console for the user */
-	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M ktb.shell");
+	char *extra = xasprintf("ktb.shell%s%s", c->append ? " " : "", c->append ? c->append : "");
+	char *s = runner_kernel_cmdline(m, c->cmdline, extra);
 
-	for (unsigned i = 0; i < m->disks_count; i++) {
-		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
-
-		free(s);
-		s = n;
-	}
-	if (c->cmdline) {
-		char *n = xasprintf("%s %s", s, c->cmdline);
-
-		free(s);
-		s = n;
-	}
-	if (c->append) {
-		char *n = xasprintf("%s %s", s, c->append);
-
-		free(s);
-		s = n;
-	}
+	free(extra);
 	return s;
 }
 

@@ -53,6 +53,20 @@ static void push_word(char ***v, size_t *n, char *w)
 	(*v)[*n] = NULL;
 }
 
+/* A whole number from 1 to max for option opt, or a message and -EINVAL. */
+static int parse_count(const char *opt, const char *arg, long max, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v < 1 || v > max) {
+		fprintf(stderr, "ktb run: %s %s: give a number from 1 to %ld\n", opt, arg, max);
+		return -EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
 	static const struct option opts[] = {
@@ -65,7 +79,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{0, 0, 0, 0},
 	};
 	int ch;
-	char *end;
 
 	memset(c, 0, sizeof(*c));
 	c->jobs = 1;
@@ -75,23 +88,15 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			c->jobs = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || c->jobs < 1 || c->jobs > 64) {
-				fprintf(stderr, "ktb run: -j %s: give a number from 1 to 64\n",
-					optarg);
+			if (parse_count("-j", optarg, 64, &c->jobs))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 't': push_word(&c->tags, &c->ntags, optarg); break;
 		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
 		case 'L': c->list = true; break;
 		case 'R':
-			c->repeat = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || c->repeat < 1 || c->repeat > 1000) {
-				fprintf(stderr, "ktb run: --repeat %s: give a number from 1 to 1000\n",
-					optarg);
+			if (parse_count("--repeat", optarg, 1000, &c->repeat))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 'k': c->k.kernel = optarg; break;
 		case 'm': c->k.modules = optarg; break;

@@ -181,17 +181,6 @@ static step_fn step_lookup(enum step_kind k)
 	return NULL;
 }
 
-static char *step_label(const struct step *st)
-{
-	const char *arg = st->kind == STEP_RUN ? st->run : st->kind == STEP_QMP ? st->qmp : st->wait;
-
-	if (st->name)
-		return xstrdup(st->name);
-	if (st->kind == STEP_WAIT && st->wait_for)
-		return xasprintf("wait: %s for /%s/", st->wait, st->wait_for);
-	return xasprintf("%s: %s", step_kind_name(st->kind), arg ? arg : "");
-}
-
 static void run_steps(struct run_ctx *c)
 {
 	for (unsigned i = 0; i < c->s->steps_count; i++) {
@@ -200,7 +189,7 @@ static void run_steps(struct run_ctx *c)
 		int64_t t = loop_now(c->vm.loop);
 		int64_t dl = t + st->timeout_ms;
 
-		sr->name = step_label(st);
+		sr->name = xstrdup(st->name); /* the loader names every step */
 		sr->line = st->line;
 		sr->exit_code = -1;
 		sr->start_ms = t - c->t0;
@@ -254,28 +243,32 @@ static const char *pick_kernel(const struct scenario *s, const struct image *img
 	return img->vmlinux ? img->vmlinux : img->bzimage;
 }
 
-static char *kernel_append(const struct scenario *s, const struct run_opts *o)
+/* Append " WORD" to *s (WORD may be NULL: nothing). */
+static void append_word(char **s, const char *word)
 {
-	char *ids = xstrdup(""), *out;
+	char *n;
 
-	for (unsigned i = 0; i < s->machine->disks_count; i++) {
-		char *n = xasprintf("%s%s%s", ids, i ? "," : "", s->machine->disks[i].id);
+	if (!word || !*word)
+		return;
+	n = xasprintf("%s %s", *s, word);
+	free(*s);
+	*s = n;
+}
 
-		free(ids);
-		ids = n;
+char *runner_kernel_cmdline(const struct machine *m, const char *scenario_args,
+			    const char *extra)
+{
+	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M");
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
+
+		free(s);
+		s = n;
 	}
-	out = xasprintf("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M%s%s%s%s%s", *ids ? " ktb.disks=" : "",
-			ids, s->kernel && s->kernel->cmdline ? " " : "",
-			s->kernel && s->kernel->cmdline ? s->kernel->cmdline : "",
-			o->append ? " " : "");
-	free(ids);
-	if (o->append) {
-		char *n = xasprintf("%s%s", out, o->append);
-
-		free(out);
-		out = n;
-	}
-	return out;
+	append_word(&s, scenario_args);
+	append_word(&s, extra);
+	return s;
 }
 
 static void boot_failed(struct run_ctx *c, int ret)
@@ -401,7 +394,8 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	c.env[2] = xstrdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin");
 	c.env[3] = xstrdup("HOME=/root");
 	c.env[4] = xasprintf("KTB_ATTEMPT=%u", o->attempt);
-	append = kernel_append(s, o);
+	append = runner_kernel_cmdline(s->machine, s->kernel ? s->kernel->cmdline : NULL,
+				       o->append);
 	ret = boot(&c, kernel, append, workdir);
 	if (ret)
 		boot_failed(&c, ret);

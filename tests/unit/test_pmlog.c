@@ -14,16 +14,8 @@
 #include "pmlog.h"
 #include "util.h"
 
-static char *sample(const char *name)
-{
-	char *path = xasprintf("%s/pm/%s", KTB_TEST_DATA, name);
-	size_t len;
-	char *s = read_file(path, &len);
+#include "test_data.h"
 
-	assert_non_null(s);
-	free(path);
-	return s;
-}
 
 static void parse_sample(const char *name, struct pm_report *r)
 {
