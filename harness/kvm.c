@@ -378,8 +378,8 @@ static void kvm_probe_watch(int fd, enum kvm_verdict *v, char *why, size_t whyle
 static int kvm_probe(const char *kernel, const char *initrd, enum kvm_verdict *v, char *why,
 		     size_t whylen)
 {
-	pid_t pid;
-	int fd, ret;
+	pid_t pid = -1;
+	int fd = -1, ret;
 
 	ret = kvm_probe_spawn(kernel, initrd, &pid, &fd);
 	if (ret) {
