@@ -749,6 +749,21 @@ static const char *step_arg(const struct step *st, const struct step_kind_row *r
 	return *(char *const *)((const char *)st + row->field);
 }
 
+/* The runner matches with POSIX extended regexes: refuse one that does not compile. */
+static int check_regex(struct load_ctx *c, const char *field, const char *pattern)
+{
+	regex_t re;
+	char why[128];
+	int r = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+
+	if (r) {
+		regerror(r, &re, why, sizeof(why));
+		return fail(c, field, "not a POSIX extended regular expression: %s", why);
+	}
+	regfree(&re);
+	return 0;
+}
+
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path)
 {
 	char f[64];
@@ -756,19 +771,8 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 	snprintf(f, sizeof(f), "%s.wait", path);
 	if (parse_duration_ms(st->wait, &st->wait_ms) < 0)
 		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 5s, 2m", st->wait);
-	if (st->wait_for) {
-		regex_t re;
-		char why[128];
-		int r = regcomp(&re, st->wait_for, REG_EXTENDED | REG_NOSUB);
-
-		snprintf(f, sizeof(f), "%s.for", path);
-		if (r) {
-			regerror(r, &re, why, sizeof(why));
-			return fail(c, f, "not a POSIX extended regular expression: %s", why);
-		}
-		regfree(&re);
-	}
-	return 0;
+	snprintf(f, sizeof(f), "%s.for", path);
+	return st->wait_for ? check_regex(c, f, st->wait_for) : 0;
 }
 
 static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *f)
@@ -935,8 +939,7 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 		       const char *path)
 {
 	struct expect *e = st->expect;
-	char f[80], why[128];
-	regex_t re;
+	char f[80];
 	int ret;
 
 	if (!e)
@@ -949,13 +952,7 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 	if (ret < 0 || !e->stdout_re)
 		return ret;
 	snprintf(f, sizeof(f), "%s.expect.stdout", path);
-	ret = regcomp(&re, e->stdout_re, REG_EXTENDED | REG_NOSUB);
-	if (ret) {
-		regerror(ret, &re, why, sizeof(why));
-		return fail(c, f, "not a POSIX extended regular expression: %s", why);
-	}
-	regfree(&re);
-	return 0;
+	return check_regex(c, f, e->stdout_re);
 }
 
 static int step_check_timeout(struct load_ctx *c, struct step *st, const char *path)
