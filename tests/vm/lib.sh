@@ -17,7 +17,7 @@ fail() {
 # ktb_run ARGS...: run ktb, keep stdout+stderr in $out and the status in $rc.
 ktb_run() {
 	rc=0
-	"$KTB" "$@" >"$out" 2>&1 || rc=$?
+	"$KTB" "$@" >"$out" 2>&1 </dev/null || rc=$?
 }
 
 expect_rc() {
@@ -38,4 +38,48 @@ mutate() {
 
 artifacts() {
 	echo "${KTB_TEST_ARTIFACTS:-$work/artifacts}"
+}
+
+# must_fail FILE PATTERN: ktb run on FILE exits 1 and its output matches PATTERN.
+must_fail() {
+	ktb_run run --artifacts "$(artifacts)" "$1"
+	[ "$rc" -eq 1 ] || fail "$(basename "$1"): expected exit 1, got $rc"
+	expect_out "$2"
+}
+
+# mutations: read "SCENARIO<TAB>SED<TAB>PATTERN" lines, run each mutant,
+# and require it to fail with PATTERN.
+mutations() {
+	local name expr pattern
+	while IFS=$'\t' read -r name expr pattern; do
+		[ -n "$name" ] || continue
+		must_fail "$(mutate "$name" "$expr")" "$pattern"
+	done
+}
+
+# newest result.json of a scenario in the artifacts
+result_of() {
+	find "$(artifacts)" -path "*/$1/result.json" | sort | tail -1
+}
+
+# wait_qemus N DIR: until N QEMUs whose command line names DIR run (30 s)
+wait_qemus() {
+	for _ in $(seq 1 300); do
+		[ "$(pgrep -fc "qemu-system.*$2")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_clean PID DIR: SIGTERM ktb PID, which must exit 130 leaving no QEMU
+# whose command line names DIR and nothing in DIR.
+stop_clean() {
+	kill -TERM "$1"
+	rc=0
+	wait "$1" || rc=$?
+	expect_rc 130
+	sleep 0.5
+	pgrep -f "qemu-system.*$2" >/dev/null && fail "QEMU still running after SIGTERM"
+	left=$(find "$2" -mindepth 1 | head -5)
+	[ -z "$left" ] || fail "left behind: $left"
 }

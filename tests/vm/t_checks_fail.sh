@@ -1,36 +1,33 @@
 # label: vm
-# Each check the scenario library makes fails when what it guards is broken:
-# the same scenario files, with the machine changed under their expectations.
+# Each check the storage, NUMA and smoke scenarios make fails when what it
+# guards is broken: the same scenario files, one thing changed under each
+# check (scenario, sed expression, what the failure must say).
 . "$(dirname "$0")/lib.sh"
+T=$'\t'
+mutations <<EOF_TABLE
+smoke${T}s/= "\$KTB_KERNEL_RELEASE"/= "6.1.0-0-amd64"/${T}step 1 .*exit: expected 0, got 1
+smoke${T}s/cpus: 2/cpus: 1/${T}online: expected 2, got 1
+smoke${T}s/memory: 512M/memory: 1G/${T}total_mb: expected <= 512
+smoke${T}/^kernel:/,/ktb.smoke=1/d${T}cmdline: expected a string matching
+smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}the console did not show /ktb smoke marker/
+smoke${T}s/status: running/status: paused/${T}status: expected "paused"
+disk-512e${T}s/sector: 512e/sector: 512n/${T}physical_block_size: expected 4096, got 512
+disk-512e${T}s/--mode rand\$/--mode rand --corrupt 8/${T}mismatches
+numa-2node${T}/^    distances:/s/21/31/g${T}distances: expected
+numa-2node${T}s/{cpus: \[0\], memory: 384M}/{cpus: [0, 1], memory: 384M}/; s/{cpus: \[1\], memory: 384M}/{memory: 384M}/${T}nodes.0.cpus: expected
+numa-2node${T}/- {cpus: \[0\]/s/384M/256M/; /- {cpus: \[1\]/s/384M/512M/${T}memory_mb: expected
+numa-2node${T}s/^    distances: .*/    distances: [[10, 21, 21], [21, 10, 21], [21, 21, 10]]/; /- {cpus: \[1\]/s/384M/256M/; /- {cpus: \[1\]/a\      - {memory: 128M}${T}node_count: expected 2, got 3
+EOF_TABLE
 
-must_fail() {
-	local file=$1 pattern=$2
-	ktb_run run --artifacts "$(artifacts)" "$file"
-	expect_rc 1
-	expect_out "$pattern"
-}
-
-# 4Kn checks: a 512n disk must fail the geometry check
-must_fail "$(mutate disk-4kn-virtio 's/sector: 4kn/sector: 512n/')" \
-	'logical_block_size: expected 4096, got 512'
-# the 512-byte O_DIRECT refusal: on a 512n disk (geometry step removed) it is accepted
-must_fail "$(mutate disk-4kn-scsi 's/sector: 4kn/sector: 512n/; /ktb-probe disk data/,/physical_block_size/d')" \
-	'exit: expected 1, got 0'
-# 512e check: a 512n disk must fail on the physical block size
-must_fail "$(mutate disk-512e 's/sector: 512e/sector: 512n/')" \
-	'physical_block_size: expected 4096, got 512'
-# NUMA check: a different distance matrix on the machine
-must_fail "$(mutate numa-2node '/^    distances:/s/21/31/g')" 'distances'
-# smoke: one CPU instead of two
-must_fail "$(mutate smoke 's/cpus: 2/cpus: 1/')" 'online: expected 2, got 1'
-# the console wait: the guest never prints the marker
-must_fail "$(mutate smoke 's/echo "ktb smoke marker"/echo "something else"/')" \
-	'the console did not show /ktb smoke marker/'
-# the QMP step's expectation: the VM is running, not paused
-must_fail "$(mutate smoke 's/status: running/status: paused/')" 'status: expected "paused"'
-# ktb-io verify: a block corrupted on purpose is found, by LBA
-must_fail "$(mutate disk-4kn-nvme 's/--mode rand$/--mode rand --corrupt 64/')" 'mismatches'
-result=$(find "$(artifacts)" -path '*/disk-4kn-nvme-broken/result.json' | sort | tail -1)
-tr -d ' \n' <"$result" | grep -q '"mismatched_lbas":\[64' ||
-	fail "the corrupted block's LBA is not in $result"
+# the three 4Kn scenarios make the same three checks, each on its own bus
+for bus in virtio scsi nvme; do
+	mutations <<EOF_TABLE
+disk-4kn-$bus${T}s/sector: 4kn/sector: 512n/${T}logical_block_size: expected 4096, got 512
+disk-4kn-$bus${T}s/sector: 4kn/sector: 512n/; /ktb-probe disk data/,/physical_block_size/d${T}exit: expected 1, got 0
+disk-4kn-$bus${T}s/--mode rand\$/--mode rand --corrupt 64/${T}mismatches
+EOF_TABLE
+done
+# ktb-io names the corrupted block by its LBA
+tr -d ' \n' <"$(result_of disk-4kn-nvme-broken)" | grep -q '"mismatched_lbas":\[64' ||
+	fail "the corrupted block's LBA is not in result.json"
 exit 0

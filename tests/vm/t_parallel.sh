@@ -34,17 +34,6 @@ mkdir "$work/tmp"
 TMPDIR=$work/tmp "$KTB" run -j 2 --artifacts "$work/artifacts" "$work/a-slow.yaml" \
 	"$work/c-quick.yaml" "$work/b-fails.yaml" >"$out" 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-	[ "$(pgrep -fc "qemu-system.*$work/tmp")" -ge 2 ] && break
-	sleep 0.1
-done
-[ "$(pgrep -fc "qemu-system.*$work/tmp")" -ge 2 ] || fail "two VMs never ran at once"
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-expect_rc 130
-sleep 0.5
-pgrep -f "qemu-system.*$work/tmp" >/dev/null && fail "QEMU still running after SIGTERM"
-left=$(find "$work/tmp" -mindepth 1 | head -5)
-[ -z "$left" ] || fail "left behind: $left"
+wait_qemus 2 "$work/tmp" || fail "two VMs never ran at once"
+stop_clean "$pid" "$work/tmp"
 exit 0
