@@ -1,0 +1,54 @@
+# Shared by the HTML report tests (t_html*.sh): open a page in a real
+# headless Chromium and assert on the DOM it holds after the page's script
+# ran, and on what the browser logged. Needs lib.sh first.
+
+# dom URL OUT [CHROMIUM-FLAGS...]: the DOM in OUT, the browser's log in OUT.log
+dom() {
+	local url=$1 out=$2
+	shift 2
+	command -v chromium >/dev/null ||
+		fail "chromium is not installed (./bootstrap installs it)"
+	timeout 120 chromium --headless --disable-gpu --no-sandbox --no-first-run \
+		--user-data-dir="$work/chromium" --enable-logging=stderr --v=0 "$@" \
+		--dump-dom "$url" >"$out" 2>"$out.log" || fail "chromium could not open $url"
+	grep -q '</html>' "$out" || fail "chromium gave no DOM for $url"
+}
+
+# page_ok DOM: the page's script ran to its end, nothing threw, nothing was
+# refused by the page's Content-Security-Policy (an injected script, a
+# request for anything outside the page).
+page_ok() {
+	grep -q '^<html lang="en" data-ktb-js="ok">' "$1" ||
+		fail "the page's script did not run to its end ($1)"
+	if grep -E 'Uncaught|Content Security Policy|Refused to' "$1.log"; then
+		fail "the browser logged an error for the page ($1.log)"
+	fi
+}
+
+# dom_has DOM REGEX WHAT / dom_lacks DOM REGEX WHAT
+dom_has() {
+	grep -Eq -- "$2" "$1" || fail "$3 (no /$2/ in $1)"
+}
+dom_lacks() {
+	if grep -Eq -- "$2" "$1"; then fail "$3 (/$2/ in $1)"; fi
+}
+
+# start_tags DOM: every start tag but the page's script, attribute values
+# emptied (the browser writes < > " inside them as references)
+start_tags() {
+	sed 's|<script>.*</script>||' "$1" | grep -o '<[a-zA-Z][^<>]*>' | sed 's/="[^"]*"/=""/g'
+}
+
+# only_own_markup DOM: every element is one the reporter writes, and no
+# attribute is an event handler: nothing from the results became markup.
+only_own_markup() {
+	local own=" html head meta title style body h1 h2 h3 p small table thead tbody tr th td"
+	own+=" span a div label input select option section dl dt dd details summary pre img "
+	local t
+	for t in $(start_tags "$1" | sed -E 's/^<([a-zA-Z0-9]+).*/\1/' | sort -u); do
+		[[ $own == *" $t "* ]] || fail "element <$t> in the page is not the reporter's ($1)"
+	done
+	if start_tags "$1" | grep -E ' on[a-z]+='; then
+		fail "an event-handler attribute in the page ($1)"
+	fi
+}
