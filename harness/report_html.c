@@ -309,11 +309,13 @@ static void metric_value(FILE *f, const json_t *v)
 	char *text;
 
 	if (json_is_integer(v)) {
-		fprintf(f, "%lld", (long long)json_integer_value(v));
+		fprintf(f, "<td class=\"num\">%lld</td>", (long long)json_integer_value(v));
 		return;
 	}
 	text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	fputs("<td>", f);
 	html_str(f, text);
+	fputs("</td>", f);
 	free(text);
 }
 
@@ -457,9 +459,9 @@ static void scenario_metrics(FILE *f, const struct scenario_result *s)
 	json_object_foreach (s->metrics, key, v) {
 		fputs("<tr><th>", f);
 		html_str(f, key);
-		fputs("</th><td class=\"num\">", f);
+		fputs("</th>", f);
 		metric_value(f, v);
-		fputs("</td></tr>\n", f);
+		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
 }

@@ -39,8 +39,8 @@ start_tags() {
 	sed 's|<script>.*</script>||' "$1" | grep -o '<[a-zA-Z][^<>]*>' | sed 's/="[^"]*"/=""/g'
 }
 
-# only_own_markup DOM: every element is one the reporter writes, and no
-# attribute is an event handler: nothing from the results became markup.
+# only_own_markup DOM: every element and every attribute is one the reporter
+# writes (so no event handler either): nothing from the results became markup.
 only_own_markup() {
 	local own=" html head meta title style body h1 h2 h3 p small table thead tbody tr th td"
 	own+=" span a div label input select option section dl dt dd details summary pre img "
@@ -48,7 +48,10 @@ only_own_markup() {
 	for t in $(start_tags "$1" | sed -E 's/^<([a-zA-Z0-9]+).*/\1/' | sort -u); do
 		[[ $own == *" $t "* ]] || fail "element <$t> in the page is not the reporter's ($1)"
 	done
-	if start_tags "$1" | grep -E ' on[a-z]+='; then
-		fail "an event-handler attribute in the page ($1)"
-	fi
+	local attrs=" lang charset http-equiv content name id class hidden type placeholder"
+	attrs+=" autocomplete value href data-section data-status data-name data-ktb-js open alt src "
+	for t in $(start_tags "$1" | sed -E 's/^<[a-zA-Z0-9]+//; s/>$//; s/=""//g' | tr ' ' '\n' |
+		sort -u); do
+		[[ $attrs == *" $t "* ]] || fail "attribute $t in the page is not the reporter's ($1)"
+	done
 }
