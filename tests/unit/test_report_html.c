@@ -528,7 +528,7 @@ static void test_page_repeat(void **state)
 			       "smoke</td><td class=\"num\">1/2</td><td class=\"num\">50%</td>"
 			       "<td>flaky</td></tr>"));
 	assert_non_null(strstr(page,
-			       "<tr id=\"rate-2\" data-name=\"steady\"><td>steady</td><td "
+			       "<tr id=\"rate-2\" data-name=\"a-steady\"><td>a-steady</td><td "
 			       "class=\"num\">2/2</td><td class=\"num\">100%</td><td></td></tr>"));
 	assert_null(strstr(page, "rate-3"));
 	assert_non_null(strstr(page, "<a href=\"#s-2\">smoke#2</a>"));
