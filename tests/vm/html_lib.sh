@@ -6,12 +6,17 @@
 dom() {
 	local url=$1 out=$2
 	shift 2
+	local profile
 	command -v chromium >/dev/null ||
 		fail "chromium is not installed (./bootstrap installs it)"
+	# a fresh profile each time: a profile still locked by the last browser
+	# would hand the page to it and dump nothing
+	profile=$(mktemp -d "$work/chromium-XXXXXX")
 	timeout 120 chromium --headless --disable-gpu --no-sandbox --no-first-run \
-		--user-data-dir="$work/chromium" --enable-logging=stderr --v=0 "$@" \
-		--dump-dom "$url" >"$out" 2>"$out.log" || fail "chromium could not open $url"
-	grep -q '</html>' "$out" || fail "chromium gave no DOM for $url"
+		--user-data-dir="$profile" --enable-logging=stderr --v=0 "$@" \
+		--dump-dom "$url" >"$out" 2>"$out.log" ||
+		{ tail -20 "$out.log" >&2; fail "chromium could not open $url"; }
+	grep -q '</html>' "$out" || { tail -20 "$out.log" >&2; fail "chromium gave no DOM for $url"; }
 }
 
 # page_ok DOM: the page's script ran to its end, nothing threw, nothing was
