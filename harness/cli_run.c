@@ -13,12 +13,13 @@
 #include "parallel.h"
 #include "proc.h"
 #include "report.h"
+#include "report_html.h"
 #include "runner.h"
 #include "util.h"
 
 struct run_cli {
 	struct kernel_choice k;
-	const char *append, *junit, *json, *artifacts;
+	const char *append, *junit, *json, *html, *artifacts;
 	bool tap, verbose, list;
 	int jobs, repeat;
 	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
@@ -39,6 +40,7 @@ static void run_usage(FILE *f)
 		   "  --append ARGS     kernel arguments added to every scenario's\n"
 		   "  --json F          whole-run results as JSON\n"
 		   "  --junit F         JUnit XML\n"
+		   "  --html F          one self-contained HTML page: results, steps, consoles\n"
 		   "  --tap             TAP on standard output instead of the table\n"
 		   "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
 		   "  -v, --verbose     show every step, and the image builder's output\n"
@@ -76,6 +78,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{"tap", no_argument, 0, 'T'},          {"artifacts", required_argument, 0, 'A'},
 		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
 		{"list", no_argument, 0, 'L'},         {"repeat", required_argument, 0, 'R'},
+		{"html", required_argument, 0, 'H'},
 		{0, 0, 0, 0},
 	};
 	int ch;
@@ -104,6 +107,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'a': c->append = optarg; break;
 		case 'J': c->json = optarg; break;
 		case 'U': c->junit = optarg; break;
+		case 'H': c->html = optarg; break;
 		case 'T': c->tap = true; break;
 		case 'A': c->artifacts = optarg; break;
 		case 'v': c->verbose = c->k.verbose = true; break;
@@ -306,7 +310,8 @@ int cli_run(int argc, char **argv)
 		ret = run_result_exit_code(&rr);
 	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
 	if (((c.json && write_report(c.json, report_json, &rr)) ||
-	     (c.junit && write_report(c.junit, report_junit, &rr))) && !ret)
+	     (c.junit && write_report(c.junit, report_junit, &rr)) ||
+	     (c.html && write_report(c.html, report_html, &rr))) && !ret)
 		ret = KTB_EXIT_UNTESTED;
 	run_result_free(&rr);
 out:
