@@ -57,6 +57,7 @@ struct session {
 	struct bisect_step *steps;
 	size_t nsteps;
 	unsigned rounds, boots;
+	char tries[16]; /* --tries as text, for the judge's --repeat */
 	int64_t t0;
 	FILE *out;
 };
@@ -410,21 +411,12 @@ static char **judge_argv(const struct session *s, const char *kernel)
 	}
 	if (c->tries > 1) {
 		v[n++] = "--repeat";
-		v[n++] = xasprintf("%d", c->tries);
+		v[n++] = (char *)s->tries;
 	}
 	v[n++] = "--artifacts";
 	v[n++] = s->dir;
 	v[n++] = c->scenario;
 	return v;
-}
-
-static void judge_argv_free(const struct session *s, char **v)
-{
-	if (s->c->tries > 1)
-		for (size_t i = 0; v[i]; i++)
-			if (!strcmp(v[i], "--repeat"))
-				free(v[i + 1]);
-	free(v);
 }
 
 /* --------------------------------------------------------------------- */
@@ -469,7 +461,7 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 	char **argv = judge_argv(s, k.kernel);
 
 	ch->pid = spawn_logged(argv, NULL, st->log);
-	judge_argv_free(s, argv);
+	free(argv);
 	st->boots = (unsigned)(s->c->tries > 1 ? s->c->tries : 1);
 	s->boots += st->boots;
 	return ch->pid < 0 ? KTB_EXIT_UNTESTED : 0;
@@ -542,7 +534,8 @@ static int ladder_search(struct session *s, struct bisect *b)
 	size_t ends[2] = {0, b->n - 1}, *pts = xcalloc(per, sizeof(size_t)), got;
 	int r = 0;
 
-	for (size_t i = 0; i < 2 && !r; i += per)
+	/* a first candidate that fails is wrong whatever the last one does */
+	for (size_t i = 0; i < 2 && !r && b->v[0] != BISECT_BAD; i += per)
 		r = round_run(s, b, ends + i, per >= 2 ? 2 : 1);
 	if (!r)
 		r = ends_report(s, b);
@@ -632,7 +625,7 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 	char **argv = judge_argv(s, c->k.kernel);
 
 	ch.pid = spawn_logged(argv, c->git, st->log);
-	judge_argv_free(s, argv);
+	free(argv);
 	st->boots = (unsigned)(c->tries > 1 ? c->tries : 1);
 	if (ch.pid < 0)
 		return KTB_EXIT_UNTESTED;
@@ -960,6 +953,7 @@ static int session_open(struct session *s, struct bisect_cli *c)
 
 	s->c = c;
 	s->self = self_exe();
+	snprintf(s->tries, sizeof(s->tries), "%d", c->tries);
 	s->t0 = now_ms();
 	s->out = stdout;
 	s->dir = xasprintf("%s/bisect-%s", c->artifacts, id);
@@ -984,7 +978,12 @@ static int ladder_main(struct session *s, json_t *j)
 	fprintf(s->out, "ktb bisect: %zu kernels, %s, %d at a time, %d tr%s each; logs in %s\n",
 		b.n, s->c->scenario, s->c->jobs > 2 ? s->c->jobs - 1 : 1,
 		s->c->tries > 1 ? s->c->tries : 1, s->c->tries > 1 ? "ies" : "y", s->dir);
+	json_t *names = json_array();
+
+	for (size_t i = 0; i < b.n; i++)
+		json_array_append_new(names, json_string(s->c->kernels[i]));
 	json_object_set_new(j, "mode", json_string("kernels"));
+	json_object_set_new(j, "candidates", names);
 	r = ladder_search(s, &b);
 	if (!r)
 		r = ladder_verdict(s, &b, j);
@@ -1034,6 +1033,7 @@ int cli_bisect(int argc, char **argv)
 		r = scenario_check(c.scenario);
 	if (!r && c.git_step) {
 		s = (struct session){.c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts)};
+		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
 		r = git_step_main(&s);
 		goto out;
 	}
@@ -1042,6 +1042,9 @@ int cli_bisect(int argc, char **argv)
 	if (r)
 		goto out;
 	proc_signals_install();
+	json_object_set_new(j, "scenario", json_string(c.scenario));
+	json_object_set_new(j, "tries", json_integer(c.tries));
+	json_object_set_new(j, "jobs", json_integer(c.jobs));
 	r = c.git ? git_main(&s, j) : ladder_main(&s, j);
 	if (r != KTB_EXIT_USAGE && r != KTB_EXIT_INTERRUPTED)
 		summary_print(&s);
