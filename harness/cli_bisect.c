@@ -611,7 +611,7 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 {
 	const struct bisect_cli *c = s->c;
 	char *build[] = {"sh", "-c", (char *)c->build, NULL};
-	struct child ch = {.t0 = now_ms()};
+	struct child ch = {.t0 = now_ms(), .step = (size_t)(st - s->steps)};
 	int status = 0;
 
 	ch.pid = spawn_logged(build, c->git, st->log);
@@ -895,7 +895,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 	steps_load(s, steps);
 	r = git_verdict(s, log, j);
 reset:
-	git(s->c->git, NULL, "bisect reset -q");
+	git(s->c->git, NULL, "bisect reset");
 out:
 	if (fd >= 0)
 		close(fd);
