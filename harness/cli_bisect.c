@@ -31,6 +31,7 @@ struct bisect_cli {
 	char **kernels;
 	size_t nkernels;
 	const char *git, *good, *bad, *build;
+	char *good_sha, *bad_sha; /* --good and --bad, resolved */
 	const char *append, *json, *artifacts;
 	char *scenario; /* absolute */
 	int jobs, tries;
@@ -201,8 +202,27 @@ static int split_kernels(struct bisect_cli *c)
 	return 0;
 }
 
+/* Run git -C DIR ARGS; its standard output (trimmed) into *out when out. */
+static int git(const char *dir, char **out, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A revision of the tree as a full commit id in *sha, or exit 2. */
+static int git_resolve(const char *dir, const char *rev, const char *what, char **sha)
+{
+	if (git(dir, sha, "rev-parse --verify -q '%s^{commit}'", rev) || !**sha) {
+		fprintf(stderr, "ktb bisect: %s %s: no such commit in %s\n", what, rev, dir);
+		free(*sha);
+		*sha = NULL;
+		return KTB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int validate_git(struct bisect_cli *c)
 {
+	char *top = NULL;
+	int r;
+
 	if (!c->good || !c->bad || !c->build) {
 		fprintf(stderr, "ktb bisect: --git needs --good A, --bad B and --build CMD\n");
 		return KTB_EXIT_USAGE;
@@ -216,6 +236,15 @@ static int validate_git(struct bisect_cli *c)
 	}
 	if (!c->k.kernel)
 		c->k.kernel = "arch/x86/boot/bzImage";
+	r = git(c->git, &top, "rev-parse --show-toplevel");
+	free(top);
+	if (r) {
+		fprintf(stderr, "ktb bisect: --git %s: not a git work tree\n", c->git);
+		return KTB_EXIT_USAGE;
+	}
+	if (git_resolve(c->git, c->good, "--good", &c->good_sha) ||
+	    git_resolve(c->git, c->bad, "--bad", &c->bad_sha))
+		return KTB_EXIT_USAGE;
 	return 0;
 }
 
@@ -575,10 +604,6 @@ static int ladder_verdict(struct session *s, const struct bisect *b, json_t *j)
 /* --------------------------------------------------------------------- */
 /* --git: git bisect run with `ktb bisect --git-step` as its command */
 
-/* Run git -C DIR ARGS; its standard output (trimmed) into *out when out. */
-static int git(const char *dir, char **out, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 static int git(const char *dir, char **out, const char *fmt, ...)
 {
 	va_list ap;
@@ -736,17 +761,6 @@ static void steps_load(struct session *s, const char *file)
 	}
 	s->rounds = num > 2 ? (unsigned)num - 2 : 0;
 	free(text);
-}
-
-static int git_resolve(struct session *s, const char *rev, const char *what, char **sha)
-{
-	if (git(s->c->git, sha, "rev-parse --verify -q '%s^{commit}'", rev) || !**sha) {
-		fprintf(stderr, "ktb bisect: %s %s: no such commit in %s\n", what, rev, s->c->git);
-		free(*sha);
-		*sha = NULL;
-		return KTB_EXIT_USAGE;
-	}
-	return 0;
 }
 
 /* Check out A then B and test them, as --kernels does with its ends. */
@@ -993,13 +1007,11 @@ static int ladder_main(struct session *s, json_t *j)
 
 static int git_main(struct session *s, json_t *j)
 {
-	char *good = NULL, *bad = NULL, *orig = NULL, *steps = xasprintf("%s/steps.txt", s->dir);
+	char *good = s->c->good_sha, *bad = s->c->bad_sha, *orig = NULL,
+	     *steps = xasprintf("%s/steps.txt", s->dir);
 	int r;
 
 	json_object_set_new(j, "mode", json_string("git"));
-	if ((r = git_resolve(s, s->c->good, "--good", &good)) ||
-	    (r = git_resolve(s, s->c->bad, "--bad", &bad)))
-		goto out;
 	if (git(s->c->git, &orig, "symbolic-ref -q --short HEAD") || !*orig) {
 		free(orig);
 		git(s->c->git, &orig, "rev-parse HEAD");
@@ -1012,10 +1024,7 @@ static int git_main(struct session *s, json_t *j)
 		r = git_bisect(s, steps, good, bad, j);
 	else
 		steps_load(s, steps);
-out:
 	free(steps);
-	free(good);
-	free(bad);
 	free(orig);
 	return r;
 }
@@ -1056,6 +1065,8 @@ out:
 	free(s.self);
 	free(s.dir);
 	free(c.scenario);
+	free(c.good_sha);
+	free(c.bad_sha);
 	free(c.kernels);
 	return r;
 }

@@ -30,7 +30,9 @@ boots_used() {
 expect_boots_at_most() {
 	local b
 	b=$(boots_used)
-	[ -n "$b" ] && [ "$b" -le "$1" ] || fail "expected at most $1 boots, used ${b:-?}"
+	if [ -z "$b" ] || [ "$b" -gt "$1" ]; then
+		fail "expected at most $1 boots, used ${b:-?}"
+	fi
 }
 
 # verdict_of CANDIDATE: the verdict of its step ("good", "bad", "skip")

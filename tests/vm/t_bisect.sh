@@ -2,7 +2,8 @@
 # ktb bisect --kernels over a ladder of seven real Debian kernels with a
 # regression planted from 6.1.0-54 on: plain bisection finds it within
 # ceil(log2 7) + 2 = 5 boots, multisection (-j 3) in fewer rounds, and a
-# ladder whose first rung already fails is refused with exit 1.
+# ladder whose first rung already fails is refused with exit 1. SIGTERM
+# mid-bisect stops every candidate's VM and leaves nothing behind.
 . "$(dirname "$0")/bisect_lib.sh"
 ladder=6.1.0-47,6.1.0-50,6.1.0-53,6.1.0-54,6.1.0-55,6.1.0-56,6.1.0-57
 planted_regression "$work/reg.yaml" 54
@@ -36,4 +37,13 @@ ktb_run bisect --kernels 6.1.0-55,6.1.0-57 --artifacts "$(artifacts)" "$work/reg
 expect_rc 1
 expect_out 'the first candidate, 6\.1\.0-55, is not good: the scenario fails on it'
 expect_boots_at_most 1
+
+# SIGTERM while two candidates boot: exit 130, no QEMU, no temporary file
+mkdir "$work/tmp"
+TMPDIR=$work/tmp "$KTB" bisect -j 3 --kernels 6.1.0-53,6.1.0-54 --artifacts "$(artifacts)" \
+	"$work/reg.yaml" >"$out" 2>&1 &
+ktb_pid=$!
+wait_qemus 2 "$work/tmp" || fail "the candidates' QEMUs never started"
+sleep 1
+stop_clean "$ktb_pid" "$work/tmp"
 exit 0
