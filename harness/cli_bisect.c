@@ -320,6 +320,7 @@ struct child {
 	pid_t pid;
 	size_t step; /* index into session steps */
 	int64_t t0;
+	int code; /* exit code, once it has ended */
 };
 
 static void children_stop(struct child *ch, size_t n)
@@ -355,8 +356,10 @@ static int children_wait(struct session *s, struct child *ch, size_t n, child_do
 			if (ch[i].pid <= 0 || waitpid(ch[i].pid, &st, WNOHANG) != ch[i].pid)
 				continue;
 			ch[i].pid = 0;
+			ch[i].code = exit_code_of(st);
 			left--;
-			done(s, &ch[i], exit_code_of(st));
+			if (done)
+				done(s, &ch[i], ch[i].code);
 		}
 	}
 	return 0;
@@ -637,12 +640,13 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 	const struct bisect_cli *c = s->c;
 	char *build[] = {"sh", "-c", (char *)c->build, NULL};
 	struct child ch = {.t0 = now_ms(), .step = (size_t)(st - s->steps)};
-	int status = 0;
 
 	ch.pid = spawn_logged(build, c->git, st->log);
-	if (ch.pid < 0 || waitpid(ch.pid, &status, 0) < 0 || exit_code_of(status)) {
+	if (ch.pid > 0 && children_wait(s, &ch, 1, NULL))
+		return KTB_EXIT_INTERRUPTED;
+	if (ch.pid < 0 || ch.code) {
 		st->verdict = BISECT_SKIP;
-		st->code = ch.pid < 0 ? 125 : exit_code_of(status);
+		st->code = ch.pid < 0 ? 125 : ch.code;
 		st->why = "--build failed";
 		st->ms = now_ms() - ch.t0;
 		return 0;
