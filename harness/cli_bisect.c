@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,13 +204,16 @@ static int split_kernels(struct bisect_cli *c)
 }
 
 /* Run git -C DIR ARGS; its standard output (trimmed) into *out when out. */
-static int git(const char *dir, char **out, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static int git(const char *dir, char **out, ...) __attribute__((sentinel));
 
 /* A revision of the tree as a full commit id in *sha, or exit 2. */
 static int git_resolve(const char *dir, const char *rev, const char *what, char **sha)
 {
-	if (git(dir, sha, "rev-parse --verify -q '%s^{commit}'", rev) || !**sha) {
+	char *spec = xasprintf("%s^{commit}", rev);
+	int r = git(dir, sha, "rev-parse", "--verify", "-q", spec, NULL);
+
+	free(spec);
+	if (r || !**sha) {
 		fprintf(stderr, "ktb bisect: %s %s: no such commit in %s\n", what, rev, dir);
 		free(*sha);
 		*sha = NULL;
@@ -236,7 +240,7 @@ static int validate_git(struct bisect_cli *c)
 	}
 	if (!c->k.kernel)
 		c->k.kernel = "arch/x86/boot/bzImage";
-	r = git(c->git, &top, "rev-parse --show-toplevel");
+	r = git(c->git, &top, "rev-parse", "--show-toplevel", NULL);
 	free(top);
 	if (r) {
 		fprintf(stderr, "ktb bisect: --git %s: not a git work tree\n", c->git);
@@ -607,31 +611,47 @@ static int ladder_verdict(struct session *s, const struct bisect *b, json_t *j)
 /* --------------------------------------------------------------------- */
 /* --git: git bisect run with `ktb bisect --git-step` as its command */
 
-static int git(const char *dir, char **out, const char *fmt, ...)
+static int git(const char *dir, char **out, ...)
 {
+	const char *argv[16] = {"git", "-C", dir};
+	char buf[4096];
+	size_t len = 0, n = 3;
+	ssize_t got;
+	int fds[2], st = -1;
+	pid_t pid;
 	va_list ap;
-	char *args, *cmd, buf[4096];
-	size_t len = 0, got;
-	FILE *p;
-	int st;
 
-	va_start(ap, fmt);
-	if (vasprintf(&args, fmt, ap) < 0)
-		abort();
+	va_start(ap, out);
+	while (n < 15 && (argv[n] = va_arg(ap, const char *)))
+		n++;
 	va_end(ap);
-	cmd = xasprintf("git -C '%s' %s 2>/dev/null", dir, args);
-	p = popen(cmd, "r");
-	while (p && (got = fread(buf + len, 1, sizeof(buf) - 1 - len, p)) > 0)
-		len += got;
+	argv[n] = NULL;
+	if (pipe2(fds, O_CLOEXEC))
+		return -EIO;
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		dup2(nul, 0);
+		dup2(fds[1], 1);
+		dup2(nul, 2);
+		execvp("git", (char *const *)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && len < sizeof(buf) - 1 &&
+	       ((got = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 ||
+		(got < 0 && errno == EINTR)))
+		len += got > 0 ? (size_t)got : 0;
+	close(fds[0]);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 	buf[len] = '\0';
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
-	st = p ? pclose(p) : -1;
 	if (out)
 		*out = xstrdup(buf);
-	free(args);
-	free(cmd);
-	return st == 0 ? 0 : -EIO;
+	return pid > 0 && st == 0 ? 0 : -EIO;
 }
 
 /* One commit: build it, judge it. The verdict goes into st. */
@@ -663,10 +683,10 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 	return 0;
 }
 
-static const char *git_exit(enum bisect_verdict v)
+static int git_exit(enum bisect_verdict v)
 {
 	/* git bisect run: 0 good, 1 bad, 125 skip, 128 and above stop it */
-	return v == BISECT_GOOD ? "0" : v == BISECT_BAD ? "1" : v == BISECT_SKIP ? "125" : "128";
+	return v == BISECT_GOOD ? 0 : v == BISECT_BAD ? 1 : v == BISECT_SKIP ? 125 : 128;
 }
 
 /* The steps file: one line per tested commit, "VERDICT CODE MS BOOTS NAME". */
@@ -699,7 +719,7 @@ static int git_step_one(struct session *s, size_t num, struct bisect_step **out)
 	struct bisect_step *st;
 	int r;
 
-	git(s->c->git, &name, "log -1 --format='%%h %%s'");
+	git(s->c->git, &name, "log", "-1", "--format=%h %s", NULL);
 	st = step_new(s, name, num);
 	free(name);
 	st->round = num > 2 ? (unsigned)num - 2 : 0;
@@ -730,7 +750,7 @@ static int git_step_main(struct session *s)
 	if (s->out != stderr)
 		fclose(s->out);
 	free(steps);
-	return r ? 128 : atoi(git_exit(st->verdict));
+	return r ? 128 : git_exit(st->verdict);
 }
 
 /* Read back the steps the --git-step children saved. */
@@ -776,7 +796,7 @@ static int git_ends(struct session *s, const char *steps, const char *good, cons
 	int r = 0;
 
 	for (int i = 0; i < 2 && !r; i++) {
-		if (git(s->c->git, NULL, "checkout -q --detach '%s'", rev[i])) {
+		if (git(s->c->git, NULL, "checkout", "-q", "--detach", rev[i], NULL)) {
 			fprintf(stderr,
 				"ktb bisect: cannot check out %s in %s (uncommitted "
 				"changes?)\n",
@@ -855,7 +875,7 @@ static int git_verdict(struct session *s, const char *log, json_t *j)
 		while (b > text && b[-1] != '\n')
 			b--;
 		sha = xasprintf("%.*s", (int)(p - b), b);
-		git(s->c->git, &p, "log -1 --format='%%h %%s' %s", sha);
+		git(s->c->git, &p, "log", "-1", "--format=%h %s", sha, NULL);
 		fprintf(s->out, "first bad: %s\n", p);
 		json_object_set_new(j, "first_bad", json_string(sha));
 		free(p);
@@ -896,7 +916,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 	char **argv = git_run_argv(s, steps, fd, good, bad);
 	struct child ch = {.t0 = now_ms()};
 
-	if (git(s->c->git, &started, "bisect start '%s' '%s'", bad, good)) {
+	if (git(s->c->git, &started, "bisect", "start", bad, good, NULL)) {
 		fprintf(stderr, "ktb bisect: git bisect start failed in %s\n", s->c->git);
 		goto out;
 	}
@@ -913,7 +933,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 	steps_load(s, steps);
 	r = git_verdict(s, log, j);
 reset:
-	git(s->c->git, NULL, "bisect reset");
+	git(s->c->git, NULL, "bisect", "reset", NULL);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1016,14 +1036,14 @@ static int git_main(struct session *s, json_t *j)
 	int r;
 
 	json_object_set_new(j, "mode", json_string("git"));
-	if (git(s->c->git, &orig, "symbolic-ref -q --short HEAD") || !*orig) {
+	if (git(s->c->git, &orig, "symbolic-ref", "-q", "--short", "HEAD", NULL) || !*orig) {
 		free(orig);
-		git(s->c->git, &orig, "rev-parse HEAD");
+		git(s->c->git, &orig, "rev-parse", "HEAD", NULL);
 	}
 	fprintf(s->out, "ktb bisect: %s, %s..%s, %s; logs in %s\n", s->c->git, s->c->good,
 		s->c->bad, s->c->scenario, s->dir);
 	r = git_ends(s, steps, good, bad);
-	git(s->c->git, NULL, "checkout -q '%s'", orig);
+	git(s->c->git, NULL, "checkout", "-q", orig, NULL);
 	if (!r)
 		r = git_bisect(s, steps, good, bad, j);
 	else
