@@ -3,7 +3,8 @@
 # a --build command "builds" (real Debian 6.1.0-53 or -54, with their
 # modules, laid out as a kernel tree would leave them), one commit whose
 # build fails (skipped, as git does), and a regression planted from 6.1.0-54
-# on. git bisect run, with ktb as the judge, names the first bad commit.
+# on. git bisect run, with ktb as the judge, names the first bad commit; a
+# --good that fails is refused; SIGTERM leaves no VM and restores the tree.
 . "$(dirname "$0")/bisect_lib.sh"
 planted_regression "$work/reg.yaml" 54
 
@@ -56,4 +57,13 @@ ktb_run bisect --git "$repo" --good c6 --bad c7 --build "$build" --modules modul
 	--artifacts "$(artifacts)" "$work/reg.yaml"
 expect_rc 1
 expect_out '^ktb bisect: --good c6 is not good: the scenario fails on it$'
+
+# SIGTERM while a commit boots: exit 130, no QEMU left, the tree restored
+mkdir "$work/tmp"
+TMPDIR=$work/tmp "$KTB" bisect --git "$repo" --good c1 --bad c7 --build "$build" \
+	--modules modules --artifacts "$(artifacts)" "$work/reg.yaml" >"$out" 2>&1 &
+ktb_pid=$!
+wait_qemus 1 "$work/tmp" || fail "QEMU never started"
+stop_clean "$ktb_pid" "$work/tmp"
+[ "$(git -C "$repo" symbolic-ref --short HEAD)" = work ] || fail "HEAD was not restored after SIGTERM"
 exit 0
