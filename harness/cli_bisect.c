@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,48 +20,11 @@
 
 #include "bisect.h"
 #include "cli.h"
+#include "cli_bisect.h"
 #include "cli_common.h"
 #include "proc.h"
 #include "runner.h"
 #include "util.h"
-
-struct bisect_cli {
-	struct kernel_choice k; /* --kernel (git mode), --modules, --recipe, -v */
-	char *kernels_arg;	/* --kernels, split into kernels[] */
-	char **kernels;
-	size_t nkernels;
-	const char *git, *good, *bad, *build;
-	char *good_sha, *bad_sha; /* --good and --bad, resolved */
-	const char *append, *json, *artifacts;
-	char *scenario; /* absolute */
-	int jobs, tries;
-	const char *git_step; /* internal: "STEPS-FILE:FD", one git bisect run step */
-};
-
-/* One tested candidate, as printed and written to --json. */
-struct bisect_step {
-	size_t num; /* 1, 2, ...: names its log */
-	char *name; /* candidate (ABI or path), or "SHA subject" */
-	unsigned round;
-	enum bisect_verdict verdict;
-	int code; /* the judge's exit code (or the build's) */
-	int64_t ms;
-	unsigned boots;
-	char *log;
-	const char *why; /* why a skip, when not the judge's 125 */
-};
-
-struct session {
-	struct bisect_cli *c;
-	char *self; /* this ktb binary */
-	char *dir;  /* <artifacts>/bisect-<run id> */
-	struct bisect_step *steps;
-	size_t nsteps;
-	unsigned rounds, boots;
-	char tries[16]; /* --tries as text, for the judge's --repeat */
-	int64_t t0;
-	FILE *out;
-};
 
 static void bisect_usage(FILE *f)
 {
@@ -203,55 +165,6 @@ static int split_kernels(struct bisect_cli *c)
 	return 0;
 }
 
-/* Run git -C DIR ARGS; its standard output (trimmed) into *out when out. */
-static int git(const char *dir, char **out, ...) __attribute__((sentinel));
-
-/* A revision of the tree as a full commit id in *sha, or exit 2. */
-static int git_resolve(const char *dir, const char *rev, const char *what, char **sha)
-{
-	char *spec = xasprintf("%s^{commit}", rev);
-	int r = git(dir, sha, "rev-parse", "--verify", "-q", spec, NULL);
-
-	free(spec);
-	if (r || !**sha) {
-		fprintf(stderr, "ktb bisect: %s %s: no such commit in %s\n", what, rev, dir);
-		free(*sha);
-		*sha = NULL;
-		return KTB_EXIT_USAGE;
-	}
-	return 0;
-}
-
-static int validate_git(struct bisect_cli *c)
-{
-	char *top = NULL;
-	int r;
-
-	if (!c->good || !c->bad || !c->build) {
-		fprintf(stderr, "ktb bisect: --git needs --good A, --bad B and --build CMD\n");
-		return KTB_EXIT_USAGE;
-	}
-	if (c->jobs > 2) {
-		fprintf(stderr,
-			"ktb bisect: -j %d: multisection works with --kernels; git bisect "
-			"tests one commit at a time\n",
-			c->jobs);
-		return KTB_EXIT_USAGE;
-	}
-	if (!c->k.kernel)
-		c->k.kernel = "arch/x86/boot/bzImage";
-	r = git(c->git, &top, "rev-parse", "--show-toplevel", NULL);
-	free(top);
-	if (r) {
-		fprintf(stderr, "ktb bisect: --git %s: not a git work tree\n", c->git);
-		return KTB_EXIT_USAGE;
-	}
-	if (git_resolve(c->git, c->good, "--good", &c->good_sha) ||
-	    git_resolve(c->git, c->bad, "--bad", &c->bad_sha))
-		return KTB_EXIT_USAGE;
-	return 0;
-}
-
 static int bisect_validate(int argc, char **argv, struct bisect_cli *c)
 {
 	if (optind != argc - 1) {
@@ -268,7 +181,7 @@ static int bisect_validate(int argc, char **argv, struct bisect_cli *c)
 		return KTB_EXIT_USAGE;
 	}
 	if (c->git)
-		return validate_git(c);
+		return bisect_git_validate(c);
 	if (c->good || c->bad || c->build || c->k.kernel) {
 		fprintf(stderr, "ktb bisect: --good, --bad, --build and --kernel go with --git\n");
 		return KTB_EXIT_USAGE;
@@ -291,7 +204,7 @@ static int scenario_check(const char *path)
 /* --------------------------------------------------------------------- */
 /* child processes: each in its own process group, output to a log */
 
-static pid_t spawn_logged(char *const argv[], const char *cwd, const char *log)
+pid_t session_spawn(char *const argv[], const char *cwd, const char *log)
 {
 	pid_t pid = fork();
 
@@ -320,14 +233,7 @@ static int exit_code_of(int status)
 	return 128 + WTERMSIG(status);
 }
 
-struct child {
-	pid_t pid;
-	size_t step; /* index into session steps */
-	int64_t t0;
-	int code; /* exit code, once it has ended */
-};
-
-static void children_stop(struct child *ch, size_t n)
+void session_stop(struct child *ch, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].pid > 0)
@@ -337,11 +243,9 @@ static void children_stop(struct child *ch, size_t n)
 			waitpid(ch[i].pid, NULL, 0);
 }
 
-typedef void (*child_done_fn)(struct session *s, struct child *ch, int code);
-
 /* Wait for every child; done() is called as each one ends. 0, or -EINTR
  * after SIGINT/SIGTERM (the children are stopped first). */
-static int children_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
+int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
 {
 	size_t left = 0;
 	struct pollfd pfd = {.fd = proc_signals_install(), .events = POLLIN};
@@ -351,7 +255,7 @@ static int children_wait(struct session *s, struct child *ch, size_t n, child_do
 	while (left) {
 		poll(&pfd, 1, 200);
 		if (proc_interrupted()) {
-			children_stop(ch, n);
+			session_stop(ch, n);
 			return -EINTR;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -373,7 +277,7 @@ static int children_wait(struct session *s, struct child *ch, size_t n, child_do
 /* steps: what is printed and kept */
 
 /* A new step numbered num (0: the next one). */
-static struct bisect_step *step_new(struct session *s, const char *name, size_t num)
+struct bisect_step *session_step_new(struct session *s, const char *name, size_t num)
 {
 	struct bisect_step *st;
 
@@ -387,22 +291,24 @@ static struct bisect_step *step_new(struct session *s, const char *name, size_t 
 	return st;
 }
 
-static void step_print(FILE *f, const struct bisect_step *st)
+void step_print(FILE *f, const struct bisect_step *st)
 {
 	fprintf(f, "step %2zu  round %u  %-24s %-4s %7.1fs", st->num, st->round, st->name,
 		bisect_verdict_name(st->verdict), (double)st->ms / 1000.0);
 	if (st->boots)
 		fprintf(f, "  %u boot%s", st->boots, st->boots == 1 ? "" : "s");
+	/* an image that cannot be built is explained above, not in a log */
 	if (st->verdict == BISECT_SKIP)
 		fprintf(f, "  (could not test: %s; %s)",
-			st->why ? st->why : "the run ended in error", st->log);
+			st->why ? st->why : "the run ended in error",
+			access(st->log, F_OK) ? "see above" : st->log);
 	else if (st->verdict == BISECT_ABORT)
 		fprintf(f, "  (exit %d; %s)", st->code, st->log);
 	fputc('\n', f);
 	fflush(f);
 }
 
-static void steps_free(struct session *s)
+void steps_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nsteps; i++) {
 		free(s->steps[i].name);
@@ -423,7 +329,7 @@ static char *self_exe(void)
 }
 
 /* argv of the judge: ktb run [--kernel K ...] --artifacts DIR SCENARIO */
-static char **judge_argv(const struct session *s, const char *kernel)
+char **session_judge_argv(const struct session *s, const char *kernel)
 {
 	const struct bisect_cli *c = s->c;
 	char **v = xcalloc(20, sizeof(char *));
@@ -458,7 +364,7 @@ static char **judge_argv(const struct session *s, const char *kernel)
 /* --------------------------------------------------------------------- */
 /* --kernels: the ladder */
 
-static void on_candidate_done(struct session *s, struct child *ch, int code)
+void session_judge_done(struct session *s, struct child *ch, int code)
 {
 	struct bisect_step *st = &s->steps[ch->step];
 
@@ -475,7 +381,7 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 {
 	struct kernel_choice k = s->c->k;
 	struct image img = {0};
-	struct bisect_step *st = step_new(s, s->c->kernels[idx], 0);
+	struct bisect_step *st = session_step_new(s, s->c->kernels[idx], 0);
 	int64_t t0 = now_ms();
 	int r;
 
@@ -494,9 +400,9 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 	}
 	if (r)
 		return r;
-	char **argv = judge_argv(s, k.kernel);
+	char **argv = session_judge_argv(s, k.kernel);
 
-	ch->pid = spawn_logged(argv, NULL, st->log);
+	ch->pid = session_spawn(argv, NULL, st->log);
 	free(argv);
 	st->boots = (unsigned)(s->c->tries > 1 ? s->c->tries : 1);
 	s->boots += st->boots;
@@ -515,8 +421,8 @@ static int round_run(struct session *s, struct bisect *b, const size_t *idx, siz
 		r = r == 1 ? 0 : r;
 	}
 	if (r) {
-		children_stop(ch, n);
-	} else if (children_wait(s, ch, n, on_candidate_done)) {
+		session_stop(ch, n);
+	} else if (session_wait(s, ch, n, session_judge_done)) {
 		r = KTB_EXIT_INTERRUPTED;
 	}
 	for (size_t i = 0; i < n && !r; i++) {
@@ -609,341 +515,6 @@ static int ladder_verdict(struct session *s, const struct bisect *b, json_t *j)
 }
 
 /* --------------------------------------------------------------------- */
-/* --git: git bisect run with `ktb bisect --git-step` as its command */
-
-static int git(const char *dir, char **out, ...)
-{
-	const char *argv[16] = {"git", "-C", dir};
-	char buf[4096];
-	size_t len = 0, n = 3;
-	ssize_t got;
-	int fds[2], st = -1;
-	pid_t pid;
-	va_list ap;
-
-	va_start(ap, out);
-	while (n < 15 && (argv[n] = va_arg(ap, const char *)))
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	if (pipe2(fds, O_CLOEXEC))
-		return -EIO;
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		dup2(nul, 0);
-		dup2(fds[1], 1);
-		dup2(nul, 2);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && len < sizeof(buf) - 1 &&
-	       ((got = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 ||
-		(got < 0 && errno == EINTR)))
-		len += got > 0 ? (size_t)got : 0;
-	close(fds[0]);
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (out)
-		*out = xstrdup(buf);
-	return pid > 0 && st == 0 ? 0 : -EIO;
-}
-
-/* One commit: build it, judge it. The verdict goes into st. */
-static int git_test_head(struct session *s, struct bisect_step *st)
-{
-	const struct bisect_cli *c = s->c;
-	char *build[] = {"sh", "-c", (char *)c->build, NULL};
-	struct child ch = {.t0 = now_ms(), .step = (size_t)(st - s->steps)};
-
-	ch.pid = spawn_logged(build, c->git, st->log);
-	if (ch.pid > 0 && children_wait(s, &ch, 1, NULL))
-		return KTB_EXIT_INTERRUPTED;
-	if (ch.pid < 0 || ch.code) {
-		st->verdict = BISECT_SKIP;
-		st->code = ch.pid < 0 ? 125 : ch.code;
-		st->why = "--build failed";
-		st->ms = now_ms() - ch.t0;
-		return 0;
-	}
-	char **argv = judge_argv(s, c->k.kernel);
-
-	ch.pid = spawn_logged(argv, c->git, st->log);
-	free(argv);
-	st->boots = (unsigned)(c->tries > 1 ? c->tries : 1);
-	if (ch.pid < 0)
-		return KTB_EXIT_UNTESTED;
-	if (children_wait(s, &ch, 1, on_candidate_done))
-		return KTB_EXIT_INTERRUPTED;
-	return 0;
-}
-
-static int git_exit(enum bisect_verdict v)
-{
-	/* git bisect run: 0 good, 1 bad, 125 skip, 128 and above stop it */
-	return v == BISECT_GOOD ? 0 : v == BISECT_BAD ? 1 : v == BISECT_SKIP ? 125 : 128;
-}
-
-/* The steps file: one line per tested commit, "VERDICT CODE MS BOOTS NAME". */
-static void step_save(const char *file, const struct bisect_step *st)
-{
-	FILE *f = fopen(file, "a");
-
-	if (!f)
-		return;
-	fprintf(f, "%s %d %lld %u %s\n", bisect_verdict_name(st->verdict), st->code,
-		(long long)st->ms, st->boots, st->name);
-	fclose(f);
-}
-
-static size_t steps_count(const char *file)
-{
-	char *text = read_file(file, NULL);
-	size_t n = 0;
-
-	for (char *p = text; p && *p; p++)
-		n += *p == '\n';
-	free(text);
-	return n;
-}
-
-/* Test HEAD as step number `num` (which names its log) and print it. */
-static int git_step_one(struct session *s, size_t num, struct bisect_step **out)
-{
-	char *name = NULL;
-	struct bisect_step *st;
-	int r;
-
-	git(s->c->git, &name, "log", "-1", "--format=%h %s", NULL);
-	st = step_new(s, name, num);
-	free(name);
-	st->round = num > 2 ? (unsigned)num - 2 : 0;
-	r = git_test_head(s, st);
-	if (st->verdict == BISECT_SKIP)
-		step_print(s->out, st);
-	*out = st;
-	return r;
-}
-
-/* Internal: `git bisect run` calls `ktb bisect --git-step STEPS:FD ...`
- * for each commit; the line goes to FD, the parent's standard output. */
-static int git_step_main(struct session *s)
-{
-	char *steps = xstrdup(s->c->git_step), *colon = strrchr(steps, ':');
-	struct bisect_step *st;
-	int fd, r;
-
-	if (!colon)
-		return 128;
-	*colon = '\0';
-	fd = atoi(colon + 1);
-	s->out = fdopen(dup(fd), "w");
-	if (!s->out)
-		s->out = stderr;
-	r = git_step_one(s, steps_count(steps) + 1, &st);
-	step_save(steps, st);
-	if (s->out != stderr)
-		fclose(s->out);
-	free(steps);
-	return r ? 128 : git_exit(st->verdict);
-}
-
-/* Read back the steps the --git-step children saved. */
-static void steps_load(struct session *s, const char *file)
-{
-	char *text = read_file(file, NULL), *save = NULL, *line;
-	size_t num = 0;
-
-	steps_free(s);
-	s->steps = NULL;
-	s->nsteps = 0;
-	s->boots = 0;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char verdict[16];
-		long long ms;
-		int code, name_at = 0;
-		unsigned boots;
-
-		if (sscanf(line, "%15s %d %lld %u %n", verdict, &code, &ms, &boots, &name_at) < 4)
-			continue;
-		struct bisect_step *st = step_new(s, line + name_at, 0);
-
-		st->code = code;
-		st->ms = ms;
-		st->boots = boots;
-		num++;
-		st->round = num > 2 ? (unsigned)num - 2 : 0;
-		for (int v = BISECT_UNKNOWN; v <= BISECT_ABORT; v++)
-			if (!strcmp(verdict, bisect_verdict_name(v)))
-				st->verdict = v;
-		s->boots += boots;
-	}
-	s->rounds = num > 2 ? (unsigned)num - 2 : 0;
-	free(text);
-}
-
-/* Check out A then B and test them, as --kernels does with its ends. */
-static int git_ends(struct session *s, const char *steps, const char *good, const char *bad)
-{
-	enum bisect_verdict v[2] = {BISECT_UNKNOWN, BISECT_UNKNOWN};
-	const char *rev[2] = {good, bad};
-	struct bisect_step *st;
-	int r = 0;
-
-	for (int i = 0; i < 2 && !r; i++) {
-		if (git(s->c->git, NULL, "checkout", "-q", "--detach", rev[i], NULL)) {
-			fprintf(stderr,
-				"ktb bisect: cannot check out %s in %s (uncommitted "
-				"changes?)\n",
-				rev[i], s->c->git);
-			return KTB_EXIT_UNTESTED;
-		}
-		r = git_step_one(s, (size_t)i + 1, &st);
-		step_save(steps, st);
-		v[i] = st->verdict;
-		if (v[0] == BISECT_BAD)
-			break;
-	}
-	if (r)
-		return r;
-	switch (bisect_check_ends(v[0], v[1])) {
-	case BISECT_ENDS_OK:
-		return 0;
-	case BISECT_ENDS_FIRST_NOT_GOOD:
-		fprintf(s->out, "ktb bisect: --good %s is not good: the scenario fails on it\n",
-			s->c->good);
-		return KTB_EXIT_FAIL;
-	case BISECT_ENDS_LAST_NOT_BAD:
-		fprintf(s->out, "ktb bisect: --bad %s is not bad: the scenario passes on it%s\n",
-			s->c->bad, s->c->tries > 1 ? "" : " (a flaky regression? try --tries N)");
-		return KTB_EXIT_FAIL;
-	default:
-		fprintf(s->out, "ktb bisect: could not test --%s %s\n",
-			v[0] == BISECT_SKIP ? "good" : "bad",
-			v[0] == BISECT_SKIP ? s->c->good : s->c->bad);
-		return KTB_EXIT_UNTESTED;
-	}
-}
-
-static char **git_run_argv(const struct session *s, const char *steps, int fd, const char *good,
-			   const char *bad)
-{
-	const struct bisect_cli *c = s->c;
-	char **v = xcalloc(40, sizeof(char *));
-	int n = 0;
-
-#define ADD(x) (v[n++] = (x))
-	ADD(xstrdup("git"));
-	ADD(xstrdup("bisect"));
-	ADD(xstrdup("run"));
-	ADD(xstrdup(s->self));
-	ADD(xstrdup("bisect"));
-	ADD(xasprintf("--git-step=%s:%d", steps, fd));
-	ADD(xasprintf("--git=%s", c->git));
-	ADD(xasprintf("--good=%s", good));
-	ADD(xasprintf("--bad=%s", bad));
-	ADD(xasprintf("--build=%s", c->build));
-	ADD(xasprintf("--kernel=%s", c->k.kernel));
-	ADD(xasprintf("--artifacts=%s", s->dir));
-	ADD(xasprintf("--tries=%d", c->tries > 1 ? c->tries : 1));
-	if (c->k.modules)
-		ADD(xasprintf("--modules=%s", c->k.modules));
-	if (c->k.recipe)
-		ADD(xasprintf("--recipe=%s", c->k.recipe));
-	if (c->append)
-		ADD(xasprintf("--append=%s", c->append));
-	ADD(xstrdup(c->scenario));
-#undef ADD
-	return v;
-}
-
-/* git bisect run's own words for the result: "SHA is the first bad commit",
- * or the list after "could be any of:". */
-static int git_verdict(struct session *s, const char *log, json_t *j)
-{
-	char *text = read_file(log, NULL), *p, *sha = NULL;
-	int r = KTB_EXIT_UNTESTED;
-
-	if (text && (p = strstr(text, " is the first bad commit"))) {
-		char *b = p;
-
-		while (b > text && b[-1] != '\n')
-			b--;
-		sha = xasprintf("%.*s", (int)(p - b), b);
-		git(s->c->git, &p, "log", "-1", "--format=%h %s", sha, NULL);
-		fprintf(s->out, "first bad: %s\n", p);
-		json_object_set_new(j, "first_bad", json_string(sha));
-		free(p);
-		r = 0;
-	} else if (text && (p = strstr(text, "could be any of:\n"))) {
-		json_t *any = json_array();
-
-		p += strlen("could be any of:\n");
-		fprintf(s->out, "first bad: one of (the others could not be tested)\n");
-		for (char *e; *p && (e = strchr(p, '\n')) && e - p >= 7 && !strchr(" W", *p);
-		     p = e + 1) {
-			fprintf(s->out, "  %.*s\n", (int)(e - p), p);
-			json_array_append_new(any, json_stringn(p, (size_t)(e - p)));
-		}
-		json_object_set_new(j, "first_bad", json_null());
-		json_object_set_new(j, "first_bad_any_of", any);
-	} else {
-		fprintf(s->out, "ktb bisect: git bisect run did not finish; see %s\n", log);
-	}
-	free(sha);
-	free(text);
-	return r;
-}
-
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* git bisect start, then git bisect run (unless start found the commit). */
-static int git_bisect(struct session *s, const char *steps, const char *good, const char *bad,
-		      json_t *j)
-{
-	char *log = xasprintf("%s/git-bisect.log", s->dir), *started = NULL;
-	int fd = dup(STDOUT_FILENO), r = KTB_EXIT_UNTESTED, st;
-	char **argv = git_run_argv(s, steps, fd, good, bad);
-	struct child ch = {.t0 = now_ms()};
-
-	if (git(s->c->git, &started, "bisect", "start", bad, good, NULL)) {
-		fprintf(stderr, "ktb bisect: git bisect start failed in %s\n", s->c->git);
-		goto out;
-	}
-	write_file(log, started, strlen(started));
-	fflush(s->out);
-	if (!strstr(started, "is the first bad commit"))
-		ch.pid = spawn_logged(argv, s->c->git, log);
-	while (ch.pid > 0 && waitpid(ch.pid, &st, 0) < 0)
-		if (errno != EINTR || proc_interrupted()) {
-			children_stop(&ch, 1);
-			r = KTB_EXIT_INTERRUPTED;
-			goto reset;
-		}
-	steps_load(s, steps);
-	r = git_verdict(s, log, j);
-reset:
-	git(s->c->git, NULL, "bisect", "reset", NULL);
-out:
-	if (fd >= 0)
-		close(fd);
-	strv_free(argv);
-	free(started);
-	free(log);
-	return r;
-}
-
-/* --------------------------------------------------------------------- */
 /* the session: artifacts, JSON, summary */
 
 static json_t *steps_json(const struct session *s)
@@ -1029,30 +600,6 @@ static int ladder_main(struct session *s, json_t *j)
 	return r;
 }
 
-static int git_main(struct session *s, json_t *j)
-{
-	char *good = s->c->good_sha, *bad = s->c->bad_sha, *orig = NULL,
-	     *steps = xasprintf("%s/steps.txt", s->dir);
-	int r;
-
-	json_object_set_new(j, "mode", json_string("git"));
-	if (git(s->c->git, &orig, "symbolic-ref", "-q", "--short", "HEAD", NULL) || !*orig) {
-		free(orig);
-		git(s->c->git, &orig, "rev-parse", "HEAD", NULL);
-	}
-	fprintf(s->out, "ktb bisect: %s, %s..%s, %s; logs in %s\n", s->c->git, s->c->good,
-		s->c->bad, s->c->scenario, s->dir);
-	r = git_ends(s, steps, good, bad);
-	git(s->c->git, NULL, "checkout", "-q", orig, NULL);
-	if (!r)
-		r = git_bisect(s, steps, good, bad, j);
-	else
-		steps_load(s, steps);
-	free(steps);
-	free(orig);
-	return r;
-}
-
 int cli_bisect(int argc, char **argv)
 {
 	struct bisect_cli c = {.jobs = 2, .tries = 1, .artifacts = "artifacts"};
@@ -1067,7 +614,7 @@ int cli_bisect(int argc, char **argv)
 	if (!r && c.git_step) {
 		s = (struct session){.c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts)};
 		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
-		r = git_step_main(&s);
+		r = bisect_git_step(&s);
 		goto out;
 	}
 	if (!r)
@@ -1078,7 +625,7 @@ int cli_bisect(int argc, char **argv)
 	json_object_set_new(j, "scenario", json_string(c.scenario));
 	json_object_set_new(j, "tries", json_integer(c.tries));
 	json_object_set_new(j, "jobs", json_integer(c.jobs));
-	r = c.git ? git_main(&s, j) : ladder_main(&s, j);
+	r = c.git ? bisect_git_main(&s, j) : ladder_main(&s, j);
 	if (r != KTB_EXIT_USAGE && r != KTB_EXIT_INTERRUPTED)
 		summary_print(&s);
 	if (c.json)
