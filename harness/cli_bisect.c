@@ -476,8 +476,8 @@ static int ladder_search(struct session *s, struct bisect *b)
 	size_t ends[2] = {0, b->n - 1}, *pts = xcalloc(per, sizeof(size_t)), got;
 	int r = 0;
 
-	/* a first candidate that fails is wrong whatever the last one does */
-	for (size_t i = 0; i < 2 && !r && b->v[0] != BISECT_BAD; i += per)
+	/* when the first candidate is not good the last one cannot help */
+	for (size_t i = 0; i < 2 && !r && (i == 0 || b->v[0] == BISECT_GOOD); i += per)
 		r = round_run(s, b, ends + i, per >= 2 ? 2 : 1);
 	if (!r)
 		r = ends_report(s, b);

@@ -1,6 +1,7 @@
 # label: cli
 # ktb bisect refuses bad input with exit 2 and a message that says what is
-# wrong, before anything is built or booted.
+# wrong, before anything is built or booted; a first kernel apt does not
+# know cannot be tested (125), and the last one is then not booted.
 . "$(dirname "$0")/lib.sh"
 cat >"$work/ok.yaml" <<'YAML'
 name: ok
@@ -36,4 +37,10 @@ bad --git "$work/repo" --good nosuch --bad HEAD --build true "$work/ok.yaml" \
 	'--good nosuch: no such commit'
 bad --git "$work/nowhere" --good A --bad B --build true "$work/ok.yaml" 'nowhere: not a git work tree'
 [ ! -e "$work/artifacts" ] || [ -z "$(ls -A "$work/artifacts")" ] || fail "bad input left artifacts"
+
+ktb_run bisect --kernels 6.1.0-99,6.1.0-57 --artifacts "$work/artifacts" "$work/ok.yaml"
+expect_rc 125
+expect_out '^step +1 +round 0 +6\.1\.0-99 +skip .*could not test: no image could be built'
+expect_out '^ktb bisect: could not test the first candidate, 6\.1\.0-99$'
+expect_out '^boots: 0 '
 exit 0
