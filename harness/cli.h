@@ -20,6 +20,7 @@ struct cli_command {
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_boot(int argc, char **argv);
+int cli_bisect(int argc, char **argv);
 int cli_image(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 const char *cli_version(void);

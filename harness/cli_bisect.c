@@ -1,0 +1,643 @@
+/* ktb bisect: find the first bad kernel of an ordered list (--kernels), or
+ * the first bad commit of a git tree (--git), with one scenario as judge.
+ * Every candidate is judged by a child `ktb run`, whose exit code is the
+ * verdict (0 good, 1 bad, 125 skip); bisect.c decides what to test next.
+ * With -j N, N-1 candidates run at once each round (multisection). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bisect.h"
+#include "cli.h"
+#include "cli_bisect.h"
+#include "cli_common.h"
+#include "proc.h"
+#include "runner.h"
+#include "util.h"
+
+static void bisect_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ktb bisect --kernels K1,K2,...,Kn [options] SCENARIO.yaml\n"
+		"       ktb bisect --git DIR --good A --bad B --build CMD [options] SCENARIO.yaml\n"
+		"  --kernels LIST    kernels oldest first: Debian ABIs (6.1.0-47) or paths;\n"
+		"                    the first must pass, the last must fail\n"
+		"  --git DIR         bisect the commits of a git tree with `git bisect run`\n"
+		"  --good A --bad B  with --git: a commit that passes, a later one that fails\n"
+		"  --build CMD       with --git: shell command run in DIR at each commit;\n"
+		"                    failing means the commit cannot be tested (skip)\n"
+		"  --kernel PATH     with --git: the kernel CMD builds, relative to DIR\n"
+		"                    (default arch/x86/boot/bzImage)\n"
+		"  --modules DIR     modules for a kernel path (relative to DIR with --git)\n"
+		"  --tries N         run each candidate N times; bad if any run fails\n"
+		"  -j N              multisection: N-1 candidates at once per round (default 2:\n"
+		"                    plain bisection, one at a time)\n"
+		"  --recipe R        image recipe (name in images/ or a path)\n"
+		"  --append ARGS     kernel arguments added to the scenario's\n"
+		"  --json F          the steps and the verdict as JSON\n"
+		"  --artifacts DIR   where bisect-<run>/ goes (default: ./artifacts)\n"
+		"  -v, --verbose     show the image builder's output\n"
+		"Exit: 0 first bad candidate found, 1 the endpoints are wrong, 2 bad input,\n"
+		"125 an endpoint could not be tested or only skipped candidates are left.\n");
+}
+
+/* --------------------------------------------------------------------- */
+/* options */
+
+static int parse_num(const char *opt, const char *arg, long max, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v < 1 || v > max) {
+		fprintf(stderr, "ktb bisect: %s %s: give a number from 1 to %ld\n", opt, arg, max);
+		return KTB_EXIT_USAGE;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
+{
+	static const struct option opts[] = {
+	    {"kernels", required_argument, 0, 'K'},  {"git", required_argument, 0, 'G'},
+	    {"good", required_argument, 0, 'g'},     {"bad", required_argument, 0, 'b'},
+	    {"build", required_argument, 0, 'B'},    {"kernel", required_argument, 0, 'k'},
+	    {"modules", required_argument, 0, 'm'},  {"recipe", required_argument, 0, 'r'},
+	    {"append", required_argument, 0, 'a'},   {"json", required_argument, 0, 'J'},
+	    {"tries", required_argument, 0, 'T'},    {"artifacts", required_argument, 0, 'A'},
+	    {"verbose", no_argument, 0, 'v'},	     {"help", no_argument, 0, 'h'},
+	    {"git-step", required_argument, 0, 'S'}, {0, 0, 0, 0},
+	};
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			if (parse_num("-j", optarg, 17, &c->jobs))
+				return KTB_EXIT_USAGE;
+			break;
+		case 'T':
+			if (parse_num("--tries", optarg, 100, &c->tries))
+				return KTB_EXIT_USAGE;
+			break;
+		case 'K':
+			c->kernels_arg = optarg;
+			break;
+		case 'G':
+			c->git = optarg;
+			break;
+		case 'g':
+			c->good = optarg;
+			break;
+		case 'b':
+			c->bad = optarg;
+			break;
+		case 'B':
+			c->build = optarg;
+			break;
+		case 'k':
+			c->k.kernel = optarg;
+			break;
+		case 'm':
+			c->k.modules = optarg;
+			break;
+		case 'r':
+			c->k.recipe = optarg;
+			break;
+		case 'a':
+			c->append = optarg;
+			break;
+		case 'J':
+			c->json = optarg;
+			break;
+		case 'A':
+			c->artifacts = optarg;
+			break;
+		case 'S':
+			c->git_step = optarg;
+			break;
+		case 'v':
+			c->k.verbose = true;
+			break;
+		case 'h':
+			bisect_usage(stdout);
+			exit(0);
+		default:
+			bisect_usage(stderr);
+			return KTB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int split_kernels(struct bisect_cli *c)
+{
+	char *save = NULL, *w;
+
+	for (w = strtok_r(c->kernels_arg, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		c->kernels = xrealloc(c->kernels, (c->nkernels + 1) * sizeof(char *));
+		c->kernels[c->nkernels++] = w;
+	}
+	if (c->nkernels < 2) {
+		fprintf(stderr, "ktb bisect: --kernels needs at least two kernels, oldest first "
+				"(6.1.0-47,6.1.0-57)\n");
+		return KTB_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < c->nkernels; i++)
+		if (strchr(c->kernels[i], '/') && access(c->kernels[i], R_OK)) {
+			fprintf(stderr, "ktb bisect: --kernels: candidate %zu, %s: %s\n", i + 1,
+				c->kernels[i], strerror(errno));
+			return KTB_EXIT_USAGE;
+		}
+	return 0;
+}
+
+static int bisect_validate(int argc, char **argv, struct bisect_cli *c)
+{
+	if (optind != argc - 1) {
+		fprintf(stderr, "ktb bisect: give exactly one SCENARIO.yaml\n");
+		return KTB_EXIT_USAGE;
+	}
+	c->scenario = realpath(argv[optind], NULL);
+	if (!c->scenario) {
+		fprintf(stderr, "ktb bisect: %s: %s\n", argv[optind], strerror(errno));
+		return KTB_EXIT_USAGE;
+	}
+	if (!!c->kernels_arg == !!c->git) {
+		fprintf(stderr, "ktb bisect: give either --kernels K1,K2,... or --git DIR\n");
+		return KTB_EXIT_USAGE;
+	}
+	if (c->git)
+		return bisect_git_validate(c);
+	if (c->good || c->bad || c->build || c->k.kernel) {
+		fprintf(stderr, "ktb bisect: --good, --bad, --build and --kernel go with --git\n");
+		return KTB_EXIT_USAGE;
+	}
+	return split_kernels(c);
+}
+
+/* The scenario must load before anything is built or booted. */
+static int scenario_check(const char *path)
+{
+	struct scenario_set set;
+	char *p = (char *)path;
+	int r = scenarios_load_all(&p, 1, &set);
+
+	if (!r)
+		scenarios_free(&set);
+	return r;
+}
+
+/* --------------------------------------------------------------------- */
+/* child processes: each in its own process group, output to a log */
+
+pid_t session_spawn(char *const argv[], const char *cwd, const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (fd < 0 || nul < 0 || (cwd && chdir(cwd)))
+		_exit(125);
+	dup2(nul, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	dprintf(2, "ktb bisect: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(125);
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+void session_stop(struct child *ch, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].pid > 0)
+			kill(-ch[i].pid, SIGTERM);
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].pid > 0)
+			waitpid(ch[i].pid, NULL, 0);
+}
+
+/* Wait for every child; done() is called as each one ends. 0, or -EINTR
+ * after SIGINT/SIGTERM (the children are stopped first). */
+int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
+{
+	size_t left = 0;
+	struct pollfd pfd = {.fd = proc_signals_install(), .events = POLLIN};
+
+	for (size_t i = 0; i < n; i++)
+		left += ch[i].pid > 0;
+	while (left) {
+		poll(&pfd, 1, 200);
+		if (proc_interrupted()) {
+			session_stop(ch, n);
+			return -EINTR;
+		}
+		for (size_t i = 0; i < n; i++) {
+			int st;
+
+			if (ch[i].pid <= 0 || waitpid(ch[i].pid, &st, WNOHANG) != ch[i].pid)
+				continue;
+			ch[i].pid = 0;
+			ch[i].code = exit_code_of(st);
+			left--;
+			if (done)
+				done(s, &ch[i], ch[i].code);
+		}
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------------- */
+/* steps: what is printed and kept */
+
+/* A new step numbered num (0: the next one). */
+struct bisect_step *session_step_new(struct session *s, const char *name, size_t num)
+{
+	struct bisect_step *st;
+
+	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(*s->steps));
+	st = &s->steps[s->nsteps++];
+	memset(st, 0, sizeof(*st));
+	st->num = num ? num : s->nsteps;
+	st->name = xstrdup(name);
+	st->round = s->rounds;
+	st->log = xasprintf("%s/%02zu.log", s->dir, st->num);
+	return st;
+}
+
+void step_print(FILE *f, const struct bisect_step *st)
+{
+	fprintf(f, "step %2zu  round %u  %-24s %-4s %7.1fs", st->num, st->round, st->name,
+		bisect_verdict_name(st->verdict), (double)st->ms / 1000.0);
+	if (st->boots)
+		fprintf(f, "  %u boot%s", st->boots, st->boots == 1 ? "" : "s");
+	/* an image that cannot be built is explained above, not in a log */
+	if (st->verdict == BISECT_SKIP)
+		fprintf(f, "  (could not test: %s; %s)",
+			st->why ? st->why : "the run ended in error",
+			access(st->log, F_OK) ? "see above" : st->log);
+	else if (st->verdict == BISECT_ABORT)
+		fprintf(f, "  (exit %d; %s)", st->code, st->log);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void steps_free(struct session *s)
+{
+	for (size_t i = 0; i < s->nsteps; i++) {
+		free(s->steps[i].name);
+		free(s->steps[i].log);
+	}
+	free(s->steps);
+}
+
+static char *self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("ktb");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* argv of the judge: ktb run [--kernel K ...] --artifacts DIR SCENARIO */
+char **session_judge_argv(const struct session *s, const char *kernel)
+{
+	const struct bisect_cli *c = s->c;
+	char **v = xcalloc(20, sizeof(char *));
+	int n = 0;
+
+	v[n++] = s->self;
+	v[n++] = "run";
+	v[n++] = "--kernel";
+	v[n++] = (char *)kernel;
+	if (c->k.modules) {
+		v[n++] = "--modules";
+		v[n++] = (char *)c->k.modules;
+	}
+	if (c->k.recipe) {
+		v[n++] = "--recipe";
+		v[n++] = (char *)c->k.recipe;
+	}
+	if (c->append) {
+		v[n++] = "--append";
+		v[n++] = (char *)c->append;
+	}
+	if (c->tries > 1) {
+		v[n++] = "--repeat";
+		v[n++] = (char *)s->tries;
+	}
+	v[n++] = "--artifacts";
+	v[n++] = s->dir;
+	v[n++] = c->scenario;
+	return v;
+}
+
+/* --------------------------------------------------------------------- */
+/* --kernels: the ladder */
+
+void session_judge_done(struct session *s, struct child *ch, int code)
+{
+	struct bisect_step *st = &s->steps[ch->step];
+
+	st->code = code;
+	st->verdict = bisect_verdict_of_exit(code);
+	st->ms = now_ms() - ch->t0;
+	step_print(s->out, st);
+}
+
+/* Build the candidate's image here (one at a time: builds share the .deb
+ * cache), then start its judge. 0 started; 1 skipped (no image); or an exit
+ * code to stop with. */
+static int candidate_start(struct session *s, size_t idx, struct child *ch)
+{
+	struct kernel_choice k = s->c->k;
+	struct image img = {0};
+	struct bisect_step *st = session_step_new(s, s->c->kernels[idx], 0);
+	int64_t t0 = now_ms();
+	int r;
+
+	k.kernel = s->c->kernels[idx];
+	r = image_prepare(&k, &img);
+	image_free(&img);
+	ch->step = s->nsteps - 1;
+	ch->t0 = t0;
+	if (r == KTB_EXIT_UNTESTED) {
+		st->verdict = BISECT_SKIP;
+		st->code = r;
+		st->why = "no image could be built";
+		st->ms = now_ms() - t0;
+		step_print(s->out, st);
+		return 1;
+	}
+	if (r)
+		return r;
+	char **argv = session_judge_argv(s, k.kernel);
+
+	ch->pid = session_spawn(argv, NULL, st->log);
+	free(argv);
+	st->boots = (unsigned)(s->c->tries > 1 ? s->c->tries : 1);
+	s->boots += st->boots;
+	return ch->pid < 0 ? KTB_EXIT_UNTESTED : 0;
+}
+
+/* Test the candidates idx[0..n) at once; their verdicts go into b. */
+static int round_run(struct session *s, struct bisect *b, const size_t *idx, size_t n)
+{
+	struct child *ch = xcalloc(n, sizeof(*ch));
+	size_t first = s->nsteps;
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		r = candidate_start(s, idx[i], &ch[i]);
+		r = r == 1 ? 0 : r;
+	}
+	if (r) {
+		session_stop(ch, n);
+	} else if (session_wait(s, ch, n, session_judge_done)) {
+		r = KTB_EXIT_INTERRUPTED;
+	}
+	for (size_t i = 0; i < n && !r; i++) {
+		struct bisect_step *st = &s->steps[first + i];
+
+		bisect_record(b, idx[i], st->verdict);
+		if (st->verdict == BISECT_ABORT)
+			r = st->code == KTB_EXIT_USAGE || st->code == KTB_EXIT_INTERRUPTED
+				? st->code
+				: KTB_EXIT_UNTESTED;
+	}
+	free(ch);
+	return r;
+}
+
+static int ends_report(struct session *s, const struct bisect *b)
+{
+	enum bisect_ends e = bisect_check_ends(b->v[0], b->v[b->n - 1]);
+	const struct bisect_cli *c = s->c;
+	const char *first = c->kernels[0], *last = c->kernels[c->nkernels - 1];
+
+	switch (e) {
+	case BISECT_ENDS_OK:
+		return 0;
+	case BISECT_ENDS_FIRST_NOT_GOOD:
+		fprintf(s->out,
+			"ktb bisect: the first candidate, %s, is not good: the scenario "
+			"fails on it (log: %s)\n",
+			first, s->steps[0].log);
+		return KTB_EXIT_FAIL;
+	case BISECT_ENDS_LAST_NOT_BAD:
+		fprintf(s->out,
+			"ktb bisect: the last candidate, %s, is not bad: the scenario "
+			"passes on it%s\n",
+			last, c->tries > 1 ? "" : " (a flaky regression? try --tries N)");
+		return KTB_EXIT_FAIL;
+	case BISECT_ENDS_UNTESTED:
+		fprintf(s->out, "ktb bisect: could not test the %s candidate, %s\n",
+			b->v[0] == BISECT_SKIP ? "first" : "last",
+			b->v[0] == BISECT_SKIP ? first : last);
+		return KTB_EXIT_UNTESTED;
+	default:
+		return KTB_EXIT_UNTESTED;
+	}
+}
+
+/* Endpoints first (both at once when -j allows), then rounds of cuts. */
+static int ladder_search(struct session *s, struct bisect *b)
+{
+	size_t per = (size_t)(s->c->jobs > 2 ? s->c->jobs - 1 : 1);
+	size_t ends[2] = {0, b->n - 1}, *pts = xcalloc(per, sizeof(size_t)), got;
+	int r = 0;
+
+	/* when the first candidate is not good the last one cannot help */
+	for (size_t i = 0; i < 2 && !r && (i == 0 || b->v[0] == BISECT_GOOD); i += per)
+		r = round_run(s, b, ends + i, per >= 2 ? 2 : 1);
+	if (!r)
+		r = ends_report(s, b);
+	while (!r && (got = bisect_next(b, (unsigned)per, pts))) {
+		s->rounds++;
+		r = round_run(s, b, pts, got);
+	}
+	free(pts);
+	return r;
+}
+
+static int ladder_verdict(struct session *s, const struct bisect *b, json_t *j)
+{
+	size_t lo, hi;
+	char **k = s->c->kernels;
+
+	bisect_range(b, &lo, &hi);
+	json_object_set_new(j, "last_good", json_string(k[lo]));
+	if (!bisect_ambiguous(b)) {
+		fprintf(s->out, "first bad: %s (last good: %s)\n", k[hi], k[lo]);
+		json_object_set_new(j, "first_bad", json_string(k[hi]));
+		return 0;
+	}
+	json_t *any = json_array();
+
+	fprintf(s->out, "first bad: one of");
+	for (size_t i = lo + 1; i <= hi; i++) {
+		fprintf(s->out, " %s%s", k[i], i < hi ? "," : "");
+		json_array_append_new(any, json_string(k[i]));
+	}
+	fprintf(s->out, " (the others could not be tested; last good: %s)\n", k[lo]);
+	json_object_set_new(j, "first_bad", json_null());
+	json_object_set_new(j, "first_bad_any_of", any);
+	return KTB_EXIT_UNTESTED;
+}
+
+/* --------------------------------------------------------------------- */
+/* the session: artifacts, JSON, summary */
+
+static json_t *steps_json(const struct session *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < s->nsteps; i++) {
+		const struct bisect_step *st = &s->steps[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:i, s:s, s:i, s:I, s:i, s:s}", "candidate", st->name,
+				 "round", st->round, "verdict", bisect_verdict_name(st->verdict),
+				 "exit", st->code, "duration_ms", (json_int_t)st->ms, "boots",
+				 st->boots, "log", st->log));
+	}
+	return a;
+}
+
+static int json_write(const struct session *s, json_t *j, int ret)
+{
+	json_object_set_new(j, "exit", json_integer(ret));
+	json_object_set_new(j, "boots", json_integer(s->boots));
+	json_object_set_new(j, "rounds", json_integer(s->rounds));
+	json_object_set_new(j, "duration_ms", json_integer(now_ms() - s->t0));
+	json_object_set_new(j, "steps", steps_json(s));
+	if (json_dump_file(j, s->c->json, JSON_INDENT(2) | JSON_SORT_KEYS)) {
+		fprintf(stderr, "ktb bisect: cannot write %s\n", s->c->json);
+		return ret ? ret : KTB_EXIT_UNTESTED;
+	}
+	return ret;
+}
+
+static void summary_print(const struct session *s)
+{
+	int64_t ms = now_ms() - s->t0;
+
+	fprintf(s->out, "boots: %u (the endpoints, then %u round%s), %lldm%02llds\n", s->boots,
+		s->rounds, s->rounds == 1 ? "" : "s", (long long)(ms / 60000),
+		(long long)(ms / 1000 % 60));
+}
+
+static int session_open(struct session *s, struct bisect_cli *c)
+{
+	char *id = runner_new_run_id();
+
+	s->c = c;
+	s->self = self_exe();
+	snprintf(s->tries, sizeof(s->tries), "%d", c->tries);
+	s->t0 = now_ms();
+	s->out = stdout;
+	s->dir = xasprintf("%s/bisect-%s", c->artifacts, id);
+	free(id);
+	if (mkdir_p(s->dir, 0755)) {
+		fprintf(stderr, "ktb bisect: cannot create %s: %s\n", s->dir, strerror(errno));
+		return KTB_EXIT_UNTESTED;
+	}
+	char *abs = realpath(s->dir, NULL);
+
+	free(s->dir);
+	s->dir = abs;
+	return 0;
+}
+
+static int ladder_main(struct session *s, json_t *j)
+{
+	struct bisect b;
+	int r;
+
+	bisect_init(&b, s->c->nkernels);
+	fprintf(s->out, "ktb bisect: %zu kernels, %s, %d at a time, %d tr%s each; logs in %s\n",
+		b.n, s->c->scenario, s->c->jobs > 2 ? s->c->jobs - 1 : 1,
+		s->c->tries > 1 ? s->c->tries : 1, s->c->tries > 1 ? "ies" : "y", s->dir);
+	json_t *names = json_array();
+
+	for (size_t i = 0; i < b.n; i++)
+		json_array_append_new(names, json_string(s->c->kernels[i]));
+	json_object_set_new(j, "mode", json_string("kernels"));
+	json_object_set_new(j, "candidates", names);
+	r = ladder_search(s, &b);
+	if (!r)
+		r = ladder_verdict(s, &b, j);
+	bisect_free(&b);
+	return r;
+}
+
+int cli_bisect(int argc, char **argv)
+{
+	struct bisect_cli c = {.jobs = 2, .tries = 1, .artifacts = "artifacts"};
+	struct session s = {0};
+	json_t *j = json_object();
+	int r = bisect_parse(argc, argv, &c);
+
+	if (!r)
+		r = bisect_validate(argc, argv, &c);
+	if (!r && !c.git_step)
+		r = scenario_check(c.scenario);
+	if (!r && c.git_step) {
+		s = (struct session){.c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts)};
+		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
+		r = bisect_git_step(&s);
+		goto out;
+	}
+	if (!r)
+		r = session_open(&s, &c);
+	if (r)
+		goto out;
+	proc_signals_install();
+	json_object_set_new(j, "scenario", json_string(c.scenario));
+	json_object_set_new(j, "tries", json_integer(c.tries));
+	json_object_set_new(j, "jobs", json_integer(c.jobs));
+	r = c.git ? bisect_git_main(&s, j) : ladder_main(&s, j);
+	if (r != KTB_EXIT_USAGE && r != KTB_EXIT_INTERRUPTED)
+		summary_print(&s);
+	if (c.json)
+		r = json_write(&s, j, r);
+out:
+	json_decref(j);
+	steps_free(&s);
+	free(s.self);
+	free(s.dir);
+	free(c.scenario);
+	free(c.good_sha);
+	free(c.bad_sha);
+	free(c.kernels);
+	return r;
+}
