@@ -37,12 +37,21 @@ static int disk_read_vpd80(const char *path, char *buf, size_t len)
 }
 
 /* The controller serial of an NVMe namespace "nvme<N>n<M>" (or of a
- * controller path "nvme<N>c<C>n<M>"). */
+ * controller path "nvme<N>c<C>n<M>"). A multipath head lives under its
+ * subsystem, whose number N names no controller: the subsystem has the
+ * serial all its controllers share. */
 static int disk_read_nvme_serial(const char *root, const char *name, char *buf, size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX], *slash;
 	unsigned ctrl;
 
+	snprintf(path, sizeof(path), "%s/sys/block/%s", root, name);
+	if (realpath(path, real) && strstr(real, "/nvme-subsystem/") &&
+	    (slash = strrchr(real, '/'))) {
+		snprintf(slash, sizeof(real) - (size_t)(slash - real), "/serial");
+		if (sysfs_read(real, buf, len) > 0)
+			return 1;
+	}
 	if (sscanf(name, "nvme%u", &ctrl) != 1)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/sys/class/nvme/nvme%u/serial", root, ctrl);
