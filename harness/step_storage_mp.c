@@ -17,6 +17,9 @@
 
 #define MP_POLL_MS 200
 #define MP_CMD_MS 15000
+/* the last probe's time: polling stops this long before the step's deadline,
+ * so that a missing effect fails as such rather than as a timeout */
+#define MP_PROBE_RESERVE_MS 2000
 
 struct mp_op {
 	struct run_ctx *c;
@@ -186,17 +189,19 @@ static int mp_nvme_act(struct mp_op *op)
 /* Poll the guest until it shows the effect; the last probe is returned. */
 static json_t *mp_wait_effect(struct mp_op *op, int64_t *seen_ms)
 {
-	int64_t t0 = loop_now(op->c->vm.loop);
+	int64_t t0 = loop_now(op->c->vm.loop), until = op->deadline - MP_PROBE_RESERVE_MS;
 	json_t *probe;
 	int ret;
 
+	if (until < t0 + MP_POLL_MS)
+		until = op->deadline;
 	for (;;) {
 		probe = mp_probe(op);
 		if (!probe || mp_effect_seen(probe, op)) {
 			*seen_ms = loop_now(op->c->vm.loop) - t0;
 			return probe;
 		}
-		if (loop_now(op->c->vm.loop) + MP_POLL_MS >= op->deadline) {
+		if (loop_now(op->c->vm.loop) + MP_POLL_MS >= until) {
 			char *last = json_dumps(json_object_get(probe, "multipath"), JSON_COMPACT);
 
 			mp_fail(op->sr, ST_FAIL,
