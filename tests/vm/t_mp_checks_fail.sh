@@ -21,6 +21,9 @@ mp-dm-bio-failover${T}s/mode: bio}/mode: bio, no_path: fail}/; /restore_path: {d
 mp-all-paths-down${T}s/no_path: queue/no_path: fail/${T}step 1 .*stdout did not match
 mp-all-paths-down${T}/fail_path: {disk: data, path: 1}/d${T}step 5 .*exit: expected 0, got 1
 mp-all-paths-down${T}/fail_path: {disk: data/d; /with no path left/,+1d${T}stall_ms: expected >= 4000
+mp-all-paths-down-fail${T}s/no_path: fail/no_path: queue/${T}step 6 .*step did not finish within 20s
+mp-all-paths-down-fail${T}/fail_path: {disk: data/d${T}step 4 .*io_errors: expected >= 1
+mp-all-paths-down-fail${T}s/--seed 4 --gen 2\$/--seed 4 --gen 2 --corrupt 64/${T}mismatch_kinds.bad_checksum: expected 0
 zoned-nvme${T}s/, zoned: {zone_size: 8M}//${T}zoned: expected "host-managed", got "none"
 zoned-nvme${T}s/, zoned: {zone_size: 8M}//; /^  - name: the namespace is host-managed/,+3d${T}exit: expected 1, got 0
 zoned-nvme${T}s/--offset 0 --size 8M/--offset 4M --size 4M/${T}step 2 .*io_errors: expected 0
