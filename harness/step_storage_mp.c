@@ -154,6 +154,14 @@ static int mp_qmp(struct mp_op *op, const char *cmd, json_t *args, char **err)
 	return qmp_execute(op->c->vm.qmp, cmd, args, NULL, err, op->deadline);
 }
 
+/* QEMU's answers while the old controller is not yet gone: its id is still
+ * taken, or its slot on the root port still in use. */
+static bool mp_still_unplugging(const char *err)
+{
+	return err &&
+	       (strstr(err, "uplicate") || strstr(err, "not available") || strstr(err, "in use"));
+}
+
 /* NVMe: unplug the path's controller, or plug it back with the arguments
  * the command line had. A re-add races the previous unplug's completion:
  * QEMU refuses the id until DEVICE_DELETED, so retry while it does. */
@@ -163,15 +171,20 @@ static int mp_nvme_act(struct mp_op *op)
 	json_t *args;
 	int ret;
 
-	machine_path_device(op->c->s->machine, op->ref->disk_index, op->ref->path, dev,
-			    sizeof(dev));
-	id = strstr(dev, ",id=") + 4;
+	if (machine_path_device(op->c->s->machine, op->ref->disk_index, op->ref->path, dev,
+				sizeof(dev)) ||
+	    !(id = strstr(dev, ",id="))) {
+		mp_fail(op->sr, ST_ERROR,
+			xasprintf("disk %s has no path %u", op->d->id, op->ref->path));
+		return -EINVAL;
+	}
+	id += 4;
 	args = op->up ? mp_device_args(dev) : json_pack("{s:s%}", "id", id, strcspn(id, ","));
 	for (;;) {
 		free(err);
 		err = NULL;
 		ret = mp_qmp(op, op->up ? "device_add" : "device_del", args, &err);
-		if (ret != -EREMOTEIO || !op->up || !strstr(err, "uplicate") ||
+		if (ret != -EREMOTEIO || !op->up || !mp_still_unplugging(err) ||
 		    loop_now(op->c->vm.loop) + MP_POLL_MS >= op->deadline)
 			break;
 		loop_run_until(op->c->vm.loop, NULL, NULL, loop_now(op->c->vm.loop) + MP_POLL_MS);
