@@ -26,6 +26,7 @@ mp-all-paths-down-fail${T}/fail_path: {disk: data/d${T}step 4 .*io_errors: expec
 mp-all-paths-down-fail${T}s/--seed 4 --gen 2\$/--seed 4 --gen 2 --corrupt 64/${T}mismatch_kinds.bad_checksum: expected 0
 zoned-nvme${T}s/, zoned: {zone_size: 8M}//${T}zoned: expected "host-managed", got "none"
 zoned-nvme${T}s/, zoned: {zone_size: 8M}//; /^  - name: the namespace is host-managed/,+3d${T}exit: expected 1, got 0
+zoned-nvme${T}s/zone_size: 8M/zone_size: 16M/${T}zones: expected 8, got 4
 zoned-nvme${T}s/--offset 0 --size 8M/--offset 4M --size 4M/${T}step 2 .*io_errors: expected 0
 EOF_TABLE
 exit 0
