@@ -1,5 +1,6 @@
 #include "disk.h"
 
+#include "mpath.h"
 #include "sysfs.h"
 
 #include <dirent.h>
@@ -36,16 +37,75 @@ static int disk_read_vpd80(const char *path, char *buf, size_t len)
 }
 
 /* The controller serial of an NVMe namespace "nvme<N>n<M>" (or of a
- * controller path "nvme<N>c<C>n<M>"). */
+ * controller path "nvme<N>c<C>n<M>"). A multipath head lives under its
+ * subsystem, whose number N names no controller: the subsystem has the
+ * serial all its controllers share. */
 static int disk_read_nvme_serial(const char *root, const char *name, char *buf, size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX], *slash;
 	unsigned ctrl;
 
+	snprintf(path, sizeof(path), "%s/sys/block/%s", root, name);
+	if (realpath(path, real) && strstr(real, "/nvme-subsystem/") &&
+	    (slash = strrchr(real, '/'))) {
+		snprintf(slash, sizeof(real) - (size_t)(slash - real), "/serial");
+		if (sysfs_read(real, buf, len) > 0)
+			return 1;
+	}
 	if (sscanf(name, "nvme%u", &ctrl) != 1)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/sys/class/nvme/nvme%u/serial", root, ctrl);
 	return sysfs_read(path, buf, len);
+}
+
+static bool disk_is_mpath_dm(const char *root, const char *name)
+{
+	char path[PATH_MAX], uuid[128];
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/dm/uuid", root, name);
+	return sysfs_read(path, uuid, sizeof(uuid)) > 0 &&
+	       !strncmp(uuid, MPATH_UUID_PREFIX, strlen(MPATH_UUID_PREFIX));
+}
+
+/* The first entry of /sys/block/<name>/<sub> (slaves, holders), or "". */
+static void disk_first_link(const char *root, const char *name, const char *sub, char *buf,
+			    size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/block/%s/%s", root, name, sub);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] != '.') {
+			size_t n = strnlen(de->d_name, len - 1);
+
+			memcpy(buf, de->d_name, n);
+			buf[n] = '\0';
+			break;
+		}
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static void disk_read_serial(const char *root, const char *name, char *buf, size_t len);
+
+/* A dm-multipath device stands for the drive its paths lead to: it takes
+ * their serial, so the scenario id finds the multipath device. */
+static int disk_read_dm_serial(const char *root, const char *name, char *buf, size_t len)
+{
+	char slave[64];
+
+	if (!disk_is_mpath_dm(root, name))
+		return -ENOENT;
+	disk_first_link(root, name, "slaves", slave, sizeof(slave));
+	if (!slave[0] || !strncmp(slave, "dm-", 3))
+		return -ENOENT;
+	disk_read_serial(root, slave, buf, len);
+	return buf[0] ? 0 : -ENOENT;
 }
 
 /* Where each kind of disk keeps its serial: virtio-blk in the disk's own
@@ -66,6 +126,8 @@ static void disk_read_serial(const char *root, const char *name, char *buf, size
 		goto trim;
 	if (!strncmp(name, "nvme", 4) && disk_read_nvme_serial(root, name, buf, len) > 0)
 		goto trim;
+	if (!strncmp(name, "dm-", 3) && !disk_read_dm_serial(root, name, buf, len))
+		return;
 	buf[0] = '\0';
 	return;
 trim:
@@ -160,10 +222,11 @@ int disk_info_read(const char *root, const char *name, struct disk_info *d)
 }
 
 /* Multipath NVMe shows each path as a hidden "nvmeXcYnZ" disk beside the
- * head; only the head is usable. */
+ * head; only the head is usable. Likewise a path that a dm-multipath device
+ * holds is listed through that device. */
 static bool disk_wanted(const char *root, const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], holder[64];
 	uint64_t hidden;
 	int i;
 
@@ -172,6 +235,9 @@ static bool disk_wanted(const char *root, const char *name)
 	for (i = 0; disk_skip_prefixes[i]; i++)
 		if (!strncmp(name, disk_skip_prefixes[i], strlen(disk_skip_prefixes[i])))
 			return false;
+	disk_first_link(root, name, "holders", holder, sizeof(holder));
+	if (holder[0] && disk_is_mpath_dm(root, holder))
+		return false;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/hidden", root, name);
 	return sysfs_read_u64(path, &hidden) || !hidden;
 }

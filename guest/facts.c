@@ -1,6 +1,7 @@
 #include "facts.h"
 
 #include "disk.h"
+#include "mpath.h"
 #include "sysfs.h"
 
 #include <dirent.h>
@@ -105,7 +106,80 @@ int facts_memory(const char *root, struct json_out *j)
 	return 0;
 }
 
-static void facts_disk_members(const struct disk_info *d, struct json_out *j)
+/* dm's own view of each path comes from `dmsetup status`, in the guest
+ * only (a fake tree in a unit test has no dm to ask). */
+static char *facts_dm_status(const char *root, const char *name)
+{
+	char cmd[128], *buf;
+	size_t n = 0;
+	FILE *p;
+
+	if (root[0] || !name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "dmsetup status %s 2>/dev/null", name);
+	buf = calloc(1, 4096);
+	p = buf ? popen(cmd, "re") : NULL;
+	if (p) {
+		n = fread(buf, 1, 4095, p);
+		pclose(p);
+	}
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void facts_disk_paths(const struct mpath_info *mp, struct json_out *j)
+{
+	json_key(j, "list");
+	json_arr_begin(j);
+	for (int i = 0; i < mp->npaths; i++) {
+		const struct mpath_path *p = &mp->paths[i];
+		char dm[2] = { p->dm, 0 };
+
+		json_obj_begin(j);
+		json_kv_i64(j, "path", p->path);
+		json_kv_str(j, "name", p->name);
+		json_kv_str(j, "majmin", p->majmin);
+		json_kv_str(j, "state", p->state);
+		json_kv_str(j, "dm", p->dm ? dm : NULL);
+		json_kv_bool(j, "active", p->active);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+/* "multipath": {kind, name, mode, paths, active, list}, or null. */
+static void facts_disk_multipath(const char *root, const struct disk_info *d,
+				 struct json_out *j)
+{
+	struct mpath_info mp;
+	char name[64] = "", path[PATH_MAX], *status;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/dm/name", root, d->name);
+	if (!strncmp(d->name, "dm-", 3) && sysfs_read(path, name, sizeof(name)) < 0)
+		name[0] = '\0';
+	status = facts_dm_status(root, name);
+	mpath_read(root, d, status, &mp);
+	free(status);
+	json_key(j, "multipath");
+	if (!mp.kind[0]) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_kv_str(j, "kind", mp.kind);
+	json_kv_str(j, "name", mp.name);
+	json_kv_str(j, "mode", mp.mode);
+	json_kv_u64(j, "paths", (uint64_t)mp.npaths);
+	json_kv_u64(j, "active", (uint64_t)mp.nactive);
+	facts_disk_paths(&mp, j);
+	json_obj_end(j);
+}
+
+static void facts_disk_members(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	json_kv_str(j, "id", d->id[0] ? d->id : NULL);
 	json_kv_str(j, "name", d->name);
@@ -119,6 +193,7 @@ static void facts_disk_members(const struct disk_info *d, struct json_out *j)
 	json_kv_str(j, "serial", d->id);
 	json_kv_str(j, "transport", d->transport);
 	json_kv_str(j, "majmin", d->majmin);
+	facts_disk_multipath(root, d, j);
 }
 
 int facts_disks(const char *root, struct json_out *j)
@@ -134,7 +209,7 @@ int facts_disks(const char *root, struct json_out *j)
 	json_arr_begin(j);
 	for (i = 0; i < n; i++) {
 		json_obj_begin(j);
-		facts_disk_members(&d[i], j);
+		facts_disk_members(root, &d[i], j);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -150,7 +225,7 @@ int facts_disk(const char *root, const char *id, struct json_out *j)
 	ret = disk_find(root, id, &d);
 	if (ret)
 		return ret;
-	facts_disk_members(&d, j);
+	facts_disk_members(root, &d, j);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * agent, prints KTB_READY_MARKER, then reaps children and restarts the agent
  * until busybox poweroff/reboot signal it to shut down. */
 #include "disk.h"
+#include "mpath.h"
 #include "protocol.h"
 #include "sysfs.h"
 
@@ -275,6 +276,99 @@ static void init_link_disks(void)
 	}
 }
 
+/* Runs argv (PATH search) and waits: its exit status, or -errno. */
+static int init_run(char *const *argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int init_path_cmp(const void *a, const void *b)
+{
+	const struct mpath_path *x = a, *y = b;
+
+	return x->path - y->path;
+}
+
+/* The SCSI paths of disk id, ordered by target id (= scenario path number);
+ * waits until n of them are there. Returns how many were found. */
+static int init_mp_paths(const char *id, int n, struct mpath_path *p, uint64_t *sectors)
+{
+	static struct disk_info d[DISK_MAX];
+	int64_t deadline = init_now_ms() + INIT_DISK_WAIT_MS;
+	int found, total, i;
+
+	do {
+		total = disk_scan("", d, DISK_MAX);
+		for (i = found = 0; i < total && found < MPATH_MAX; i++) {
+			if (strcmp(d[i].id, id) || strcmp(d[i].transport, "scsi"))
+				continue;
+			p[found].path = mpath_scsi_target("", d[i].name);
+			snprintf(p[found].majmin, sizeof(p[found].majmin), "%s", d[i].majmin);
+			*sectors = d[i].size_bytes / 512;
+			found++;
+		}
+		if (found >= n)
+			break;
+		init_sleep_ms(INIT_POLL_MS);
+	} while (init_now_ms() < deadline);
+	qsort(p, found, sizeof(*p), init_path_cmp);
+	return found;
+}
+
+/* One "ID:MODE:PATHS:NOPATH" of ktb.mp: a dm-multipath device "ktb-ID" over
+ * the disk's SCSI paths (no multipathd in the guest: init builds the table). */
+static void init_mp_one(char *spec)
+{
+	char *id = strtok(spec, ":"), *mode = strtok(NULL, ":"), *np = strtok(NULL, ":");
+	char *nopath = strtok(NULL, ":"), table[512], name[64], uuid[80];
+	struct mpath_path p[MPATH_MAX];
+	const char *majmin[MPATH_MAX];
+	uint64_t sectors = 0;
+	int n, want = np ? atoi(np) : 0, ret;
+
+	if (!id || !mode || want < 2 || !nopath) {
+		init_log("ktb.mp: cannot read \"%s\"", spec);
+		return;
+	}
+	n = init_mp_paths(id, want, p, &sectors);
+	if (n < want)
+		init_log("multipath %s: %d of %d paths", id, n, want);
+	for (int i = 0; i < n; i++)
+		majmin[i] = p[i].majmin;
+	snprintf(name, sizeof(name), "ktb-%s", id);
+	snprintf(uuid, sizeof(uuid), "%sktb-%s", MPATH_UUID_PREFIX, id);
+	if (!n || mpath_dm_table(table, sizeof(table), sectors, !strcmp(mode, "bio"),
+				 !strcmp(nopath, "queue"), majmin, n)) {
+		init_log("multipath %s: no table", id);
+		return;
+	}
+	ret = init_run((char *const[]){ "dmsetup", "create", name, "-u", uuid, "--table", table,
+					NULL });
+	if (ret)
+		init_log("multipath %s: dmsetup create %s failed (%d): %s", id, name, ret, table);
+}
+
+static void init_multipath(void)
+{
+	char arg[512], *save = NULL, *spec;
+
+	if (!init_arg("ktb.mp", arg, sizeof(arg)))
+		return;
+	for (spec = strtok_r(arg, ",", &save); spec; spec = strtok_r(NULL, ",", &save))
+		init_mp_one(spec);
+}
+
 static void init_disks(void)
 {
 	char ids[1024], missing[1024];
@@ -282,6 +376,7 @@ static void init_disks(void)
 	if (init_arg("ktb.disks", ids, sizeof(ids)) && ids[0] &&
 	    init_wait_disks(ids, INIT_DISK_WAIT_MS, missing, sizeof(missing)))
 		init_log("disks missing after %d s: %s", INIT_DISK_WAIT_MS / 1000, missing);
+	init_multipath();
 	init_link_disks();
 }
 

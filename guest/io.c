@@ -31,7 +31,7 @@ static const char *const io_op_names[] = { "write", "verify", "rw" };
 
 struct io_opts {
 	enum io_op op;
-	const char *disk_id, *dev, *report;
+	const char *disk_id, *dev, *report, *until;
 	uint64_t seed, size, offset, bs, gen, passes, corrupt_lba;
 	bool rand, direct, background, fsync, has_corrupt;
 };
@@ -47,6 +47,9 @@ struct io_stats {
 	uint64_t *lat;		/* microseconds, one per I/O; NULL if unaffordable */
 	size_t nlat, cap;
 	int64_t elapsed_ns;
+	int64_t t_start;	/* when the run began */
+	int64_t stall_ns;	/* the longest single I/O, however many were timed */
+	int64_t stall_at_ns;	/* when it began, from t_start */
 };
 
 struct io_ctx {
@@ -74,10 +77,11 @@ static void io_usage(FILE *f)
 	fprintf(f,
 		"usage: ktb-io write|verify|rw --disk ID|--dev PATH [--seed N] [--size SIZE]\n"
 		"       [--offset SIZE] [--bs SIZE] [--mode seq|rand] [--direct|--buffered]\n"
-		"       [--gen N] [--passes N] [--fsync] [--corrupt LBA]\n"
+		"       [--gen N] [--passes N] [--until FILE] [--fsync] [--corrupt LBA]\n"
 		"       [--background --report FILE]\n"
 		"LBAs are byte offsets / 512 whatever the block size. --bs defaults to the\n"
-		"device's logical block size (at least 512); --size to the rest of the device.\n");
+		"device's logical block size (at least 512); --size to the rest of the device.\n"
+		"--until FILE: keep making passes (at least --passes) until FILE exists.\n");
 }
 
 static int io_parse_u64(const char *s, uint64_t *v)
@@ -105,6 +109,7 @@ static const struct option io_longopts[] = {
 	{ "report", required_argument, NULL, 'r' },
 	{ "fsync", no_argument, NULL, 'f' },
 	{ "corrupt", required_argument, NULL, 'c' },
+	{ "until", required_argument, NULL, 'u' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,6 +143,7 @@ static int io_parse_opt(struct io_opts *o, int c, const char *arg)
 	case 'k': o->background = true; break;
 	case 'r': o->report = arg; break;
 	case 'f': o->fsync = true; break;
+	case 'u': o->until = arg; break;
 	case 'c':
 		ret = io_parse_u64(arg, &o->corrupt_lba);
 		o->has_corrupt = true;
@@ -328,6 +334,8 @@ static int io_alloc(struct io_ctx *c)
 	}
 	/* latencies of the first 8M I/Os at most: 64 MiB is a lot in a guest */
 	c->st.cap = c->nblocks * c->o->passes * per_pass;
+	if (c->o->until)
+		c->st.cap = 1u << 20;	/* passes unknown: the first 1M I/Os */
 	if (c->st.cap > (8u << 20))
 		c->st.cap = 8u << 20;
 	c->st.lat = malloc(c->st.cap * sizeof(*c->st.lat));
@@ -360,6 +368,7 @@ static void io_mismatch(struct io_ctx *c, enum pattern_verdict v, uint64_t lba)
 static ssize_t io_xfer(struct io_ctx *c, bool write, uint64_t off)
 {
 	int64_t t0 = io_now_ns();
+	int64_t lat;
 	ssize_t n;
 
 	if (write)
@@ -368,8 +377,13 @@ static ssize_t io_xfer(struct io_ctx *c, bool write, uint64_t off)
 		n = pread(c->fd, c->buf, c->o->bs, (off_t)off);
 	if (n < 0)
 		n = -errno;
+	lat = io_now_ns() - t0;
+	if (lat > c->st.stall_ns) {
+		c->st.stall_ns = lat;
+		c->st.stall_at_ns = t0 - c->st.t_start;
+	}
 	if (c->st.nlat < c->st.cap)
-		c->st.lat[c->st.nlat++] = (uint64_t)(io_now_ns() - t0) / 1000;
+		c->st.lat[c->st.nlat++] = (uint64_t)lat / 1000;
 	c->st.ios++;
 	if (n > 0)
 		c->st.bytes += (uint64_t)n;
@@ -446,7 +460,10 @@ static void io_run(struct io_ctx *c)
 	int64_t t0 = io_now_ns();
 	uint64_t pass;
 
-	for (pass = 0; pass < c->o->passes; pass++) {
+	c->st.t_start = t0;
+	/* --until: passes go on until the file appears, checked between passes */
+	for (pass = 0; pass < c->o->passes || (c->o->until && access(c->o->until, F_OK));
+	     pass++) {
 		if (c->o->op != IO_VERIFY)
 			io_phase(c, true);
 		if (pass == 0 && c->o->has_corrupt)
@@ -455,6 +472,7 @@ static void io_run(struct io_ctx *c)
 			io_phase(c, false);
 	}
 	c->st.elapsed_ns = io_now_ns() - t0;
+	c->o->passes = pass;
 }
 
 static void io_report_lat(struct io_ctx *c, struct json_out *j)
@@ -513,6 +531,9 @@ static void io_report(struct io_ctx *c, FILE *f)
 	json_kv_double(&j, "mb_per_s", secs > 0 ? (double)c->st.bytes / 1e6 / secs : 0);
 	json_kv_u64(&j, "iops", secs > 0 ? (uint64_t)((double)c->st.ios / secs) : 0);
 	io_report_lat(c, &j);
+	/* one I/O at a time: the longest I/O is the longest time nothing moved */
+	json_kv_u64(&j, "stall_ms", (uint64_t)(c->st.stall_ns / 1000000));
+	json_kv_u64(&j, "stall_at_ms", (uint64_t)(c->st.stall_at_ns / 1000000));
 	json_kv_u64(&j, "io_errors", c->st.io_errors);
 	json_kv_str(&j, "first_error", c->st.first_error[0] ? c->st.first_error : NULL);
 	json_kv_str(&j, "first_error_op", c->st.first_error_op);

@@ -171,6 +171,8 @@ static const struct {
 	{STEP_WAIT, step_wait},
 	{STEP_QMP, step_qmp},
 	{STEP_SUSPEND, step_suspend},
+	{STEP_FAIL_PATH, step_fail_path},
+	{STEP_RESTORE_PATH, step_restore_path},
 };
 
 static step_fn step_lookup(enum step_kind k)
@@ -266,6 +268,7 @@ char *runner_kernel_cmdline(const struct machine *m, const char *scenario_args,
 		free(s);
 		s = n;
 	}
+	append_word(&s, mp_kernel_arg(m));
 	append_word(&s, scenario_args);
 	append_word(&s, extra);
 	return s;

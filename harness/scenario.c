@@ -35,6 +35,14 @@ static const cyaml_strval_t sector_strings[] = {
 	{ "512n", DISK_SECTOR_512N }, { "512e", DISK_SECTOR_512E }, { "4kn", DISK_SECTOR_4KN },
 };
 
+static const cyaml_strval_t mp_mode_strings[] = {
+	{ "rq", MULTIPATH_RQ }, { "bio", MULTIPATH_BIO },
+};
+
+static const cyaml_strval_t mp_no_path_strings[] = {
+	{ "queue", MULTIPATH_QUEUE }, { "fail", MULTIPATH_FAIL },
+};
+
 static const cyaml_strval_t sleep_strings[] = {
 	{ "s3", SLEEP_S3 }, { "s4", SLEEP_S4 },
 };
@@ -46,6 +54,19 @@ static const cyaml_strval_t sleep_strings[] = {
 	CYAML_FIELD_STRING_PTR(key, PTR | (flags), type, member, 0, CYAML_UNLIMITED)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+static const cyaml_schema_field_t multipath_fields[] = {
+	CYAML_FIELD_ENUM("mode", OPT | CYAML_FLAG_STRICT, struct multipath, mode, mp_mode_strings,
+			 COUNT(mp_mode_strings)),
+	CYAML_FIELD_ENUM("no_path", OPT | CYAML_FLAG_STRICT, struct multipath, no_path,
+			 mp_no_path_strings, COUNT(mp_no_path_strings)),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t zoned_fields[] = {
+	STR("zone_size", 0, struct zoned, zone_size),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t disk_fields[] = {
 	STR("id", 0, struct disk, id),
 	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings, COUNT(bus_strings)),
@@ -55,6 +76,8 @@ static const cyaml_schema_field_t disk_fields[] = {
 	CYAML_FIELD_UINT("paths", OPT, struct disk, paths),
 	CYAML_FIELD_BOOL("rotational", OPT, struct disk, rotational),
 	STR("image", OPT, struct disk, image),
+	CYAML_FIELD_MAPPING_PTR("multipath", PTR | OPT, struct disk, multipath, multipath_fields),
+	CYAML_FIELD_MAPPING_PTR("zoned", PTR | OPT, struct disk, zoned, zoned_fields),
 	CYAML_FIELD_END
 };
 
@@ -108,6 +131,12 @@ static const cyaml_schema_field_t expect_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t path_ref_fields[] = {
+	STR("disk", 0, struct path_ref, disk),
+	CYAML_FIELD_UINT("path", 0, struct path_ref, path),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t step_fields[] = {
 	STR("name", OPT, struct step, name),
 	STR("run", OPT, struct step, run),
@@ -120,6 +149,9 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("after", OPT, struct step, after),
 	STR("pm_test", OPT, struct step, pm_test),
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
+	CYAML_FIELD_MAPPING_PTR("fail_path", PTR | OPT, struct step, fail_path, path_ref_fields),
+	CYAML_FIELD_MAPPING_PTR("restore_path", PTR | OPT, struct step, restore_path,
+				path_ref_fields),
 	STR("timeout", OPT, struct step, timeout),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
@@ -705,6 +737,7 @@ enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_path(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -721,6 +754,10 @@ static const struct step_kind_row {
 	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
 	{ "suspend", STEP_SUSPEND, offsetof(struct step, suspend), EXPECT_JSON,
 	  step_check_suspend },
+	{ "fail_path", STEP_FAIL_PATH, offsetof(struct step, fail_path), EXPECT_JSON,
+	  step_check_path },
+	{ "restore_path", STEP_RESTORE_PATH, offsetof(struct step, restore_path), EXPECT_JSON,
+	  step_check_path },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -881,6 +918,33 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	if (k == SLEEP_STATE_S4 && st->cycles > 1)
 		return fail(c, f, "one hibernation per step; repeat the step instead");
 	return step_check_wake(c, st, path);
+}
+
+/* fail_path / restore_path name a multipath disk of this machine and one of
+ * its paths; the step's default name says which. */
+static int step_check_path(struct load_ctx *c, struct step *st, const char *path)
+{
+	const char *key = st->fail_path ? "fail_path" : "restore_path";
+	struct path_ref *p = st->fail_path ? st->fail_path : st->restore_path;
+	const struct machine *m = c->s->machine;
+	char f[64];
+	unsigned i;
+
+	snprintf(f, sizeof(f), "%s.%s.disk", path, key);
+	for (i = 0; i < m->disks_count && strcmp(m->disks[i].id, p->disk); i++)
+		;
+	if (i == m->disks_count)
+		return fail(c, f, "\"%s\" is not one of the machine's disks", p->disk);
+	if (m->disks[i].paths < 2)
+		return fail(c, f, "disk %s has one path; give it paths: 2 or more", p->disk);
+	snprintf(f, sizeof(f), "%s.%s.path", path, key);
+	if (p->path >= m->disks[i].paths)
+		return fail(c, f, "disk %s has paths 0 to %u; there is no path %u", p->disk,
+			    m->disks[i].paths - 1, p->path);
+	p->disk_index = i;
+	if (!st->name)
+		st->name = xasprintf("%s: %s path %u", key, p->disk, p->path);
+	return 0;
 }
 
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,

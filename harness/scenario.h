@@ -10,7 +10,8 @@
 
 #include "../hw/machine.h"
 
-enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_KIND_COUNT };
+enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,
+		 STEP_KIND_COUNT };
 
 /* What a suspend step asks for (step.sleep_state, step.wake_by). */
 enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
@@ -20,6 +21,13 @@ struct expect {
 	int *exit;           /* NULL: run steps expect 0 */
 	char *stdout_re;     /* POSIX extended regex that stdout must match */
 	json_t *json;        /* object: dotted path -> value, or {ge: N} / {le: N} / {re: "..."} */
+};
+
+/* fail_path / restore_path: {disk: ID, path: N} */
+struct path_ref {
+	char *disk;
+	unsigned path;
+	unsigned disk_index; /* filled by scenario_load */
 };
 
 struct step {
@@ -34,6 +42,8 @@ struct step {
 	char *after;         /* time asleep before the wake, default 1s */
 	char *pm_test;       /* freezer | devices | platform | processors | core */
 	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
+	struct path_ref *fail_path;    /* take path N of a multipath disk away */
+	struct path_ref *restore_path; /* bring it back */
 	char *timeout;       /* per-step deadline, default 60s (suspend: 60s a cycle) */
 	struct expect *expect;
 	/* filled by scenario_load: */

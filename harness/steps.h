@@ -41,4 +41,13 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline);
 
+/* fail_path, restore_path (step_storage_mp.c) */
+void step_fail_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		    int64_t deadline);
+void step_restore_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		       int64_t deadline);
+/* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
+ * NULL when no disk needs one. Static storage, valid until the next call. */
+const char *mp_kernel_arg(const struct machine *m);
+
 #endif

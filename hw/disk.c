@@ -98,12 +98,24 @@ static int scsi_to_args(const struct disk *d, struct disk_ctx *c)
 static int nvme_to_args(const struct disk *d, struct disk_ctx *c)
 {
 	const struct disk_sector_geom *g = &disk_sectors[d->sector];
+	char z[64];
 
 	return argv_add(c->a, "-device") ?:
 	       argv_addf(c->a, "nvme,serial=%s,id=nvme%u", d->id, c->nth) ?:
 	       argv_add(c->a, "-device") ?:
 	       argv_addf(c->a, "nvme-ns,bus=nvme%u,drive=d%u,nsid=1,logical_block_size=%u,"
-			 "physical_block_size=%u", c->nth, c->node, g->logical, g->physical);
+			 "physical_block_size=%u%s", c->nth, c->node, g->logical, g->physical,
+			 disk_zoned_opts(d, z, sizeof(z)));
+}
+
+static int nvme_mp_to_args(const struct disk *d, struct disk_ctx *c)
+{
+	return disk_mp_nvme_args(d, c->node, c->a);
+}
+
+static int scsi_mp_to_args(const struct disk *d, struct disk_ctx *c)
+{
+	return disk_mp_scsi_args(d, c->node, c->a);
 }
 
 static int sata_to_args(const struct disk *d, struct disk_ctx *c)
@@ -118,8 +130,10 @@ static int sata_to_args(const struct disk *d, struct disk_ctx *c)
 
 static const struct disk_bus_ops disk_buses[] = {
 	[DISK_BUS_VIRTIO] = { .name = "virtio", .to_args = virtio_to_args },
-	[DISK_BUS_SCSI] = { .name = "scsi", .to_args = scsi_to_args },
-	[DISK_BUS_NVME] = { .name = "nvme", .refuse = nvme_refuse, .to_args = nvme_to_args },
+	[DISK_BUS_SCSI] = { .name = "scsi", .multipath_to_args = scsi_mp_to_args,
+			    .to_args = scsi_to_args },
+	[DISK_BUS_NVME] = { .name = "nvme", .multipath_to_args = nvme_mp_to_args,
+			    .refuse = nvme_refuse, .to_args = nvme_to_args },
 	[DISK_BUS_SATA] = { .name = "sata", .max = SATA_PORTS, .refuse = sata_refuse,
 			    .to_args = sata_to_args },
 	[DISK_BUS_HYBRID] = { .name = "hybrid", .refuse = hybrid_refuse },
@@ -187,7 +201,8 @@ static int disk_check_bus(const struct disk *d, unsigned i, unsigned on_bus, str
 		return hw_fail(err, disk_field(f, sizeof(f), i, key), "%s", why);
 	if (d->paths > 1 && !bus->multipath_to_args)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "paths"),
-			       "paths > 1 needs multipath wiring, not available yet; use paths: 1");
+			       "paths > 1 on %s: QEMU gives this bus one path per disk; use nvme "
+			       "(native NVMe multipath) or scsi (dm-multipath)", bus->name);
 	if (bus->max && on_bus > bus->max)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 			       "more than %u %s disks; the bus has %u ports, put the others "
@@ -205,7 +220,7 @@ static int disk_validate(struct machine *m, unsigned i, unsigned *on_bus, struct
 	if ((unsigned)d->sector >= sizeof(disk_sectors) / sizeof(disk_sectors[0]))
 		return hw_fail(err, disk_field(f, sizeof(f), i, "sector"), "unknown sector size");
 	return disk_check_id(m, i, err) ?: disk_check_size(d, i, err) ?:
-	       disk_check_bus(d, i, ++on_bus[d->bus], err);
+	       disk_check_bus(d, i, ++on_bus[d->bus], err) ?: disk_mp_validate(d, i, err);
 }
 
 int disks_validate(struct machine *m, struct hw_error *err)
@@ -262,7 +277,9 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 		if (!disk_buses[d->bus].to_args)
 			return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 				       "no QEMU device for bus %s", disk_buses[d->bus].name);
-		ret = disk_blockdev(d, i, l, a) ?: disk_buses[d->bus].to_args(d, &c);
+		ret = disk_blockdev(d, i, l, a) ?:
+		      (d->paths > 1 ? disk_buses[d->bus].multipath_to_args
+				    : disk_buses[d->bus].to_args)(d, &c);
 		if (ret < 0)
 			return ret;
 	}

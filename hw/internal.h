@@ -26,6 +26,11 @@ char *hw_escape(const char *s);
 int disks_validate(struct machine *m, struct hw_error *err);
 int disks_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a,
 		  struct hw_error *err);
+/* multipath.c: paths and zoned on one disk */
+int disk_mp_validate(struct disk *d, unsigned i, struct hw_error *err);
+int disk_mp_nvme_args(const struct disk *d, unsigned node, struct argv *a);
+int disk_mp_scsi_args(const struct disk *d, unsigned node, struct argv *a);
+const char *disk_zoned_opts(const struct disk *d, char *buf, size_t len);
 int numa_validate(struct machine *m, struct hw_error *err);
 int numa_to_args(const struct machine *m, struct argv *a);
 int sleep_validate(const struct machine *m, struct hw_error *err);

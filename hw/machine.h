@@ -17,6 +17,24 @@ enum { SLEEP_S3 = 1u << 0, SLEEP_S4 = 1u << 1 };
 
 #define MACHINE_MAX_DISKS 16
 #define MACHINE_MAX_NODES 8
+#define MACHINE_MAX_PATHS 4
+
+/* How the guest joins the paths of a SCSI multipath disk: dm-multipath
+ * request-based (rq) or bio-based (bio); with no path left, queue I/O until
+ * one comes back or fail it at once. */
+enum multipath_mode { MULTIPATH_RQ, MULTIPATH_BIO };
+enum multipath_no_path { MULTIPATH_QUEUE, MULTIPATH_FAIL };
+
+struct multipath {
+	enum multipath_mode mode;
+	enum multipath_no_path no_path;
+};
+
+/* A zoned (ZNS) namespace: sequential-write-required zones of zone_size. */
+struct zoned {
+	char *zone_size;        /* as written, e.g. "8M" */
+	uint64_t zone_size_bytes; /* filled by machine_validate() */
+};
 
 struct disk {
 	char *id;               /* scenario name; becomes the device serial */
@@ -27,6 +45,8 @@ struct disk {
 	unsigned paths;         /* 0 or 1: single path; > 1 multipath */
 	bool rotational;        /* ask for a rotating disk where the bus can say so */
 	char *image;            /* optional base image: a qcow2 overlay is made per run */
+	struct multipath *multipath; /* scsi with paths > 1: dm-multipath options */
+	struct zoned *zoned;    /* nvme only: a zoned namespace */
 };
 
 struct numa_node {
@@ -107,6 +127,12 @@ char *machine_disk_path(const struct hw_launch *l, const struct disk *d);
 /* Create each disk's image for this run: a fresh sparse raw file, or a qcow2
  * overlay on the user's base image (never written). Returns 0 or -errno. */
 int machine_create_disks(const struct machine *m, const struct hw_launch *l, struct hw_error *err);
+
+/* The -device option string of path p of multipath disk i (the nvme
+ * controller or scsi-hd behind that path), as the command line has it and
+ * device_add takes it back; its id after "id=". 0, or -EINVAL when disk i
+ * has no path p. */
+int machine_path_device(const struct machine *m, unsigned i, unsigned p, char *buf, size_t len);
 
 /* The full QEMU argument vector (argv[0] is the binary). m must be validated. */
 int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct argv *out,

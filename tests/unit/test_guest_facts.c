@@ -98,7 +98,8 @@ static void test_disk_object(void **state)
 		      "{\"id\":\"data\",\"name\":\"vda\",\"dev\":\"/dev/vda\","
 		      "\"size_bytes\":1073741824,\"logical_block_size\":512,"
 		      "\"physical_block_size\":4096,\"rotational\":false,\"zoned\":\"none\","
-		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"majmin\":\"253:0\"}");
+		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"majmin\":\"253:0\","
+		      "\"multipath\":null}");
 }
 
 int main(void)

@@ -113,10 +113,10 @@ static void test_validate_disks(void **state)
 		  "machine.disks[1].sector", "ide-hd cannot present 4096-byte logical sectors" },
 		{ { .id = "ok", .size = "1M", .sector = DISK_SECTOR_512E, .bus = DISK_BUS_NVME },
 		  "machine.disks[1].sector", "nvme-ns reports 512/512 for 512e" },
-		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_NVME },
-		  "machine.disks[1].paths", "paths > 1 needs multipath wiring, not available yet" },
-		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_SCSI },
-		  "machine.disks[1].paths", "multipath wiring" },
+		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_VIRTIO },
+		  "machine.disks[1].paths", "paths > 1 on virtio: QEMU gives this bus one path" },
+		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_SATA },
+		  "machine.disks[1].paths", "paths > 1 on sata" },
 		{ { .id = "ok", .size = "1M", .bus = DISK_BUS_HYBRID },
 		  "machine.disks[1].bus", "the hybrid drive backend is not available yet" },
 		{ { .id = "first", .size = "1M" }, "machine.disks[1].id",
@@ -134,6 +134,49 @@ static void test_validate_disks(void **state)
 	disks[1].paths = 1;
 	expect_valid(&m);
 	assert_int_equal(disks[1].size_bytes, 4096);
+}
+
+static void test_validate_multipath_zoned(void **state)
+{
+	static struct multipath bio = { MULTIPATH_BIO, MULTIPATH_QUEUE };
+	static struct zoned z8 = { "8M", 0 }, z24 = { "24M", 0 }, zodd = { "1536K", 0 };
+	static struct zoned zbad = { "eight", 0 };
+	static const struct {
+		struct disk d;
+		const char *field, *msg;
+	} cases[] = {
+		{ { .id = "ok", .size = "64M", .paths = 5, .bus = DISK_BUS_NVME },
+		  "machine.disks[1].paths", "5 paths; a disk takes at most 4" },
+		{ { .id = "ok", .size = "64M", .paths = 2, .bus = DISK_BUS_NVME, .multipath = &bio },
+		  "machine.disks[1].multipath", "native NVMe multipath, which has no mode" },
+		{ { .id = "ok", .size = "64M", .paths = 1, .bus = DISK_BUS_SCSI, .multipath = &bio },
+		  "machine.disks[1].multipath", "multipath needs paths: 2 or more" },
+		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_SCSI, .zoned = &z8 },
+		  "machine.disks[1].zoned", "use bus: nvme" },
+		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_VIRTIO, .zoned = &z8 },
+		  "machine.disks[1].zoned", "use bus: nvme" },
+		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &z24 },
+		  "machine.disks[1].zoned.zone_size", "24M does not divide the disk's 64M" },
+		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &zodd },
+		  "machine.disks[1].zoned.zone_size", "not a whole number of megabytes" },
+		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &zbad },
+		  "machine.disks[1].zoned.zone_size", "is not a size" },
+	};
+	struct disk disks[2] = { disk("first", DISK_BUS_VIRTIO, "1M", DISK_SECTOR_512N) };
+	struct machine m = { .disks = disks, .disks_count = 2 };
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		disks[1] = cases[i].d;
+		expect_refusal(&m, cases[i].field, cases[i].msg);
+	}
+	disks[1] = (struct disk){ .id = "mp", .size = "64M", .paths = 4, .bus = DISK_BUS_SCSI,
+				  .multipath = &bio };
+	expect_valid(&m);
+	disks[1] = (struct disk){ .id = "z", .size = "64M", .paths = 2, .bus = DISK_BUS_NVME,
+				  .zoned = &z8 };
+	expect_valid(&m);
+	assert_int_equal(z8.zone_size_bytes, 8ull << 20);
 }
 
 static void test_validate_sata_ports(void **state)
@@ -420,6 +463,63 @@ static void test_argv_many_disks(void **state)
 	argv_free(&a);
 }
 
+static void test_argv_multipath_nvme(void **state)
+{
+	static struct zoned z = { "8M", 0 };
+	struct disk disks[] = { disk("boot", DISK_BUS_VIRTIO, "1M", DISK_SECTOR_512N),
+				disk("mp", DISK_BUS_NVME, "64M", DISK_SECTOR_4KN) };
+	struct machine m = { .disks = disks, .disks_count = 2 };
+	struct argv a;
+	char dev[256];
+
+	(void)state;
+	disks[1].paths = 2;
+	disks[1].zoned = &z;
+	to_argv(&m, &launch, &a);
+	assert_in_order(&a, (const char *const[]){
+		"driver=file,node-name=d1,filename=/run/x/mp.img,cache.direct=off",
+		"nvme-subsys,id=d1ss,nqn=mp",
+		"pcie-root-port,id=d1rp0,chassis=5,slot=5",
+		"nvme,serial=mp,subsys=d1ss,id=d1c0,bus=d1rp0",
+		"pcie-root-port,id=d1rp1,chassis=6,slot=6",
+		"nvme,serial=mp,subsys=d1ss,id=d1c1,bus=d1rp1",
+		"nvme-ns,bus=d1c0,drive=d1,nsid=1,shared=on,logical_block_size=4096,"
+		"physical_block_size=4096,zoned=true,zoned.zone_size=8M", NULL });
+	argv_free(&a);
+	assert_int_equal(machine_path_device(&m, 1, 1, dev, sizeof(dev)), 0);
+	assert_string_equal(dev, "nvme,serial=mp,subsys=d1ss,id=d1c1,bus=d1rp1");
+	assert_int_equal(machine_path_device(&m, 1, 2, dev, sizeof(dev)), -EINVAL);
+	assert_int_equal(machine_path_device(&m, 0, 0, dev, sizeof(dev)), -EINVAL);
+	assert_int_equal(machine_path_device(&m, 2, 0, dev, sizeof(dev)), -EINVAL);
+}
+
+static void test_argv_multipath_scsi(void **state)
+{
+	struct disk disks[] = { disk("s", DISK_BUS_SCSI, "1M", DISK_SECTOR_512N),
+				disk("mp", DISK_BUS_SCSI, "64M", DISK_SECTOR_512E) };
+	struct machine m = { .disks = disks, .disks_count = 2 };
+	struct argv a;
+	char dev[320];
+
+	(void)state;
+	disks[1].paths = 2;
+	to_argv(&m, &launch, &a);
+	/* the single-path disk keeps the shared HBA, each path gets its own */
+	assert_int_equal(count_arg(&a, "virtio-scsi-pci,id=scsi0"), 1);
+	assert_in_order(&a, (const char *const[]){
+		"virtio-scsi-pci,id=scsi0",
+		"virtio-scsi-pci,id=d1hba0",
+		"scsi-hd,bus=d1hba0.0,scsi-id=0,id=d1p0,drive=d1,serial=mp,wwn=0x5000c50000000002,"
+		"share-rw=on,logical_block_size=512,physical_block_size=4096,rotation_rate=1",
+		"virtio-scsi-pci,id=d1hba1",
+		"scsi-hd,bus=d1hba1.0,scsi-id=1,id=d1p1,drive=d1,serial=mp,wwn=0x5000c50000000002,"
+		"share-rw=on,logical_block_size=512,physical_block_size=4096,rotation_rate=1",
+		NULL });
+	argv_free(&a);
+	assert_int_equal(machine_path_device(&m, 1, 0, dev, sizeof(dev)), 0);
+	assert_true(!strncmp(dev, "scsi-hd,bus=d1hba0.0,scsi-id=0,id=d1p0,", 39));
+}
+
 static void test_argv_overlay_and_commas(void **state)
 {
 	struct hw_launch l = launch;
@@ -563,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_validate_basics),
 		cmocka_unit_test(test_validate_disks),
 		cmocka_unit_test(test_validate_sata_ports),
+		cmocka_unit_test(test_validate_multipath_zoned),
 		cmocka_unit_test(test_validate_numa),
 		cmocka_unit_test(test_validate_distances),
 		cmocka_unit_test(test_argv_base),
@@ -570,6 +671,8 @@ int main(void)
 		cmocka_unit_test(test_argv_sleep_s4),
 		cmocka_unit_test(test_argv_buses),
 		cmocka_unit_test(test_argv_many_disks),
+		cmocka_unit_test(test_argv_multipath_nvme),
+		cmocka_unit_test(test_argv_multipath_scsi),
 		cmocka_unit_test(test_argv_overlay_and_commas),
 		cmocka_unit_test(test_argv_numa),
 		cmocka_unit_test_setup_teardown(test_create_raw, tmp_setup, tmp_teardown),

@@ -167,9 +167,10 @@ static const struct bad_case {
 	  "tags, timeout, kernel, machine, steps)" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
-	  "id, bus, size, sector, paths, rotational, image)" },
+	  "id, bus, size, sector, paths, rotational, image, multipath, zoned)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
-	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, timeout, expect)" },
+	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
+	  "restore_path, timeout, expect)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
 	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },
@@ -205,8 +206,25 @@ static const struct bad_case {
 	  "4096-byte logical sectors; use virtio, scsi or nvme" },
 	{ "bad-nvme-512e", 6, 15, "machine.disks[0].sector", "QEMU's nvme-ns reports 512/512 for "
 	  "512e; use virtio, scsi or sata" },
-	{ "bad-paths", 6, 14, "machine.disks[0].paths", "paths > 1 needs multipath wiring, not "
-	  "available yet" },
+	{ "bad-paths", 6, 14, "machine.disks[0].paths", "paths > 1 on virtio: QEMU gives this bus "
+	  "one path per disk; use nvme (native NVMe multipath) or scsi (dm-multipath)" },
+	{ "bad-mp-paths-max", 3, 45, "machine.disks[0].paths", "5 paths; a disk takes at most 4" },
+	{ "bad-mp-nvme-mode", 3, 59, "machine.disks[0].multipath", "native NVMe multipath, "
+	  "which has no mode; drop multipath" },
+	{ "bad-mp-one-path", 3, 49, "machine.disks[0].multipath", "multipath needs paths: 2 or "
+	  "more" },
+	{ "bad-mp-mode", 3, 66, "machine.disks[0].multipath.mode", "\"request\" is not one of "
+	  "rq, bio" },
+	{ "bad-zoned-bus", 3, 44, "machine.disks[0].zoned", "NVMe ZNS namespaces here; use bus: "
+	  "nvme" },
+	{ "bad-zoned-size", 3, 56, "machine.disks[0].zoned.zone_size", "24M does not divide the "
+	  "disk's 64M into whole zones" },
+	{ "bad-fail-path-disk", 5, 23, "steps[0].fail_path.disk", "\"nope\" is not one of the "
+	  "machine's disks" },
+	{ "bad-fail-path-path", 6, 36, "steps[1].restore_path.path", "disk mp has paths 0 to 1; "
+	  "there is no path 2" },
+	{ "bad-fail-path-single", 5, 23, "steps[0].fail_path.disk", "disk one has one path; give "
+	  "it paths: 2 or more" },
 	{ "bad-hybrid", 4, 12, "machine.disks[0].bus", "hybrid drive backend is not available" },
 	{ "bad-dup-ids", 4, 12, "machine.disks[1].id", "already the id of machine.disks[0]" },
 	{ "bad-disk-size", 5, 13, "machine.disks[0].size", "not a multiple of" },
@@ -282,6 +300,32 @@ static void test_error_format(void **state)
 	assert_string_equal(buf, "a.y");
 }
 
+static void test_multipath(void **state)
+{
+	struct scenario *s = load_ok(DATA "multipath.yaml");
+	const struct disk *d = s->machine->disks;
+
+	(void)state;
+	assert_int_equal(d[1].paths, 3);
+	assert_non_null(d[1].multipath);
+	assert_int_equal(d[1].multipath->mode, MULTIPATH_BIO);
+	assert_int_equal(d[1].multipath->no_path, MULTIPATH_FAIL);
+	assert_null(d[0].multipath);
+	assert_null(d[1].zoned);
+	assert_non_null(d[2].zoned);
+	assert_int_equal(d[2].zoned->zone_size_bytes, 16ull << 20);
+	assert_int_equal(s->steps[0].kind, STEP_FAIL_PATH);
+	assert_string_equal(s->steps[0].name, "fail_path: mp path 2");
+	assert_int_equal(s->steps[0].fail_path->disk_index, 1);
+	assert_int_equal(s->steps[0].fail_path->path, 2);
+	assert_int_equal(s->steps[1].kind, STEP_RESTORE_PATH);
+	assert_string_equal(s->steps[1].name, "back");
+	assert_int_equal(s->steps[1].restore_path->disk_index, 1);
+	assert_non_null(s->steps[1].expect);
+	assert_string_equal(step_kind_name(STEP_RESTORE_PATH), "restore_path");
+	scenario_free(s);
+}
+
 /* Every scenario of the library in the tree must load, too. */
 static void test_library(void **state)
 {
@@ -320,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_library),
 	};
 

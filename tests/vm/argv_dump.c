@@ -14,6 +14,16 @@ static struct disk all[] = {
 	D("a5", SATA, "1M", 512N, 1),
 	D("ovl_raw", VIRTIO, "64M", 512N, 0), D("ovl_q", NVME, "64M", 4KN, 0),
 };
+/* multipath: native NVMe (zoned too), dm over SCSI beside a plain SCSI disk */
+static struct multipath bio = { MULTIPATH_BIO, MULTIPATH_QUEUE };
+static struct zoned z8 = { "8M", 0 };
+static struct disk mp[] = {
+	{ .id = "mpn", .bus = DISK_BUS_NVME, .size = "64M", .paths = 2 },
+	{ .id = "mpz", .bus = DISK_BUS_NVME, .size = "64M", .sector = DISK_SECTOR_4KN, .paths = 4, .zoned = &z8 },
+	{ .id = "s1", .bus = DISK_BUS_SCSI, .size = "64M" },
+	{ .id = "mps", .bus = DISK_BUS_SCSI, .size = "64M", .paths = 2, .multipath = &bio },
+	{ .id = "zns", .bus = DISK_BUS_NVME, .size = "64M", .zoned = &z8 },
+};
 static unsigned c0[] = { 0, 1, 4 }, c1[] = { 2, 3, 5 };
 static struct numa_node nodes[] = { { c0, 3, "1G", 0 }, { c1, 3, "512M", 0 }, { NULL, 0, "512M", 0 } };
 static unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
@@ -31,6 +41,7 @@ int main(int argc, char **argv)
 	if (!strcmp(w, "disks")) { m.disks = all; m.disks_count = 14; }
 	if (!strcmp(w, "overlay")) { m.disks = all + 14; m.disks_count = 2;
 		all[14].image = argv[4]; all[15].image = argv[5]; }
+	if (!strcmp(w, "multipath")) { m.disks = mp; m.disks_count = 5; }
 	if (!strcmp(w, "numa")) { m.cpus = 6; m.memory = "2G"; m.numa = &numa; }
 	if (!strcmp(w, "s3")) m.sleep = SLEEP_S3;
 	if (!strcmp(w, "s3s4")) m.sleep = SLEEP_S3 | SLEEP_S4;

@@ -26,7 +26,7 @@ run() { # name, args...
 		echo "$name: REFUSED (rc $rc) $(head -c 300 "$W/$name.err")"; return 1
 	fi
 }
-for c in base disks overlay numa s3 s3s4; do
+for c in base disks overlay numa s3 s3s4 multipath; do
 	mkdir -p "$W/$c"
 	mapfile -t args < <("$HW_ARGV_DUMP" "$c" "$W/$c" "$W/$c/qga.sock" "$W/base.raw" "$W/base.qcow2") || { echo "$c: dump failed"; fails=$((fails+1)); continue; }
 	# the harness reads the console on stdout; here stdout is the QMP monitor
@@ -40,6 +40,16 @@ sed 's/\\r\\n/\n/g' "$W/disks.out" | awk '
 	d && /serial = |logical_block_size = |physical_block_size = |rotation_rate = / {
 		gsub(/\\"/, ""); d = d " " $1 "=" $3 }
 	END { if (d) print d }'
+# multipath and zoned as QEMU built them: a controller per path sharing the
+# serial (their shared namespaces hang off the subsystem, which info qtree
+# leaves out), scsi-hd paths sharing serial and WWN, a zoned namespace
+sed 's/\\r\\n/\n/g; s/\\"//g' "$W/multipath.out" | awk '
+	/dev: (nvme-ns|nvme|scsi-hd)/ { if (d) print d; d = $2 " " $3 " " $4 }
+	/dev: / && !/dev: (nvme-ns|nvme|scsi-hd)/ { if (d) print d; d = "" }
+	d && /serial = |shared = |zoned = |zoned.zone_size = |wwn = |share-rw = / { d = d " " $1 "=" $3 }
+	END { if (d) print d }'
+n=$(grep -o 'dev: nvme, id \\"d[01]c[0-3]\\"' "$W/multipath.out" | sort -u | wc -l)
+[ "$n" -eq 6 ] || { echo "multipath: $n of 6 NVMe path controllers in info qtree"; fails=$((fails+1)); }
 # the NUMA topology as QEMU built it
 grep -o '"return": "[0-9]* nodes[^"]*"' "$W/numa.out" | sed 's/\\r\\n/\n/g'
 # negative control: the check must be able to fail

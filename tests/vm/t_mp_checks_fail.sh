@@ -1,0 +1,32 @@
+# label: vm
+# Each check the multipath and zoned scenarios make fails, and says why, when
+# what it guards is broken: the scenario files with one thing changed under
+# each check (scenario, sed expression, what the failure must say).
+. "$(dirname "$0")/lib.sh"
+T=$'\t'
+
+# a single-path disk has no path to fail: refused before anything boots
+ktb_run run --artifacts "$(artifacts)" "$(mutate mp-nvme-failover 's/paths: 2}/paths: 1}/')"
+expect_rc 2
+expect_out 'fail_path.disk: disk data has one path; give it paths: 2 or more'
+
+mutations <<EOF_TABLE
+mp-nvme-failover${T}s/paths: 2}/paths: 3}/${T}multipath.paths: expected 2, got 3
+mp-nvme-failover${T}/restore_path: {disk: data, path: 0}/d; s/restore_path: {disk: data, path: 1}/restore_path: {disk: data, path: 0}/${T}step 8 .*io_errors: expected 0
+mp-nvme-failover${T}s/^  - restore_path: {disk: data, path: 0}\$/  - run: echo disable > \/sys\/firmware\/acpi\/interrupts\/gpe01\n&\n    timeout: 8s/${T}the guest never showed path 0 of data back and active
+mp-dm-rq-failover${T}s/mode: rq}/mode: bio}/; s/multipath.mode: rq, //${T}step 2 .*stdout did not match
+mp-dm-rq-failover${T}s/--seed 7 --until/--seed 7 --corrupt 64 --until/${T}step 10 .*mismatches: expected 0
+mp-dm-bio-failover${T}s/mode: bio}/mode: rq}/${T}multipath.mode: expected "bio", got "rq"
+mp-dm-bio-failover${T}s/mode: bio}/mode: bio, no_path: fail}/; /restore_path: {disk: data, path: 0}/d; s/restore_path: {disk: data, path: 1}/restore_path: {disk: data, path: 0}/${T}step 9 .*io_errors: expected 0
+mp-all-paths-down${T}s/no_path: queue/no_path: fail/${T}step 1 .*stdout did not match
+mp-all-paths-down${T}/fail_path: {disk: data, path: 1}/d${T}step 5 .*exit: expected 0, got 1
+mp-all-paths-down${T}/fail_path: {disk: data/d; /with no path left/,+1d${T}stall_ms: expected >= 4000
+mp-all-paths-down-fail${T}s/no_path: fail/no_path: queue/${T}step 6 .*step did not finish within 20s
+mp-all-paths-down-fail${T}/fail_path: {disk: data/d${T}step 4 .*io_errors: expected >= 1
+mp-all-paths-down-fail${T}s/--seed 4 --gen 2\$/--seed 4 --gen 2 --corrupt 64/${T}mismatch_kinds.bad_checksum: expected 0
+zoned-nvme${T}s/, zoned: {zone_size: 8M}//${T}zoned: expected "host-managed", got "none"
+zoned-nvme${T}s/, zoned: {zone_size: 8M}//; /^  - name: the namespace is host-managed/,+3d${T}exit: expected 1, got 0
+zoned-nvme${T}s/zone_size: 8M/zone_size: 16M/${T}zones: expected 8, got 4
+zoned-nvme${T}s/--offset 0 --size 8M/--offset 4M --size 4M/${T}step 2 .*io_errors: expected 0
+EOF_TABLE
+exit 0
