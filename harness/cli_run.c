@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "backend_libvirt.h"
 #include "parallel.h"
 #include "proc.h"
 #include "report.h"
@@ -23,6 +24,9 @@ struct run_cli {
 	int jobs, repeat;
 	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
 	size_t ntags, nglobs;
+	const char *backend;     /* --backend: NULL (qemu), "qemu" or "libvirt" */
+	struct hosts hosts;      /* --connect URI[,slots=N] ... */
+	bool jobs_given;
 };
 
 static void run_usage(FILE *f)
@@ -42,6 +46,11 @@ static void run_usage(FILE *f)
 		   "  --tap             TAP on standard output instead of the table\n"
 		   "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
 		   "  -v, --verbose     show every step, and the image builder's output\n"
+		   "  --backend B       qemu (default: QEMU runs here) or libvirt (a domain per VM)\n"
+		   "  --connect URI[,slots=N]\n"
+		   "                    a libvirt host for --backend libvirt (may be repeated: a\n"
+		   "                    pool; N scenarios at once there, default 1; default\n"
+		   "                    qemu:///system)\n"
 		   "With no SCENARIO, runs the default library (%s).\n",
 		scenarios_default_dir());
 }
@@ -67,6 +76,29 @@ static int parse_count(const char *opt, const char *arg, long max, int *out)
 	return 0;
 }
 
+/* --connect means libvirt; libvirt without --connect means this machine's
+ * system daemon. */
+static int run_backend_check(struct run_cli *c)
+{
+	char why[300];
+
+	if (c->backend && !strcmp(c->backend, "qemu") && c->hosts.n) {
+		fprintf(stderr, "ktb run: --connect is for --backend libvirt\n");
+		return KTB_EXIT_USAGE;
+	}
+	if (!c->hosts.n && !(c->backend && !strcmp(c->backend, "libvirt")))
+		return 0;
+	if (!backend_libvirt_available()) {
+		fprintf(stderr, "ktb run: --backend libvirt: this ktb was built without libvirt; "
+				"install libvirt-dev (./bootstrap does) and rebuild\n");
+		return KTB_EXIT_USAGE;
+	}
+	c->backend = "libvirt";
+	if (!c->hosts.n && hosts_add(&c->hosts, "qemu:///system", why, sizeof(why)))
+		return KTB_EXIT_USAGE;
+	return 0;
+}
+
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
 	static const struct option opts[] = {
@@ -76,6 +108,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{"tap", no_argument, 0, 'T'},          {"artifacts", required_argument, 0, 'A'},
 		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
 		{"list", no_argument, 0, 'L'},         {"repeat", required_argument, 0, 'R'},
+		{"backend", required_argument, 0, 'B'}, {"connect", required_argument, 0, 'C'},
 		{0, 0, 0, 0},
 	};
 	int ch;
@@ -90,7 +123,24 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'j':
 			if (parse_count("-j", optarg, 64, &c->jobs))
 				return KTB_EXIT_USAGE;
+			c->jobs_given = true;
 			break;
+		case 'B':
+			if (strcmp(optarg, "qemu") && strcmp(optarg, "libvirt")) {
+				fprintf(stderr, "ktb run: --backend %s: use qemu or libvirt\n", optarg);
+				return KTB_EXIT_USAGE;
+			}
+			c->backend = optarg;
+			break;
+		case 'C': {
+			char why[300];
+
+			if (hosts_add(&c->hosts, optarg, why, sizeof(why))) {
+				fprintf(stderr, "ktb run: %s\n", why);
+				return KTB_EXIT_USAGE;
+			}
+			break;
+		}
 		case 't': push_word(&c->tags, &c->ntags, optarg); break;
 		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
 		case 'L': c->list = true; break;
@@ -111,7 +161,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		default: run_usage(stderr); return KTB_EXIT_USAGE;
 		}
 	}
-	return 0;
+	return run_backend_check(c);
 }
 
 struct progress_ctx {
@@ -220,7 +270,18 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 	o.sig_fd = proc_signals_install();
 	o.kvm = accel_prepare(img, false);
 	rr->scenarios = xcalloc(plan.n, sizeof(*rr->scenarios));
-	if (c->jobs <= 1 || plan.n <= 1) {
+	if (c->hosts.n) {
+		/* every scenario in a worker, so a failed host can hand it on */
+		unsigned cap = hosts_capacity(&c->hosts);
+
+		r = parallel_run_hosts(plan.items, plan.attempts, plan.n, &o,
+				       c->jobs_given && (unsigned)c->jobs < cap ? (unsigned)c->jobs
+										: cap,
+				       (struct hosts *)&c->hosts, rr->scenarios, on_parallel_done,
+				       &pp);
+		rr->count = plan.n;
+		r = r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
+	} else if (c->jobs <= 1 || plan.n <= 1) {
 		r = run_sequential(c, &plan, &o, rr);
 	} else {
 		r = parallel_run(plan.items, plan.attempts, plan.n, &o, (unsigned)c->jobs,
@@ -315,6 +376,7 @@ out:
 out_args:
 	free(c.tags);
 	free(c.globs);
+	hosts_free(&c.hosts);
 	return ret;
 }
 
