@@ -120,7 +120,15 @@ static void pool_host_failed(struct pool *p, size_t i)
 	json_t *doc = json_load_file(path, 0, NULL);
 	const char *why = json_string_value(json_object_get(doc, "message"));
 
+	if (!p->hosts->h[p->host[i]].out)
+		fprintf(stderr, "ktb: libvirt host %s taken out: %s\n", p->hosts->h[p->host[i]].uri,
+			why ? why : "its worker gave no reason");
 	hosts_take_out(p->hosts, p->host[i], why);
+	if (p->attempts)
+		fprintf(stderr, "ktb: %s#%u will run on another host\n", p->items[i]->name,
+			p->attempts[i]);
+	else
+		fprintf(stderr, "ktb: %s will run on another host\n", p->items[i]->name);
 	p->retry[p->nretry++] = i;
 	json_decref(doc);
 	free(path);

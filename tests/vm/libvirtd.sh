@@ -56,7 +56,7 @@ stop() {
 			virsh -c "$uri" destroy "$d" >/dev/null 2>&1 || true
 		done
 	fi
-	[ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+	if [ -f "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; fi
 }
 
 case ${1:-start} in
