@@ -94,6 +94,15 @@ static int run_backend_check(struct run_cli *c)
 		return KTB_EXIT_USAGE;
 	}
 	c->backend = "libvirt";
+	for (size_t i = 0; i < c->hosts.n; i++) {
+		if (hosts_uri_local(c->hosts.h[i].uri))
+			continue;
+		fprintf(stderr, "ktb run: --connect %s: remote libvirt hosts are not supported "
+				"yet: the harness reaches the guest's monitor, agent and console "
+				"through sockets and files on this machine (see docs/libvirt.md); "
+				"give local URIs such as qemu:///system\n", c->hosts.h[i].uri);
+		return KTB_EXIT_USAGE;
+	}
 	if (!c->hosts.n && hosts_add(&c->hosts, "qemu:///system", why, sizeof(why)))
 		return KTB_EXIT_USAGE;
 	return 0;

@@ -48,6 +48,19 @@ int hosts_add(struct hosts *p, const char *arg, char *err, size_t len)
 	return 0;
 }
 
+bool hosts_uri_local(const char *uri)
+{
+	const char *colon = strchr(uri, ':'), *plus = strchr(uri, '+');
+	size_t hostlen;
+
+	if (!colon || strncmp(colon, "://", 3))
+		return false;
+	if (plus && plus < colon && ((size_t)(colon - plus) != 5 || strncmp(plus, "+unix", 5)))
+		return false;
+	hostlen = strcspn(colon + 3, "/?");
+	return hostlen == 0 || (hostlen == 9 && !strncmp(colon + 3, "localhost", 9));
+}
+
 int hosts_acquire(struct hosts *p)
 {
 	int best = -1;

@@ -26,6 +26,10 @@ struct hosts {
 /* Add one --connect argument: "URI" (1 slot) or "URI,slots=N" (1..64).
  * 0, or -EINVAL with a message in err. */
 int hosts_add(struct hosts *p, const char *arg, char *err, size_t len);
+/* Does uri reach a daemon on this machine? qemu:///system, qemu:///session,
+ * qemu+unix:///...: yes; a host name in the URI, or a network transport
+ * (+ssh, +libssh, +libssh2, +tcp, +tls, +ext): no. */
+bool hosts_uri_local(const char *uri);
 /* A live host with a free slot, least loaded first (busy/slots, then the
  * order given), marked busy; -EBUSY when every live host is full, -EHOSTDOWN
  * when no host is left. */

@@ -131,12 +131,37 @@ static void test_take_out(void **state)
 	assert_int_equal(hosts_acquire(&p), -EHOSTDOWN);
 }
 
+static void test_local(void **state)
+{
+	static const char *const local[] = {
+	    "qemu:///system",
+	    "qemu:///session",
+	    "qemu+unix:///system?socket=/s",
+	    "qemu://localhost/system",
+	};
+	static const char *const remote[] = {
+	    "qemu+ssh://h/system", "qemu+ssh://root@h:22/system", "qemu+tcp://h/system",
+	    "qemu+tls://h/system", "qemu+libssh2://h/system",	  "qemu://h/system",
+	    "qemu+ext:///system",  "qemu+ssh:///system",	  "nocolon",
+	    "qemu:/system",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if (!hosts_uri_local(local[i]))
+			fail_msg("%s is local", local[i]);
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (hosts_uri_local(remote[i]))
+			fail_msg("%s is not local", remote[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_spread),
 	    cmocka_unit_test(test_take_out),
+	    cmocka_unit_test(test_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
