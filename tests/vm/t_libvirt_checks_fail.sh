@@ -3,8 +3,8 @@
 # when what they guard is broken: a wrong CPU count (the guest's view of the
 # domain), a console marker that never comes (the console file the harness
 # follows), a monitor answer that differs (virDomainQemuMonitorCommand), a
-# machine without S3 (the domain's <pm>). Plus the clear refusals of what the
-# libvirt renderer cannot present.
+# machine without S3 (the domain's <pm>), a kernel panic. Plus the clear
+# refusals of what the libvirt renderer cannot present.
 . "$(dirname "$0")/lib.sh"
 "$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
 # every VM's files under $work: its domains are told apart from others'
@@ -32,6 +32,22 @@ smoke${T}s/status: running/status: paused/${T}status: expected "paused"
 s3-basic${T}s/sleep: \[s3\]/sleep: []/${T}the machine does not offer S3
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1
 EOF_MUT
+
+# a panic is seen on the console file at once, and the domain's end with it
+cat >"$work/panic.yaml" <<'YAML'
+name: panic
+summary: crashes the kernel through sysrq
+timeout: 300s
+machine: {cpus: 1, memory: 512M}
+steps:
+  - run: echo c > /proc/sysrq-trigger
+    timeout: 250s
+YAML
+start=$(date +%s)
+ktb_run run --backend libvirt --artifacts "$(artifacts)" "$work/panic.yaml"
+expect_rc 1
+expect_out 'Kernel panic - not syncing'
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the panic was not noticed at once"
 
 # refused, not approximated: an error (125) that names the field
 ktb_run run --backend libvirt --artifacts "$(artifacts)" \
