@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,8 @@ static const char *lv_state_word(int st)
 	}
 }
 
-/* QEMU gone: the domain is shut off or crashed, or no longer exists. */
+/* QEMU gone: the domain is shut off or crashed, or no longer exists. A
+ * connection that broke is the host failing: the scenario goes elsewhere. */
 static void lv_check_state(struct vm *vm)
 {
 	int st = -1, reason = 0;
@@ -112,11 +114,16 @@ static void lv_check_state(struct vm *vm)
 	    st != VIR_DOMAIN_CRASHED)
 		return;
 	lv_read_console(vm);
-	if (st < 0)
+	if (st < 0 && lv_host_error()) {
+		vm->host_failed = true;
+		snprintf(msg, sizeof(msg), "lost the libvirt host %s: %s", vm->cfg.libvirt_uri,
+			 lv_why());
+	} else if (st < 0) {
 		snprintf(msg, sizeof(msg), "QEMU is gone: libvirt: %s", lv_why());
-	else
+	} else {
 		snprintf(msg, sizeof(msg), "QEMU exited: libvirt reports the domain %s (reason %d)",
 			 lv_state_word(st), reason);
+	}
 	vm_gone(vm, msg);
 }
 
@@ -257,6 +264,60 @@ static void lv_keep_log(struct vm *vm)
 	free(dst);
 }
 
+/* The daemon went away under a running domain (guests outlive it): end
+ * QEMU through the pid file a local libvirtd keeps, if it is that domain's. */
+static void lv_kill_orphan(const struct vm_libvirt *lv)
+{
+	char *path = xasprintf("/run/libvirt/qemu/%s.pid", lv->name), *s, *cmd, *want;
+	size_t len = 0;
+	long pid;
+
+	s = read_file(path, &len);
+	free(path);
+	if (!s)
+		return;
+	pid = strtol(s, NULL, 10);
+	free(s);
+	if (pid <= 1)
+		return;
+	path = xasprintf("/proc/%ld/cmdline", pid);
+	cmd = read_file(path, &len);
+	want = xasprintf("guest=%s,", lv->name);
+	/* cmdline's arguments are NUL-separated: look at each */
+	for (size_t off = 0; cmd && off < len; off += strlen(cmd + off) + 1) {
+		if (!strncmp(cmd + off, want, strlen(want))) {
+			kill((pid_t)pid, SIGKILL);
+			break;
+		}
+	}
+	free(want);
+	free(cmd);
+	free(path);
+}
+
+/* Destroy the domain, through a fresh connection if this one broke. */
+static void lv_destroy(struct vm *vm)
+{
+	struct vm_libvirt *lv = vm->lv;
+	virConnectPtr c;
+	virDomainPtr d;
+	virErrorPtr e;
+
+	if (virDomainDestroy(lv->dom) == 0)
+		return;
+	e = virGetLastError();
+	if (e && e->code == VIR_ERR_NO_DOMAIN)
+		return;
+	c = virConnectOpen(vm->cfg.libvirt_uri);
+	d = c ? virDomainLookupByName(c, lv->name) : NULL;
+	if (!d || virDomainDestroy(d) < 0)
+		lv_kill_orphan(lv);
+	if (d)
+		virDomainFree(d);
+	if (c)
+		virConnectClose(c);
+}
+
 void vm_libvirt_stop(struct vm *vm)
 {
 	struct vm_libvirt *lv = vm->lv;
@@ -265,7 +326,7 @@ void vm_libvirt_stop(struct vm *vm)
 		return;
 	if (lv->dom) {
 		/* transient: destroyed, it is gone from the host too */
-		virDomainDestroy(lv->dom);
+		lv_destroy(vm);
 		virDomainFree(lv->dom);
 	}
 	lv_keep_log(vm);
