@@ -103,8 +103,14 @@ static int run_backend_check(struct run_cli *c)
 				"give local URIs such as qemu:///system\n", c->hosts.h[i].uri);
 		return KTB_EXIT_USAGE;
 	}
-	if (!c->hosts.n && hosts_add(&c->hosts, "qemu:///system", why, sizeof(why)))
-		return KTB_EXIT_USAGE;
+	if (!c->hosts.n) {
+		/* -j N: N at once on this machine's daemon */
+		char arg[64];
+
+		snprintf(arg, sizeof(arg), "qemu:///system,slots=%d", c->jobs_given ? c->jobs : 1);
+		if (hosts_add(&c->hosts, arg, why, sizeof(why)))
+			return KTB_EXIT_USAGE;
+	}
 	return 0;
 }
 
