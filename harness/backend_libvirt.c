@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ struct vm_libvirt {
 	virConnectPtr conn;
 	virDomainPtr dom;
 	char *name, *console_path;
-	int console_fd, tick_fd;
+	int console_fd, tick_fd, notify_fd;
 	unsigned ticks;
 };
 
@@ -142,6 +143,20 @@ static int lv_on_tick(void *ctx, int fd)
 	return vm->qemu_gone ? -EPIPE : 0;
 }
 
+/* QEMU wrote to the console file: read it now. QEMU writes a panic's lines
+ * before it ends and its sockets close, and this fd is on the loop before the
+ * agent's, so the panic is seen before the agent's hang-up. */
+static int lv_on_notify(void *ctx, int fd)
+{
+	struct vm *vm = ctx;
+	char buf[4096];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	lv_read_console(vm);
+	return 0;
+}
+
 static int lv_tick_start(struct vm *vm)
 {
 	struct itimerspec its = {
@@ -158,6 +173,10 @@ static int lv_tick_start(struct vm *vm)
 		return -e;
 	}
 	vm->lv->tick_fd = fd;
+	vm->lv->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (vm->lv->notify_fd >= 0 &&
+	    inotify_add_watch(vm->lv->notify_fd, vm->lv->console_path, IN_MODIFY) >= 0)
+		loop_add(vm->loop, vm->lv->notify_fd, lv_on_notify, vm);
 	return loop_add(vm->loop, fd, lv_on_tick, vm);
 }
 
@@ -198,7 +217,7 @@ int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 	char *xml = NULL, *path;
 	int ret;
 
-	lv->console_fd = lv->tick_fd = -1;
+	lv->console_fd = lv->tick_fd = lv->notify_fd = -1;
 	vm->lv = lv;
 	lv->name = lv_name(vm);
 	lv->console_path = xasprintf("%s/console.raw", vm->cfg.workdir);
@@ -334,6 +353,8 @@ void vm_libvirt_stop(struct vm *vm)
 		virConnectClose(lv->conn);
 	if (lv->tick_fd >= 0)
 		close(lv->tick_fd);
+	if (lv->notify_fd >= 0)
+		close(lv->notify_fd);
 	if (lv->console_fd >= 0)
 		close(lv->console_fd);
 	free(lv->name);

@@ -11,7 +11,9 @@ export TMPDIR=$work/tmp
 libvirt_left() {
 	local d
 	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
-		virsh -c qemu:///system dumpxml "$d" 2>/dev/null | grep -q "$work" && echo "$d"
+		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
+		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
+		case $xml in *"$work"*) echo "$d" ;; esac
 	done
 	return 0
 }
@@ -19,7 +21,7 @@ scen=("$KTB_SRC/scenarios/smoke.yaml" "$KTB_SRC/scenarios/s3-basic.yaml")
 
 ktb_run run -j 2 --artifacts "$work/a-qemu" --json "$work/qemu.json" "${scen[@]}"
 expect_rc 0
-ktb_run run --backend libvirt --connect qemu:///system,slots=2 \
+ktb_run run --backend libvirt -j 2 \
 	--artifacts "$work/a-libvirt" --json "$work/libvirt.json" "${scen[@]}"
 expect_rc 0
 

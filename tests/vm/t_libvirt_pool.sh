@@ -12,7 +12,9 @@ export TMPDIR=$work/tmp
 libvirt_left() {
 	local d
 	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
-		virsh -c qemu:///system dumpxml "$d" 2>/dev/null | grep -q "$work" && echo "$d"
+		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
+		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
+		case $xml in *"$work"*) echo "$d" ;; esac
 	done
 	return 0
 }
