@@ -1,7 +1,8 @@
 # label: vm
-# The libvirt backend gives the same verdicts as the qemu backend: smoke and
-# s3-basic run both ways (each backend two at a time), every step has the
-# same status, the same metrics are measured, and no domain is left behind.
+# The libvirt backend gives the same verdicts as the qemu backend: smoke,
+# s3-basic, a scsi and a sata disk scenario and the NUMA scenario run both
+# ways (each backend two at a time), every step has the same status, the same
+# metrics are measured, and no domain is left behind.
 . "$(dirname "$0")/lib.sh"
 "$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
 # every VM's files under $work: its domains are told apart from others'
@@ -17,7 +18,10 @@ libvirt_left() {
 	done
 	return 0
 }
-scen=("$KTB_SRC/scenarios/smoke.yaml" "$KTB_SRC/scenarios/s3-basic.yaml")
+scen=()
+for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node; do
+	scen+=("$KTB_SRC/scenarios/$s.yaml")
+done
 
 ktb_run run -j 2 --artifacts "$work/a-qemu" --json "$work/qemu.json" "${scen[@]}"
 expect_rc 0
