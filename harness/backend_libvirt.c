@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../hw/libvirt_xml.h"
+#include "jsonstream.h"
 #include "loop.h"
 #include "util.h"
 
@@ -386,6 +387,12 @@ int vm_libvirt_wakeup(struct vm *vm, char **err)
 		    xasprintf("libvirt reports the domain %s, not pmsuspended", lv_state_word(st));
 		return -EREMOTEIO;
 	}
+	{
+		json_t *note = json_pack("{s:s}", "libvirt", "virDomainPMWakeup");
+
+		jsonstream_log(vm->qmp_log, loop_now(vm->loop), "out", note, NULL, NULL);
+		json_decref(note);
+	}
 	if (virDomainPMWakeup(vm->lv->dom, 0) < 0) {
 		*err = xasprintf("virDomainPMWakeup: %s", lv_why());
 		return -EREMOTEIO;
@@ -404,6 +411,8 @@ int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, c
 	if (args)
 		json_object_set(msg, "arguments", args);
 	s = json_dumps(msg, JSON_COMPACT);
+	/* in qmp.jsonl beside the harness's own monitor traffic */
+	jsonstream_log(vm->qmp_log, loop_now(vm->loop), "out", msg, NULL, "via libvirt");
 	json_decref(msg);
 	if (virDomainQemuMonitorCommand(vm->lv->dom, s, &out, 0) < 0) {
 		*err = xasprintf("virDomainQemuMonitorCommand: %s", lv_why());
@@ -412,6 +421,8 @@ int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, c
 	}
 	free(s);
 	reply = json_loads(out, 0, NULL);
+	jsonstream_log(vm->qmp_log, loop_now(vm->loop), "in", reply, reply ? NULL : out,
+		       "via libvirt");
 	free(out);
 	e = json_object_get(reply, "error");
 	if (!reply) {
