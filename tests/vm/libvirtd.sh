@@ -16,6 +16,9 @@ end='# ktestbed: end'
 configure() {
 	[ -f "$conf" ] || { echo "libvirtd.sh: $conf missing; install libvirt-daemon-system" >&2; exit 1; }
 	grep -qx "$begin" "$conf" && return 0
+	# a setting of the same key made earlier in the file is commented out,
+	# so there is one value for each
+	sed -i -E 's/^[[:space:]]*(user|group|stdio_handler|security_driver|namespaces)[[:space:]]*=/# ktestbed (was): &/' "$conf"
 	# root QEMU (else the root-only /dev/kvm makes libvirt re-probe QEMU on
 	# every call), QEMU's output in plain files (no virtlogd), no security
 	# driver (no AppArmor/SELinux labels on the harness's files), no private
