@@ -27,7 +27,7 @@ struct run_opts {
 
 /* Always fills r (status, steps, metrics, artifacts). Returns 0, -EINTR
  * when a signal asked ktb to stop, or -EHOSTDOWN when the libvirt host failed
- * (r is an error; another host may run the scenario). */
+ * (r says how far it got; the scenario may run again on another host). */
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r);
 
