@@ -226,9 +226,16 @@ int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 	if (ret)
 		return ret;
 	if (vm->cfg.artifacts) {
+		char *where = xasprintf("uri: %s\ndomain: %s\n", vm->cfg.libvirt_uri, lv->name);
+
 		path = xasprintf("%s/domain.xml", vm->cfg.artifacts);
 		write_file(path, xml, strlen(xml));
 		free(path);
+		/* which host of a pool ran it, under which name */
+		path = xasprintf("%s/libvirt.txt", vm->cfg.artifacts);
+		write_file(path, where, strlen(where));
+		free(path);
+		free(where);
 	}
 	/* opened before QEMU writes a byte, so nothing of the boot is missed */
 	lv->console_fd = open(lv->console_path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
