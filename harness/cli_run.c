@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "backend_libvirt.h"
 #include "parallel.h"
 #include "proc.h"
 #include "report.h"
@@ -24,6 +25,9 @@ struct run_cli {
 	int jobs, repeat;
 	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
 	size_t ntags, nglobs;
+	const char *backend;     /* --backend: NULL (qemu), "qemu" or "libvirt" */
+	struct hosts hosts;      /* --connect URI[,slots=N] ... */
+	bool jobs_given;
 };
 
 static void run_usage(FILE *f)
@@ -44,6 +48,11 @@ static void run_usage(FILE *f)
 		   "  --tap             TAP on standard output instead of the table\n"
 		   "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
 		   "  -v, --verbose     show every step, and the image builder's output\n"
+		   "  --backend B       qemu (default: QEMU runs here) or libvirt (a domain per VM)\n"
+		   "  --connect URI[,slots=N]\n"
+		   "                    a libvirt host for --backend libvirt (may be repeated: a\n"
+		   "                    pool; N scenarios at once there, default 1; default\n"
+		   "                    qemu:///system)\n"
 		   "With no SCENARIO, runs the default library (%s).\n",
 		scenarios_default_dir());
 }
@@ -69,6 +78,44 @@ static int parse_count(const char *opt, const char *arg, long max, int *out)
 	return 0;
 }
 
+/* --connect means libvirt; libvirt without --connect means this machine's
+ * system daemon. */
+static int run_backend_check(struct run_cli *c)
+{
+	char why[300];
+
+	if (c->backend && !strcmp(c->backend, "qemu") && c->hosts.n) {
+		fprintf(stderr, "ktb run: --connect is for --backend libvirt\n");
+		return KTB_EXIT_USAGE;
+	}
+	if (!c->hosts.n && !(c->backend && !strcmp(c->backend, "libvirt")))
+		return 0;
+	if (!backend_libvirt_available()) {
+		fprintf(stderr, "ktb run: --backend libvirt: this ktb was built without libvirt; "
+				"install libvirt-dev (./bootstrap does) and rebuild\n");
+		return KTB_EXIT_USAGE;
+	}
+	c->backend = "libvirt";
+	for (size_t i = 0; i < c->hosts.n; i++) {
+		if (hosts_uri_local(c->hosts.h[i].uri))
+			continue;
+		fprintf(stderr, "ktb run: --connect %s: remote libvirt hosts are not supported "
+				"yet: the harness reaches the guest's monitor, agent and console "
+				"through sockets and files on this machine (see docs/libvirt.md); "
+				"give local URIs such as qemu:///system\n", c->hosts.h[i].uri);
+		return KTB_EXIT_USAGE;
+	}
+	if (!c->hosts.n) {
+		/* -j N: N at once on this machine's daemon */
+		char arg[64];
+
+		snprintf(arg, sizeof(arg), "qemu:///system,slots=%d", c->jobs_given ? c->jobs : 1);
+		if (hosts_add(&c->hosts, arg, why, sizeof(why)))
+			return KTB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
 	static const struct option opts[] = {
@@ -79,6 +126,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
 		{"list", no_argument, 0, 'L'},         {"repeat", required_argument, 0, 'R'},
 		{"html", required_argument, 0, 'H'},
+		{"backend", required_argument, 0, 'B'}, {"connect", required_argument, 0, 'C'},
 		{0, 0, 0, 0},
 	};
 	int ch;
@@ -93,7 +141,24 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'j':
 			if (parse_count("-j", optarg, 64, &c->jobs))
 				return KTB_EXIT_USAGE;
+			c->jobs_given = true;
 			break;
+		case 'B':
+			if (strcmp(optarg, "qemu") && strcmp(optarg, "libvirt")) {
+				fprintf(stderr, "ktb run: --backend %s: use qemu or libvirt\n", optarg);
+				return KTB_EXIT_USAGE;
+			}
+			c->backend = optarg;
+			break;
+		case 'C': {
+			char why[300];
+
+			if (hosts_add(&c->hosts, optarg, why, sizeof(why))) {
+				fprintf(stderr, "ktb run: %s\n", why);
+				return KTB_EXIT_USAGE;
+			}
+			break;
+		}
 		case 't': push_word(&c->tags, &c->ntags, optarg); break;
 		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
 		case 'L': c->list = true; break;
@@ -115,7 +180,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		default: run_usage(stderr); return KTB_EXIT_USAGE;
 		}
 	}
-	return 0;
+	return run_backend_check(c);
 }
 
 struct progress_ctx {
@@ -224,7 +289,18 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 	o.sig_fd = proc_signals_install();
 	o.kvm = accel_prepare(img, false);
 	rr->scenarios = xcalloc(plan.n, sizeof(*rr->scenarios));
-	if (c->jobs <= 1 || plan.n <= 1) {
+	if (c->hosts.n) {
+		/* every scenario in a worker, so a failed host can hand it on */
+		unsigned cap = hosts_capacity(&c->hosts);
+
+		r = parallel_run_hosts(plan.items, plan.attempts, plan.n, &o,
+				       c->jobs_given && (unsigned)c->jobs < cap ? (unsigned)c->jobs
+										: cap,
+				       (struct hosts *)&c->hosts, rr->scenarios, on_parallel_done,
+				       &pp);
+		rr->count = plan.n;
+		r = r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
+	} else if (c->jobs <= 1 || plan.n <= 1) {
 		r = run_sequential(c, &plan, &o, rr);
 	} else {
 		r = parallel_run(plan.items, plan.attempts, plan.n, &o, (unsigned)c->jobs,
@@ -320,6 +396,7 @@ out:
 out_args:
 	free(c.tags);
 	free(c.globs);
+	hosts_free(&c.hosts);
 	return ret;
 }
 

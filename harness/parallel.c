@@ -23,11 +23,19 @@ struct pool {
 	size_t next, running, printed;
 	parallel_done_fn cb;
 	void *ctx;
+	struct hosts *hosts;     /* NULL: the qemu backend */
+	int *host;               /* the host items[i] runs on */
+	size_t *retry;           /* items to run again after a host failed */
+	size_t nretry;
 };
+
+/* The worker's exit status when its libvirt host failed. */
+#define WORKER_HOST_FAILED 3
 
 /* The child: its own signal pipe, no progress lines, and it dies with the
  * parent. _exit, because the parent's stdio buffers and heap are not ours. */
-static void worker(const struct scenario *s, const struct run_opts *o, unsigned attempt)
+static void worker(const struct scenario *s, const struct run_opts *o, unsigned attempt,
+		   const char *uri)
 {
 	struct run_opts wo = *o;
 	struct scenario_result r;
@@ -37,24 +45,41 @@ static void worker(const struct scenario *s, const struct run_opts *o, unsigned 
 	wo.sig_fd = proc_signals_reinstall();
 	wo.progress = NULL;
 	wo.attempt = attempt;
+	if (uri)
+		wo.libvirt_uri = uri;
 	ret = runner_run_scenario(s, &wo, &r);
 	scenario_result_free(&r);
-	_exit(ret == -EINTR ? 130 : 0);
+	_exit(ret == -EINTR ? 130 : ret == -EHOSTDOWN ? WORKER_HOST_FAILED : 0);
 }
 
+/* Start the next scenario (a retried one first): 0, -EBUSY when every live
+ * host is full, -EHOSTDOWN when no host is left, or -errno. */
 static int pool_start(struct pool *p)
 {
-	size_t i = p->next;
+	bool retry = p->nretry > 0;
+	size_t i = retry ? p->retry[0] : p->next;
+	int h = p->hosts ? hosts_acquire(p->hosts) : -1;
 	pid_t pid;
 
+	if (p->hosts && h < 0)
+		return h;
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		if (p->hosts)
+			hosts_release(p->hosts, h);
 		return -errno;
+	}
 	if (pid == 0)
-		worker(p->items[i], p->o, p->attempts ? p->attempts[i] : 0);
+		worker(p->items[i], p->o, p->attempts ? p->attempts[i] : 0,
+		       p->hosts ? p->hosts->h[h].uri : NULL);
 	p->pids[i] = pid;
-	p->next++;
+	if (p->host)
+		p->host[i] = h;
+	if (retry)
+		memmove(p->retry, p->retry + 1, --p->nretry * sizeof(*p->retry));
+	else
+		p->next++;
 	p->running++;
 	return 0;
 }
@@ -75,18 +100,57 @@ static void result_placeholder(struct scenario_result *r, const struct scenario 
 	r->message = message;
 }
 
+static char *result_path(const struct pool *p, size_t i)
+{
+	struct run_opts o = *p->o;
+	char *dir, *path;
+
+	o.attempt = p->attempts ? p->attempts[i] : 0;
+	dir = runner_artifacts_dir(&o, p->items[i]);
+	path = xasprintf("%s/result.json", dir);
+	free(dir);
+	return path;
+}
+
+/* The worker's host failed: take the host out (its result.json says why)
+ * and queue the scenario again. */
+static void pool_host_failed(struct pool *p, size_t i)
+{
+	char *path = result_path(p, i);
+	json_t *doc = json_load_file(path, 0, NULL);
+	const char *why = json_string_value(json_object_get(doc, "message"));
+
+	if (!p->hosts->h[p->host[i]].out)
+		fprintf(stderr, "ktb: libvirt host %s taken out: %s\n", p->hosts->h[p->host[i]].uri,
+			why ? why : "its worker gave no reason");
+	hosts_take_out(p->hosts, p->host[i], why);
+	if (p->attempts)
+		fprintf(stderr, "ktb: %s#%u will run on another host\n", p->items[i]->name,
+			p->attempts[i]);
+	else
+		fprintf(stderr, "ktb: %s will run on another host\n", p->items[i]->name);
+	p->retry[p->nretry++] = i;
+	json_decref(doc);
+	free(path);
+}
+
 /* Read the worker's result.json; a worker that died without one is an error. */
 static void pool_collect(struct pool *p, size_t i, int wstatus)
 {
 	const struct scenario *s = p->items[i];
 	struct run_opts o = *p->o;
-	char *dir, *path;
+	char *path;
 	json_t *doc;
 
 	o.attempt = p->attempts ? p->attempts[i] : 0;
-	dir = runner_artifacts_dir(&o, s);
-	path = xasprintf("%s/result.json", dir);
-	free(dir);
+	if (p->hosts) {
+		if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == WORKER_HOST_FAILED) {
+			pool_host_failed(p, i);
+			return;
+		}
+		hosts_release(p->hosts, p->host[i]);
+	}
+	path = result_path(p, i);
 	doc = json_load_file(path, 0, NULL);
 	if (!doc || scenario_result_from_json(doc, &p->out[i]))
 		result_placeholder(&p->out[i], s, o.attempt, ST_ERROR,
@@ -128,16 +192,63 @@ static int pool_reap(struct pool *p)
 	return 0;
 }
 
-/* Scenarios a signal kept from starting are skips, reported in order. */
+static void pool_placeholder(struct pool *p, size_t i)
+{
+	char *out;
+
+	if (!p->hosts || proc_interrupted()) {
+		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,
+				   ST_SKIP, xstrdup("not run: interrupted"));
+	} else {
+		out = hosts_describe_out(p->hosts);
+		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,
+				   ST_ERROR, xasprintf("not run: no libvirt host left (%s)", out));
+		free(out);
+	}
+	p->done[i] = true;
+}
+
+/* Scenarios a signal kept from starting are skips, reported in order; with
+ * no libvirt host left, errors. */
 static void pool_skip_rest(struct pool *p)
 {
-	for (size_t i = p->next; i < p->n; i++) {
-		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0, ST_SKIP,
-				   xstrdup("not run: interrupted"));
-		p->done[i] = true;
-	}
+	for (size_t k = 0; k < p->nretry; k++)
+		pool_placeholder(p, p->retry[k]);
+	p->nretry = 0;
+	for (size_t i = p->next; i < p->n; i++)
+		pool_placeholder(p, i);
 	while (p->printed < p->n && p->done[p->printed])
 		p->cb(p->ctx, p->printed++);
+}
+
+static int run_pool(struct pool *p, unsigned jobs)
+{
+	int ret = 0;
+
+	p->pids = xcalloc(p->n, sizeof(*p->pids));
+	p->done = xcalloc(p->n, sizeof(*p->done));
+	p->host = p->hosts ? xcalloc(p->n, sizeof(*p->host)) : NULL;
+	p->retry = xcalloc(p->n, sizeof(*p->retry));
+	while (p->next < p->n || p->nretry || p->running) {
+		while (!ret && !proc_interrupted() && p->running < jobs &&
+		       (p->next < p->n || p->nretry))
+			ret = pool_start(p);
+		/* hosts full: wait for a worker; no host left: the rest are errors */
+		if (ret == -EBUSY || (ret == -EHOSTDOWN && p->running))
+			ret = 0;
+		if (!p->running)
+			break;
+		if (pool_reap(p) < 0)
+			break;
+	}
+	pool_skip_rest(p);
+	free(p->pids);
+	free(p->done);
+	free(p->host);
+	free(p->retry);
+	if (ret && ret != -EHOSTDOWN)
+		return ret;
+	return proc_interrupted() ? -EINTR : 0;
 }
 
 int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t n,
@@ -146,22 +257,16 @@ int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t
 {
 	struct pool p = {.items = items, .attempts = attempts, .n = n, .o = o, .out = out,
 			 .cb = done, .ctx = ctx};
-	int ret = 0;
 
-	p.pids = xcalloc(n, sizeof(*p.pids));
-	p.done = xcalloc(n, sizeof(*p.done));
-	while (p.next < n || p.running) {
-		while (!ret && !proc_interrupted() && p.running < jobs && p.next < n)
-			ret = pool_start(&p);
-		if (!p.running)
-			break;
-		if (pool_reap(&p) < 0)
-			break;
-	}
-	pool_skip_rest(&p);
-	free(p.pids);
-	free(p.done);
-	if (ret)
-		return ret;
-	return proc_interrupted() ? -EINTR : 0;
+	return run_pool(&p, jobs);
+}
+
+int parallel_run_hosts(struct scenario *const *items, const unsigned *attempts, size_t n,
+		       const struct run_opts *o, unsigned jobs, struct hosts *hosts,
+		       struct scenario_result *out, parallel_done_fn done, void *ctx)
+{
+	struct pool p = {.items = items, .attempts = attempts, .n = n, .o = o, .out = out,
+			 .cb = done, .ctx = ctx, .hosts = hosts};
+
+	return run_pool(&p, jobs);
 }

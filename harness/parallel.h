@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "pool.h"
 #include "result.h"
 #include "runner.h"
 #include "scenario.h"
@@ -20,5 +21,14 @@ typedef void (*parallel_done_fn)(void *ctx, size_t idx);
 int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t n,
 		 const struct run_opts *o, unsigned jobs, struct scenario_result *out,
 		 parallel_done_fn done, void *ctx);
+
+/* The same over a pool of libvirt hosts (--connect): each worker runs its
+ * scenario on the host hosts_acquire() picks; a worker whose host failed
+ * (runner_run_scenario() returned -EHOSTDOWN) takes that host out and its
+ * scenario is run again elsewhere; with no host left, the scenarios not yet
+ * run are errors. jobs caps the workers over all hosts. */
+int parallel_run_hosts(struct scenario *const *items, const unsigned *attempts, size_t n,
+		       const struct run_opts *o, unsigned jobs, struct hosts *hosts,
+		       struct scenario_result *out, parallel_done_fn done, void *ctx);
 
 #endif

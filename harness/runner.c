@@ -146,7 +146,7 @@ static void step_qmp(struct run_ctx *c, const struct step *st, struct step_resul
 		sr->message = xstrdup("qmp: not a QMP command object");
 		return;
 	}
-	ret = qmp_execute(c->vm.qmp, cmd, args, &ret_val, &errmsg, deadline);
+	ret = vm_qmp(&c->vm, cmd, args, &ret_val, &errmsg, deadline);
 	sr->exit_code = ret == -EREMOTEIO ? 1 : 0;
 	if (ret && ret != -EREMOTEIO) {
 		step_wait_failed(c, sr, ret, st);
@@ -352,6 +352,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.workdir = workdir,
 		.artifacts = c->r->artifacts,
 		.sig_fd = c->o->sig_fd,
+		.libvirt_uri = c->o->libvirt_uri,
 	};
 	int ret;
 
@@ -422,7 +423,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 		free(c.env[i]);
 	r->duration_ms = now_ms() - t0;
 	write_result(r);
-	return proc_interrupted() ? -EINTR : 0;
+	return proc_interrupted() ? -EINTR : c.vm.host_failed ? -EHOSTDOWN : 0;
 }
 
 char *runner_artifacts_dir(const struct run_opts *o, const struct scenario *s)

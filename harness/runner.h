@@ -20,12 +20,14 @@ struct run_opts {
 	int sig_fd;                  /* proc_signals_install() */
 	bool verbose;
 	unsigned attempt;            /* --repeat: 1..N (0: not repeated) */
+	const char *libvirt_uri;     /* --backend libvirt: this worker's host; NULL: qemu */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;
 };
 
-/* Always fills r (status, steps, metrics, artifacts). Returns 0, or -EINTR
- * when a signal asked ktb to stop. */
+/* Always fills r (status, steps, metrics, artifacts). Returns 0, -EINTR
+ * when a signal asked ktb to stop, or -EHOSTDOWN when the libvirt host failed
+ * (r says how far it got; the scenario may run again on another host). */
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r);
 

@@ -291,7 +291,9 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 	if (st->wake_by == WAKE_KEY)
 		args = json_loads(key, 0, NULL);
 	cy->t_wake = loop_now(c->vm.loop);
-	ret = qmp_execute(c->vm.qmp, cmd, args, NULL, &err, deadline);
+	ret = st->wake_by == WAKE_QMP ? vm_pm_wakeup(&c->vm, &err) : -ENOTSUP;
+	if (ret == -ENOTSUP)
+		ret = vm_qmp(&c->vm, cmd, args, NULL, &err, deadline);
 	json_decref(args);
 	if (ret == -EREMOTEIO)
 		pm_fail(sr, ST_FAIL, xasprintf("QMP %s refused: %s", cmd, err ? err : ""));

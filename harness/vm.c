@@ -14,6 +14,7 @@
 #include "qga.h"
 #include "qmp.h"
 #include "util.h"
+#include "backend_libvirt.h"
 
 #define CONSOLE_TAIL_LINES 200
 
@@ -31,6 +32,31 @@ static char *qemu_stderr_tail(const struct vm *vm)
 	start = xstrdup(start);
 	free(s);
 	return start;
+}
+
+void vm_gone(struct vm *vm, const char *reason)
+{
+	console_flush(vm->console);
+	vm->qemu_gone = true;
+	if (!console_fatal(vm->console))
+		loop_abort(vm->loop, reason);
+}
+
+void vm_console_feed(struct vm *vm, const char *buf, size_t n)
+{
+	if (console_feed(vm->console, buf, n) == 1) {
+		char reason[600];
+
+		snprintf(reason, sizeof(reason), "kernel %s on the console: %s",
+			 console_fatal_kind(vm->console), console_fatal(vm->console));
+		loop_abort(vm->loop, reason);
+	}
+	/* init says so when the guest cannot come up: no point waiting */
+	if (!vm->ready_ms && !vm->init_failed &&
+	    console_seen(vm->console, KTB_INIT_FAIL_MARKER)) {
+		vm->init_failed = true;
+		loop_abort(vm->loop, "the guest's init failed (see the console)");
+	}
 }
 
 /* QEMU's stdout is the guest console: feed it, and treat EOF as QEMU gone. */
@@ -52,24 +78,10 @@ static int vm_on_console(void *ctx, int fd)
 		snprintf(reason, sizeof(reason), "QEMU %s%s%s", proc_describe(&vm->proc),
 			 *tail ? ": " : "", tail);
 		free(tail);
-		vm->qemu_gone = true;
-		if (!console_fatal(vm->console))
-			loop_abort(vm->loop, reason);
+		vm_gone(vm, reason);
 		return -EPIPE;
 	}
-	if (console_feed(vm->console, buf, (size_t)n) == 1) {
-		char reason[600];
-
-		snprintf(reason, sizeof(reason), "kernel %s on the console: %s",
-			 console_fatal_kind(vm->console), console_fatal(vm->console));
-		loop_abort(vm->loop, reason);
-	}
-	/* init says so when the guest cannot come up: no point waiting */
-	if (!vm->ready_ms && !vm->init_failed &&
-	    console_seen(vm->console, KTB_INIT_FAIL_MARKER)) {
-		vm->init_failed = true;
-		loop_abort(vm->loop, "the guest's init failed (see the console)");
-	}
+	vm_console_feed(vm, buf, (size_t)n);
 	return 0;
 }
 
@@ -152,6 +164,8 @@ static int vm_spawn(struct vm *vm)
 	struct argv a;
 	int ret;
 
+	if (vm->cfg.libvirt_uri)
+		return vm_libvirt_spawn(vm, &l);
 	argv_init(&a);
 	ret = vm->cfg.restart ? 0 : machine_create_disks(vm->cfg.machine, &l, &he);
 	if (!ret)
@@ -191,7 +205,8 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	ret = vm_spawn(vm);
 	if (ret)
 		return ret;
-	loop_add(vm->loop, vm->proc.out_fd, vm_on_console, vm);
+	if (vm->proc.out_fd >= 0)
+		loop_add(vm->loop, vm->proc.out_fd, vm_on_console, vm);
 	fd = vm_connect(vm, vm->qmp_path, deadline);
 	if (fd < 0) {
 		snprintf(vm->err, sizeof(vm->err), "no QMP socket: %s",
@@ -233,6 +248,8 @@ void vm_drain_console(struct vm *vm)
 {
 	char buf[4096];
 
+	if (vm->lv)
+		vm_libvirt_drain(vm);
 	if (vm->proc.out_fd < 0 || vm->qemu_gone)
 		return;
 	int fl = fcntl(vm->proc.out_fd, F_GETFL);
@@ -266,6 +283,7 @@ void vm_stop(struct vm *vm)
 	vm_drain_console(vm);
 	vm_quit(vm);
 	proc_stop(&vm->proc, 1000);
+	vm_libvirt_stop(vm);
 	if (vm->qga)
 		qga_free(vm->qga);
 	if (vm->qmp)
@@ -293,4 +311,17 @@ void vm_stop(struct vm *vm)
 	vm->loop = NULL;
 	vm->console_log = vm->qmp_log = vm->qga_log = NULL;
 	vm->qmp_path = vm->qga_path = vm->qemu_log_path = NULL;
+}
+
+int vm_pm_wakeup(struct vm *vm, char **err)
+{
+	return vm->lv ? vm_libvirt_wakeup(vm, err) : -ENOTSUP;
+}
+
+int vm_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+	   int64_t deadline)
+{
+	if (vm->lv)
+		return vm_libvirt_qmp(vm, cmd, args, ret, err);
+	return qmp_execute(vm->qmp, cmd, args, ret, err, deadline);
 }

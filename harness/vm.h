@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "../hw/machine.h"
 #include "proc.h"
 
@@ -20,7 +22,11 @@ struct vm_config {
 	int sig_fd;              /* self-pipe of proc_signals_install(), or -1 */
 	bool restart;            /* the same machine again (after S4): keep the disks,
 				    append to the artifacts */
+	const char *libvirt_uri; /* NULL: run QEMU directly; else a libvirt domain on
+				    this connection (backend_libvirt.c) */
 };
+
+struct vm_libvirt;
 
 struct vm {
 	struct vm_config cfg;
@@ -35,6 +41,9 @@ struct vm {
 	int64_t ready_ms;        /* first guest command accepted, 0 until then */
 	bool qemu_gone;
 	bool init_failed;        /* init printed KTB_INIT_FAIL_MARKER */
+	struct vm_libvirt *lv;   /* the libvirt backend's state, NULL on the qemu one */
+	bool host_failed;        /* vm_start failed for the host's reasons (libvirt:
+				    no connection, daemon error): worth another host */
 	char err[1024];          /* why the last call failed */
 };
 
@@ -47,5 +56,17 @@ int vm_wait_agent(struct vm *vm, int64_t deadline);
 void vm_drain_console(struct vm *vm);
 /* QMP quit, then SIGTERM, then SIGKILL; close and free everything. */
 void vm_stop(struct vm *vm);
+/* Wake a guest in S3 through the backend's own power-management call
+ * (libvirt: virDomainPMWakeup). -ENOTSUP on the qemu backend (use QMP
+ * system_wakeup); -EREMOTEIO with *err (malloc'd) when refused. */
+int vm_pm_wakeup(struct vm *vm, char **err);
+/* A monitor command: qmp_execute() on the qemu backend, libvirt's
+ * virDomainQemuMonitorCommand on the libvirt one. Same returns. */
+int vm_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+	   int64_t deadline);
+
+/* For backends: console bytes, and the end of the VM's process. */
+void vm_console_feed(struct vm *vm, const char *buf, size_t n);
+void vm_gone(struct vm *vm, const char *reason);
 
 #endif

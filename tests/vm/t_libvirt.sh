@@ -1,0 +1,55 @@
+# label: vm
+# The libvirt backend gives the same verdicts as the qemu backend: smoke,
+# s3-basic, a scsi and a sata disk scenario and the NUMA scenario run both
+# ways (each backend two at a time), every step has the same status, the same
+# metrics are measured, and no domain is left behind.
+. "$(dirname "$0")/lib.sh"
+"$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
+# every VM's files under $work: its domains are told apart from others'
+mkdir "$work/tmp"
+export TMPDIR=$work/tmp
+# libvirt_left: the ktb- domains of this test (their XML names $work)
+libvirt_left() {
+	local d
+	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
+		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
+		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
+		case $xml in *"$work"*) echo "$d" ;; esac
+	done
+	return 0
+}
+scen=()
+for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node; do
+	scen+=("$KTB_SRC/scenarios/$s.yaml")
+done
+
+ktb_run run -j 2 --artifacts "$work/a-qemu" --json "$work/qemu.json" "${scen[@]}"
+expect_rc 0
+ktb_run run --backend libvirt -j 2 \
+	--artifacts "$work/a-libvirt" --json "$work/libvirt.json" "${scen[@]}"
+expect_rc 0
+
+# verdicts: scenario and step statuses, and which metrics exist
+verdicts() {
+	python3 - "$1" <<'PY'
+import json, sys
+for s in json.load(open(sys.argv[1]))["scenarios"]:
+    print(s["name"], s["status"], sorted(s.get("metrics", {})))
+    for st in s.get("steps", []):
+        print(" ", st["name"], st["status"], st.get("exit_code"))
+PY
+}
+verdicts "$work/qemu.json" >"$work/v-qemu.txt"
+verdicts "$work/libvirt.json" >"$work/v-libvirt.txt"
+diff -u "$work/v-qemu.txt" "$work/v-libvirt.txt" >&2 || fail "the backends disagree"
+grep -q "suspend_ms" "$work/v-libvirt.txt" || fail "s3-basic measured no suspend through libvirt"
+
+# it really ran under libvirt: the domain it was given, and libvirt's QEMU log
+for s in smoke s3-basic; do
+	dir=$(dirname "$(find "$work/a-libvirt" -path "*/$s/result.json")")
+	grep -q "<domain type=" "$dir/domain.xml" || fail "$s: no domain.xml"
+	grep -q "starting up libvirt" "$dir/qemu.log" || fail "$s: qemu.log is not libvirt's"
+	grep -q "ktb: guest ready" "$dir/console.log" || fail "$s: the console was not collected"
+done
+[ -z "$(libvirt_left)" ] || fail "domains left behind: $(libvirt_left)"
+exit 0

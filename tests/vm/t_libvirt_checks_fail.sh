@@ -1,0 +1,61 @@
+# label: vm
+# Through the libvirt backend, the checks of smoke and s3-basic still fail
+# when what they guard is broken: a wrong CPU count (the guest's view of the
+# domain), a console marker that never comes (the console file the harness
+# follows), a monitor answer that differs (virDomainQemuMonitorCommand), a
+# machine without S3 (the domain's <pm>), a kernel panic. Plus the clear
+# refusals of what the libvirt renderer cannot present.
+. "$(dirname "$0")/lib.sh"
+"$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
+# every VM's files under $work: its domains are told apart from others'
+mkdir "$work/tmp"
+export TMPDIR=$work/tmp
+# libvirt_left: the ktb- domains of this test (their XML names $work)
+libvirt_left() {
+	local d
+	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
+		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
+		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
+		case $xml in *"$work"*) echo "$d" ;; esac
+	done
+	return 0
+}
+T=$'\t'
+while IFS=$'\t' read -r name expr pattern; do
+	[ -n "$name" ] || continue
+	f=$(mutate "$name" "$expr")
+	ktb_run run --backend libvirt --artifacts "$(artifacts)" "$f"
+	[ "$rc" -eq 1 ] || fail "$(basename "$f"): expected exit 1, got $rc"
+	expect_out "$pattern"
+done <<EOF_MUT
+smoke${T}s/cpus: 2/cpus: 1/${T}online: expected 2, got 1
+smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}the console did not show /ktb smoke marker/
+smoke${T}s/status: running/status: paused/${T}status: expected "paused"
+s3-basic${T}s/sleep: \[s3\]/sleep: []/${T}the machine does not offer S3
+s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1
+EOF_MUT
+
+# a panic is seen on the console file at once, and the domain's end with it
+cat >"$work/panic.yaml" <<'YAML'
+name: panic
+summary: crashes the kernel through sysrq
+timeout: 300s
+machine: {cpus: 1, memory: 512M}
+steps:
+  - run: echo c > /proc/sysrq-trigger
+    timeout: 250s
+YAML
+start=$(date +%s)
+ktb_run run --backend libvirt --artifacts "$(artifacts)" "$work/panic.yaml"
+expect_rc 1
+expect_out 'Kernel panic - not syncing'
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the panic was not noticed at once"
+
+# refused, not approximated: an error (125) that names the field
+ktb_run run --backend libvirt --artifacts "$(artifacts)" \
+	"$KTB_SRC/scenarios/disk-4kn-nvme.yaml" "$KTB_SRC/scenarios/s4-hibernate.yaml"
+expect_rc 125
+expect_out "machine.disks\[0\].bus: the libvirt renderer cannot present nvme disks yet"
+expect_out "machine.hibernate: S4 on the libvirt backend is not supported yet"
+[ -z "$(libvirt_left)" ] || fail "domains left behind: $(libvirt_left)"
+exit 0
