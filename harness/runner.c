@@ -171,6 +171,8 @@ static const struct {
 	{STEP_WAIT, step_wait},
 	{STEP_QMP, step_qmp},
 	{STEP_SUSPEND, step_suspend},
+	{STEP_BALLOON, step_balloon},
+	{STEP_MEASURE, step_measure},
 };
 
 static step_fn step_lookup(enum step_kind k)

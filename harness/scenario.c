@@ -88,6 +88,11 @@ static const cyaml_schema_field_t hibernate_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t balloon_fields[] = {
+	CYAML_FIELD_BOOL("free_page_reporting", OPT, struct balloon, free_page_reporting),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_UINT("cpus", OPT, struct machine, cpus),
 	STR("memory", OPT, struct machine, memory),
@@ -98,6 +103,7 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("numa", PTR | OPT, struct machine, numa, numa_fields),
 	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
 				hibernate_fields),
+	CYAML_FIELD_MAPPING_PTR("balloon", PTR | OPT, struct machine, balloon, balloon_fields),
 	CYAML_FIELD_END
 };
 
@@ -121,6 +127,11 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("pm_test", OPT, struct step, pm_test),
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
 	STR("timeout", OPT, struct step, timeout),
+	STR("balloon", OPT, struct step, balloon),
+	STR("measure", OPT, struct step, measure),
+	STR("as", OPT, struct step, as),
+	STR("since", OPT, struct step, since),
+	STR("within", OPT, struct step, within),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -705,6 +716,8 @@ enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_measure(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -721,6 +734,10 @@ static const struct step_kind_row {
 	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
 	{ "suspend", STEP_SUSPEND, offsetof(struct step, suspend), EXPECT_JSON,
 	  step_check_suspend },
+	{ "balloon", STEP_BALLOON, offsetof(struct step, balloon), EXPECT_JSON,
+	  step_check_balloon },
+	{ "measure", STEP_MEASURE, offsetof(struct step, measure), EXPECT_JSON,
+	  step_check_measure },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -734,6 +751,9 @@ static const struct step_modifier {
 	{ "after", STEP_SUSPEND },
 	{ "pm_test", STEP_SUSPEND },
 	{ "cycles", STEP_SUSPEND },
+	{ "as", STEP_MEASURE },
+	{ "since", STEP_MEASURE },
+	{ "within", STEP_MEASURE },
 };
 
 const char *step_kind_name(enum step_kind k)
@@ -762,6 +782,11 @@ static int check_regex(struct load_ctx *c, const char *field, const char *patter
 	}
 	regfree(&re);
 	return 0;
+}
+
+static bool name_valid_metric(const char *s)
+{
+	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
 }
 
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path)
@@ -883,6 +908,55 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	return step_check_wake(c, st, path);
 }
 
+static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path)
+{
+	const struct machine *m = c->s->machine;
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.balloon", path);
+	if (!m->balloon)
+		return fail(c, f, "the machine has no balloon; give it balloon: "
+			    "{free_page_reporting: true|false}");
+	if (hw_parse_size(st->balloon, &st->balloon_bytes) < 0)
+		return fail(c, f, "\"%s\" is not a size; write e.g. 256M, 1G", st->balloon);
+	if (st->balloon_bytes < MACHINE_MIN_BALLOON || st->balloon_bytes > m->memory_bytes)
+		return fail(c, f, "%s is outside 64M..machine.memory (%s); the balloon sets the "
+			    "guest's memory size", st->balloon, m->memory ? m->memory : "512M");
+	return 0;
+}
+
+/* The names earlier measure steps saved their values under (as:). */
+static bool measure_saved_before(const struct scenario *s, const struct step *st,
+				 const char *name)
+{
+	for (const struct step *p = s->steps; p < st; p++)
+		if (p->kind == STEP_MEASURE && p->as && !strcmp(p->as, name))
+			return true;
+	return false;
+}
+
+static int step_check_measure(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.measure", path);
+	if (strcmp(st->measure, "qemu_rss"))
+		return fail(c, f, "\"%s\" is not a host metric; give qemu_rss", st->measure);
+	snprintf(f, sizeof(f), "%s.as", path);
+	if (st->as && !name_valid_metric(st->as))
+		return fail(c, f, "\"%s\" does not match [a-z0-9_]+", st->as);
+	snprintf(f, sizeof(f), "%s.since", path);
+	if (st->since && !measure_saved_before(c->s, st, st->since))
+		return fail(c, f, "no earlier measure step saved \"%s\"; give one as: %s",
+			    st->since, st->since);
+	snprintf(f, sizeof(f), "%s.within", path);
+	if (st->within && parse_duration_ms(st->within, &st->within_ms) < 0)
+		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 20s", st->within);
+	if (st->within && !st->expect)
+		return fail(c, f, "within: samples until expect holds; give an expect");
+	return 0;
+}
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -898,7 +972,8 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp, suspend");
+		return fail(c, path, "no action; give one of run, wait, qmp, suspend, balloon, "
+			    "measure");
 	*out = found;
 	return 0;
 }

@@ -41,4 +41,10 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline);
 
+/* balloon: SIZE; measure: qemu_rss (step_mem.c) */
+void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline);
+void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline);
+
 #endif

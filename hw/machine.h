@@ -49,6 +49,12 @@ struct hibernate {
 	char *disk;             /* a disk id */
 };
 
+/* A virtio balloon the balloon step drives; free page reporting lets the
+ * guest hand pages it freed back to the host (QEMU's RSS falls). */
+struct balloon {
+	bool free_page_reporting;
+};
+
 struct machine {
 	unsigned cpus;          /* 0: default 1 */
 	char *memory;           /* NULL: default "512M" */
@@ -58,6 +64,7 @@ struct machine {
 	unsigned disks_count;
 	struct numa *numa;      /* NULL: no NUMA topology */
 	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
+	struct balloon *balloon; /* NULL: no balloon device */
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"
