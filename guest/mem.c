@@ -332,9 +332,25 @@ static long sys_mbind(void *addr, unsigned long len, int mode, const unsigned lo
 	return syscall(SYS_mbind, addr, len, mode, mask, maxnode, flags);
 }
 
-static long sys_move_pages(unsigned long count, void **pages, int *status)
+static long sys_move_pages(unsigned long count, void **pages, const int *nodes, int *status)
 {
-	return syscall(SYS_move_pages, 0, count, pages, NULL, status, 0);
+	return syscall(SYS_move_pages, 0, count, pages, nodes, status, 0);
+}
+
+/* --corrupt: move one page off the node it was bound to (to the first other
+ * node that takes it), so the report must show it elsewhere. */
+static void bind_corrupt(char *p, uint64_t pages, int node)
+{
+	void *page = p + (pages / 2) * MEMCHECK_PAGE;
+	int status;
+
+	for (int other = 0; other < MEM_MAX_NODES; other++) {
+		if (other == node)
+			continue;
+		if (!sys_move_pages(1, &page, &other, &status) && status == other)
+			return;
+	}
+	fprintf(stderr, "ktb-mem bind: --corrupt found no other node to move a page to\n");
 }
 
 /* Where each page of p[0..pages) is: counts per node into per_node. */
@@ -350,7 +366,7 @@ static int where_pages(char *p, uint64_t pages, uint64_t *per_node, uint64_t *un
 	}
 	for (uint64_t i = 0; i < pages; i++)
 		addrs[i] = p + i * MEMCHECK_PAGE;
-	if (sys_move_pages(pages, addrs, status) < 0) {
+	if (sys_move_pages(pages, addrs, NULL, status) < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -412,6 +428,8 @@ static int op_bind(const struct mem_opts *o)
 	if (sys_mbind(p, sz, MPOL_BIND_MODE, mask, MEM_MAX_NODES + 1, MPOL_MF_MOVE_FLAG) < 0)
 		return fail_json("bind", "mbind to node %d: %s", o->node, strerror(errno));
 	fill_all(p, pages, o->seed);
+	if (o->corrupt)
+		bind_corrupt(p, pages, o->node);
 	err = where_pages(p, pages, per_node, &unknown);
 	if (err)
 		return fail_json("bind", "move_pages: %s", strerror(-err));

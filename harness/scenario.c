@@ -77,9 +77,39 @@ static const cyaml_schema_value_t node_schema = {
 	CYAML_VALUE_MAPPING(0, struct numa_node, node_fields),
 };
 
+static const cyaml_schema_field_t hmat_lb_fields[] = {
+	CYAML_FIELD_UINT("initiator", 0, struct hmat_lb, initiator),
+	CYAML_FIELD_UINT("target", 0, struct hmat_lb, target),
+	CYAML_FIELD_UINT("latency", OPT, struct hmat_lb, latency),
+	STR("bandwidth", OPT, struct hmat_lb, bandwidth),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t hmat_lb_schema = {
+	CYAML_VALUE_MAPPING(0, struct hmat_lb, hmat_lb_fields),
+};
+
+static const cyaml_schema_field_t hmat_cache_fields[] = {
+	CYAML_FIELD_UINT("node", 0, struct hmat_cache, node),
+	STR("size", 0, struct hmat_cache, size),
+	CYAML_FIELD_UINT("level", OPT, struct hmat_cache, level),
+	STR("associativity", OPT, struct hmat_cache, associativity),
+	STR("policy", OPT, struct hmat_cache, policy),
+	CYAML_FIELD_UINT("line", OPT, struct hmat_cache, line),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t hmat_cache_schema = {
+	CYAML_VALUE_MAPPING(0, struct hmat_cache, hmat_cache_fields),
+};
+
 static const cyaml_schema_field_t numa_fields[] = {
 	CYAML_FIELD_SEQUENCE("nodes", PTR, struct numa, nodes, &node_schema, 0, CYAML_UNLIMITED),
 	CYAML_FIELD_IGNORE("distances", OPT),
+	CYAML_FIELD_SEQUENCE("hmat", PTR | OPT, struct numa, hmat, &hmat_lb_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("caches", PTR | OPT, struct numa, caches, &hmat_cache_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_END
 };
 

@@ -17,7 +17,9 @@ static struct disk all[] = {
 static unsigned c0[] = { 0, 1, 4 }, c1[] = { 2, 3, 5 };
 static struct numa_node nodes[] = { { c0, 3, "1G", 0 }, { c1, 3, "512M", 0 }, { NULL, 0, "512M", 0 } };
 static unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
-static struct numa numa = { nodes, 3, dist, 9 };
+static struct numa numa = {
+	.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9
+};
 
 int main(int argc, char **argv)
 {
