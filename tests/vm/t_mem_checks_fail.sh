@@ -2,7 +2,8 @@
 # Each check the memory scenarios (paging, balloon, NUMA, HMAT) make fails,
 # and says why, when what it guards is broken: the scenario files with one
 # thing changed under each check (scenario, sed expression, what the failure
-# must say).
+# must say). Where one boot can break several things at once, one row does,
+# and its pattern names each failure.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 mutations <<EOF_TABLE
@@ -16,12 +17,9 @@ balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon${T}QEMU's balloon did
 balloon-free-page-reporting${T}s/free_page_reporting: true/free_page_reporting: false/; s/within: 30s/within: 12s/${T}delta_mb: expected <= -100.*samples over 12s
 balloon-under-pressure${T}s/--seed 9\$/--seed 9 --corrupt/${T}step 3 .*mismatches: expected 0, got 1
 numa-4node-asym${T}/^        distances:/s/34/35/g${T}distances: expected
-numa-4node-asym${T}s/^      - \[22, 28, 10, 34\]/      - [22, 28, 10, 40]/; s/^      - \[28, 22, 34, 10\]/      - [28, 22, 40, 10]/${T}step 1 .*distances: expected
-numa-4node-asym${T}s/- {memory: 128M}\$/- {memory: 96M}/; s/memory: 640M/memory: 576M/${T}nodes.[23].memory_mb: expected >= 100, got
+numa-4node-asym${T}s/^      - \[22, 28, 10, 34\]/      - [22, 28, 10, 40]/; s/^      - \[28, 22, 34, 10\]/      - [28, 22, 40, 10]/; s/- {memory: 128M}$/- {memory: 96M}/; s/memory: 640M/memory: 576M/${T}step 1 .*distances: expected.*nodes.2.memory_mb: expected >= 100, got
 numa-memoryless${T}s/{cpus: \[0, 1\], memory: 320M}/{cpus: [0], memory: 320M}/; s/- {memory: 192M}/- {cpus: [1], memory: 192M}/${T}nodes.1.cpus: expected
 numa-memoryless${T}s/ktb-mem bind --node 1 --size 32M/ktb-mem bind --node 1 --size 32M --corrupt/${T}step 2 .*pages_on_node: expected 8192, got 8191
-numa-hmat${T}s/{initiator: 1, target: 1, latency: 15/{initiator: 1, target: 1, latency: 25/${T}nodes.1.access0.read_latency: expected 15, got 25
-numa-hmat${T}s/{initiator: 0, target: 0, latency: 10, bandwidth: 10G}/{initiator: 0, target: 0, latency: 10, bandwidth: 9G}/${T}nodes.0.access0.read_bandwidth: expected 10240, got 9216
-numa-hmat${T}s/size: 16M, level: 1/size: 32M, level: 1/; s/policy: write-through/policy: write-back/${T}nodes.2.caches.0.size: expected 16777216, got 33554432.*write_policy: expected 1, got 0
+numa-hmat${T}s/{initiator: 1, target: 1, latency: 15/{initiator: 1, target: 1, latency: 25/; s/{initiator: 0, target: 0, latency: 10, bandwidth: 10G}/{initiator: 0, target: 0, latency: 10, bandwidth: 9G}/; s/size: 16M, level: 1/size: 32M, level: 1/; s/policy: write-through/policy: write-back/${T}nodes.0.access0.read_bandwidth: expected 10240, got 9216.*nodes.1.access0.read_latency: expected 15, got 25.*nodes.2.caches.0.size: expected 16777216, got 33554432.*write_policy: expected 1, got 0
 EOF_TABLE
 exit 0
