@@ -141,6 +141,13 @@ static void balloon_output(struct run_ctx *c, struct step_result *sr, const stru
 static void balloon_failed(struct run_ctx *c, struct step_result *sr, int ret,
 			   const struct step *st, const struct balloon_run *b)
 {
+	if (ret == -EREMOTEIO || ret == -EPROTO) {
+		mem_fail(sr, ST_ERROR,
+			 xasprintf("%s", ret == -EREMOTEIO
+					     ? c->vm.err
+					     : "no MemTotal or actual in the answer"));
+		return;
+	}
 	if (ret != -ETIMEDOUT || loop_now(c->vm.loop) >= c->deadline) {
 		step_wait_failed(c, sr, ret, st);
 		return;

@@ -16,6 +16,7 @@ paging-thp${T}s/run: ktb-mem thp --size 16M/run: echo never > \/sys\/kernel\/mm\
 balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon${T}QEMU's balloon did not reach 256M
 balloon-free-page-reporting${T}s/free_page_reporting: true/free_page_reporting: false/; s/within: 30s/within: 12s/${T}delta_mb: expected <= -100.*samples over 12s
 balloon-under-pressure${T}s/--seed 9\$/--seed 9 --corrupt/${T}step 3 .*mismatches: expected 0, got 1
+balloon-under-pressure${T}s/run: ktb-mem check/run: kill -9 \$(cat \/run\/ktb-mem\/pid); sleep 0.5; ktb-mem check/${T}step 3 .*alive: expected true, got false
 numa-4node-asym${T}/^        distances:/s/34/35/g${T}distances: expected
 numa-4node-asym${T}s/^      - \[22, 28, 10, 34\]/      - [22, 28, 10, 40]/; s/^      - \[28, 22, 34, 10\]/      - [28, 22, 40, 10]/; s/- {memory: 128M}$/- {memory: 96M}/; s/memory: 640M/memory: 576M/${T}step 1 .*distances: expected.*nodes.2.memory_mb: expected >= 100, got
 numa-memoryless${T}s/{cpus: \[0, 1\], memory: 320M}/{cpus: [0], memory: 320M}/; s/- {memory: 192M}/- {cpus: [1], memory: 192M}/${T}nodes.1.cpus: expected
