@@ -28,6 +28,8 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 		  struct hw_error *err);
 int numa_validate(struct machine *m, struct hw_error *err);
 int numa_to_args(const struct machine *m, struct argv *a);
+int hmat_validate(const struct numa *nu, struct hw_error *err);
+int hmat_to_args(const struct numa *nu, struct argv *a);
 int balloon_to_args(const struct machine *m, struct argv *a);
 int sleep_validate(const struct machine *m, struct hw_error *err);
 int sleep_to_args(const struct machine *m, struct argv *a);
