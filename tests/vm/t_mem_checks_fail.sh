@@ -18,6 +18,7 @@ paging-thp${T}s/echo madvise >/echo never >/${T}stdout did not match
 paging-thp${T}s/run: ktb-mem thp --size 16M/run: echo never > \/sys\/kernel\/mm\/transparent_hugepage\/enabled; ktb-mem thp --size 16M/${T}anon_huge_kb: expected >= 2048
 balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon${T}QEMU's balloon did not reach 256M
 balloon-free-page-reporting${T}s/free_page_reporting: true/free_page_reporting: false/; s/within: 30s/within: 12s/${T}delta_mb: expected <= -100.*samples over 12s
+balloon-free-page-reporting-off${T}s/free_page_reporting: false/free_page_reporting: true/${T}step 5 .*delta_mb: expected >= -30
 balloon-under-pressure${T}s/--seed 9\$/--seed 9 --corrupt/${T}step 3 .*mismatches: expected 0, got 1
 balloon-under-pressure${T}s/run: ktb-mem check/run: kill -9 \$(cat \/run\/ktb-mem\/pid); sleep 0.5; ktb-mem check/${T}step 3 .*alive: expected true, got false
 numa-4node-asym${T}/^        distances:/s/34/35/g${T}distances: expected
