@@ -68,13 +68,16 @@ static int guest_memtotal(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 static int balloon_actual(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 {
 	json_t *ret_val = NULL;
+	json_int_t actual = 0;
 	char *errmsg = NULL;
 	int ret = qmp_execute(c->vm.qmp, "query-balloon", NULL, &ret_val, &errmsg, deadline);
 
 	if (ret == -EREMOTEIO)
 		snprintf(c->vm.err, sizeof(c->vm.err), "query-balloon: %s", errmsg ? errmsg : "?");
-	if (!ret && json_unpack(ret_val, "{s:I}", "actual", bytes))
+	if (!ret && json_unpack(ret_val, "{s:I}", "actual", &actual))
 		ret = -EPROTO;
+	if (!ret)
+		*bytes = actual;
 	json_decref(ret_val);
 	free(errmsg);
 	return ret;
