@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #define FACTS_MAX_CPUS 1024
@@ -265,6 +266,68 @@ static void facts_u32_array(struct json_out *j, const unsigned *v, int n)
 	json_arr_end(j);
 }
 
+/* HMAT as the kernel shows it: nodeN/access0/initiators/ (the best
+ * initiator's view of this node's memory) and nodeN/memory_side_cache/. */
+static void facts_node_access(const char *root, int id, struct json_out *j)
+{
+	static const char *const attrs[] = { "read_latency", "write_latency", "read_bandwidth",
+					     "write_bandwidth" };
+	char path[PATH_MAX];
+	struct stat st;
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/access0", root, id);
+	if (stat(path, &st))
+		return; /* no HMAT for this node */
+	json_key(j, "access0");
+	json_obj_begin(j);
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		snprintf(path, sizeof(path),
+			 "%s/sys/devices/system/node/node%d/access0/initiators/%s", root, id,
+			 attrs[i]);
+		if (!sysfs_read_u64(path, &v))
+			json_kv_u64(j, attrs[i], v);
+	}
+	json_obj_end(j);
+}
+
+static void facts_node_cache(const char *dir, struct json_out *j)
+{
+	static const char *const attrs[] = { "size", "line_size", "indexing", "write_policy" };
+	char path[PATH_MAX + 32];
+	uint64_t v;
+
+	json_obj_begin(j);
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, attrs[i]);
+		if (!sysfs_read_u64(path, &v))
+			json_kv_u64(j, attrs[i], v);
+	}
+	json_obj_end(j);
+}
+
+/* caches: [level 1, level 2, ...] from memory_side_cache/indexN. */
+static void facts_node_caches(const char *root, int id, struct json_out *j)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache", root,
+		 id);
+	if (stat(dir, &st))
+		return;
+	json_key(j, "caches");
+	json_arr_begin(j);
+	for (int level = 1; level <= 3; level++) {
+		snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache/"
+			 "index%d", root, id, level);
+		if (stat(dir, &st))
+			break;
+		facts_node_cache(dir, j);
+	}
+	json_arr_end(j);
+}
+
 static void facts_node(const char *root, int id, struct json_out *j)
 {
 	static unsigned cpus[FACTS_MAX_CPUS];
@@ -283,6 +346,8 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	facts_u32_array(j, cpus, n < 0 ? 0 : n);
 	json_kv_u64(j, "memory_kb", kb);
 	json_kv_u64(j, "memory_mb", kb / 1024);
+	facts_node_access(root, id, j);
+	facts_node_caches(root, id, j);
 	json_obj_end(j);
 }
 

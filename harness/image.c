@@ -23,7 +23,7 @@
 
 #define APT_LISTS "/var/lib/apt/lists"
 
-const char *const image_guest_files[] = {"init", "ktb-probe", "ktb-io", NULL};
+const char *const image_guest_files[] = {"init", "ktb-probe", "ktb-io", "ktb-mem", NULL};
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

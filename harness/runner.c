@@ -173,6 +173,8 @@ static const struct {
 	{STEP_SUSPEND, step_suspend},
 	{STEP_FAIL_PATH, step_fail_path},
 	{STEP_RESTORE_PATH, step_restore_path},
+	{STEP_BALLOON, step_balloon},
+	{STEP_MEASURE, step_measure},
 };
 
 static step_fn step_lookup(enum step_kind k)

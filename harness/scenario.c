@@ -100,14 +100,49 @@ static const cyaml_schema_value_t node_schema = {
 	CYAML_VALUE_MAPPING(0, struct numa_node, node_fields),
 };
 
+static const cyaml_schema_field_t hmat_lb_fields[] = {
+	CYAML_FIELD_UINT("initiator", 0, struct hmat_lb, initiator),
+	CYAML_FIELD_UINT("target", 0, struct hmat_lb, target),
+	CYAML_FIELD_UINT("latency", OPT, struct hmat_lb, latency),
+	STR("bandwidth", OPT, struct hmat_lb, bandwidth),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t hmat_lb_schema = {
+	CYAML_VALUE_MAPPING(0, struct hmat_lb, hmat_lb_fields),
+};
+
+static const cyaml_schema_field_t hmat_cache_fields[] = {
+	CYAML_FIELD_UINT("node", 0, struct hmat_cache, node),
+	STR("size", 0, struct hmat_cache, size),
+	CYAML_FIELD_UINT("level", OPT, struct hmat_cache, level),
+	STR("associativity", OPT, struct hmat_cache, associativity),
+	STR("policy", OPT, struct hmat_cache, policy),
+	CYAML_FIELD_UINT("line", OPT, struct hmat_cache, line),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t hmat_cache_schema = {
+	CYAML_VALUE_MAPPING(0, struct hmat_cache, hmat_cache_fields),
+};
+
 static const cyaml_schema_field_t numa_fields[] = {
 	CYAML_FIELD_SEQUENCE("nodes", PTR, struct numa, nodes, &node_schema, 0, CYAML_UNLIMITED),
 	CYAML_FIELD_IGNORE("distances", OPT),
+	CYAML_FIELD_SEQUENCE("hmat", PTR | OPT, struct numa, hmat, &hmat_lb_schema, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("caches", PTR | OPT, struct numa, caches, &hmat_cache_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_END
 };
 
 static const cyaml_schema_field_t hibernate_fields[] = {
 	STR("disk", 0, struct hibernate, disk),
+	CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t balloon_fields[] = {
+	CYAML_FIELD_BOOL("free_page_reporting", OPT, struct balloon, free_page_reporting),
 	CYAML_FIELD_END
 };
 
@@ -121,6 +156,7 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("numa", PTR | OPT, struct machine, numa, numa_fields),
 	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
 				hibernate_fields),
+	CYAML_FIELD_MAPPING_PTR("balloon", PTR | OPT, struct machine, balloon, balloon_fields),
 	CYAML_FIELD_END
 };
 
@@ -153,6 +189,11 @@ static const cyaml_schema_field_t step_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("restore_path", PTR | OPT, struct step, restore_path,
 				path_ref_fields),
 	STR("timeout", OPT, struct step, timeout),
+	STR("balloon", OPT, struct step, balloon),
+	STR("measure", OPT, struct step, measure),
+	STR("as", OPT, struct step, as),
+	STR("since", OPT, struct step, since),
+	STR("within", OPT, struct step, within),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -738,6 +779,8 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_path(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_measure(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -758,6 +801,10 @@ static const struct step_kind_row {
 	  step_check_path },
 	{ "restore_path", STEP_RESTORE_PATH, offsetof(struct step, restore_path), EXPECT_JSON,
 	  step_check_path },
+	{ "balloon", STEP_BALLOON, offsetof(struct step, balloon), EXPECT_JSON,
+	  step_check_balloon },
+	{ "measure", STEP_MEASURE, offsetof(struct step, measure), EXPECT_JSON,
+	  step_check_measure },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -771,6 +818,9 @@ static const struct step_modifier {
 	{ "after", STEP_SUSPEND },
 	{ "pm_test", STEP_SUSPEND },
 	{ "cycles", STEP_SUSPEND },
+	{ "as", STEP_MEASURE },
+	{ "since", STEP_MEASURE },
+	{ "within", STEP_MEASURE },
 };
 
 const char *step_kind_name(enum step_kind k)
@@ -799,6 +849,11 @@ static int check_regex(struct load_ctx *c, const char *field, const char *patter
 	}
 	regfree(&re);
 	return 0;
+}
+
+static bool name_valid_metric(const char *s)
+{
+	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
 }
 
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path)
@@ -947,6 +1002,55 @@ static int step_check_path(struct load_ctx *c, struct step *st, const char *path
 	return 0;
 }
 
+static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path)
+{
+	const struct machine *m = c->s->machine;
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.balloon", path);
+	if (!m->balloon)
+		return fail(c, f, "the machine has no balloon; give it balloon: "
+			    "{free_page_reporting: true|false}");
+	if (hw_parse_size(st->balloon, &st->balloon_bytes) < 0)
+		return fail(c, f, "\"%s\" is not a size; write e.g. 256M, 1G", st->balloon);
+	if (st->balloon_bytes < MACHINE_MIN_BALLOON || st->balloon_bytes > m->memory_bytes)
+		return fail(c, f, "%s is outside 64M..machine.memory (%s); the balloon sets the "
+			    "guest's memory size", st->balloon, m->memory ? m->memory : "512M");
+	return 0;
+}
+
+/* The names earlier measure steps saved their values under (as:). */
+static bool measure_saved_before(const struct scenario *s, const struct step *st,
+				 const char *name)
+{
+	for (const struct step *p = s->steps; p < st; p++)
+		if (p->kind == STEP_MEASURE && p->as && !strcmp(p->as, name))
+			return true;
+	return false;
+}
+
+static int step_check_measure(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.measure", path);
+	if (strcmp(st->measure, "qemu_rss"))
+		return fail(c, f, "\"%s\" is not a host metric; give qemu_rss", st->measure);
+	snprintf(f, sizeof(f), "%s.as", path);
+	if (st->as && !name_valid_metric(st->as))
+		return fail(c, f, "\"%s\" does not match [a-z0-9_]+", st->as);
+	snprintf(f, sizeof(f), "%s.since", path);
+	if (st->since && !measure_saved_before(c->s, st, st->since))
+		return fail(c, f, "no earlier measure step saved \"%s\"; give one as: %s",
+			    st->since, st->since);
+	snprintf(f, sizeof(f), "%s.within", path);
+	if (st->within && parse_duration_ms(st->within, &st->within_ms) < 0)
+		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 20s", st->within);
+	if (st->within && !st->expect)
+		return fail(c, f, "within: samples until expect holds; give an expect");
+	return 0;
+}
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -962,7 +1066,8 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp, suspend");
+		return fail(c, path, "no action; give one of run, wait, qmp, suspend, fail_path, "
+			    "restore_path, balloon, measure");
 	*out = found;
 	return 0;
 }

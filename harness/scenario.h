@@ -10,8 +10,13 @@
 
 #include "../hw/machine.h"
 
-enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,
-		 STEP_KIND_COUNT };
+enum step_kind {
+	STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,
+	STEP_BALLOON, STEP_MEASURE, STEP_KIND_COUNT
+};
+
+/* The smallest size a balloon step may ask the guest to shrink to. */
+#define MACHINE_MIN_BALLOON (64ull << 20)
 
 /* What a suspend step asks for (step.sleep_state, step.wake_by). */
 enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
@@ -45,11 +50,18 @@ struct step {
 	struct path_ref *fail_path;    /* take path N of a multipath disk away */
 	struct path_ref *restore_path; /* bring it back */
 	char *timeout;       /* per-step deadline, default 60s (suspend: 60s a cycle) */
+	char *balloon;       /* target guest memory size ("256M") */
+	char *measure;       /* host metric: qemu_rss */
+	char *as;            /* measure: save the value in metrics under this name */
+	char *since;         /* measure: report the change since the value saved as this */
+	char *within;        /* measure: sample until expect holds, for at most this long */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
 	int64_t wait_ms, timeout_ms;
 	int64_t after_ms;
+	uint64_t balloon_bytes;
+	int64_t within_ms;
 	enum sleep_state sleep_state;
 	enum wake_source wake_by;
 	int line;            /* line of the step in the file */

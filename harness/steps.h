@@ -49,5 +49,10 @@ void step_restore_path(struct run_ctx *c, const struct step *st, struct step_res
 /* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
  * NULL when no disk needs one. Static storage, valid until the next call. */
 const char *mp_kernel_arg(const struct machine *m);
+/* balloon: SIZE; measure: qemu_rss (step_mem.c) */
+void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline);
+void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline);
 
 #endif

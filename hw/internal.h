@@ -33,6 +33,9 @@ int disk_mp_scsi_args(const struct disk *d, unsigned node, struct argv *a);
 const char *disk_zoned_opts(const struct disk *d, char *buf, size_t len);
 int numa_validate(struct machine *m, struct hw_error *err);
 int numa_to_args(const struct machine *m, struct argv *a);
+int hmat_validate(const struct numa *nu, struct hw_error *err);
+int hmat_to_args(const struct numa *nu, struct argv *a);
+int balloon_to_args(const struct machine *m, struct argv *a);
 int sleep_validate(const struct machine *m, struct hw_error *err);
 int sleep_to_args(const struct machine *m, struct argv *a);
 

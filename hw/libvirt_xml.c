@@ -61,6 +61,14 @@ int machine_libvirt_check(const struct machine *m, struct hw_error *err)
 			       "S4 on the libvirt backend is not "
 			       "supported yet (the domain ends when the guest hibernates); run "
 			       "this scenario with --backend qemu");
+	if (m->balloon)
+		return hw_fail(err, "machine.balloon",
+			       "the libvirt renderer cannot present a balloon yet; run this "
+			       "scenario with --backend qemu");
+	if (m->numa && (m->numa->hmat_count || m->numa->caches_count))
+		return hw_fail(err, m->numa->hmat_count ? "machine.numa.hmat" : "machine.numa.caches",
+			       "the libvirt renderer cannot present HMAT yet; run this "
+			       "scenario with --backend qemu");
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const struct disk *d = &m->disks[i];
 

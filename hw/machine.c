@@ -203,7 +203,7 @@ static int machine_base_args(const struct machine *m, const struct hw_launch *l,
 	return argv_add(a, l->qemu ? l->qemu : "qemu-system-x86_64") ?:
 	       argv_add(a, "-accel") ?: argv_add(a, l->kvm ? "kvm" : "tcg") ?:
 	       argv_add(a, "-cpu") ?: argv_add(a, l->kvm ? "host" : "max") ?:
-	       argv_add(a, "-machine") ?: argv_add(a, "q35") ?:
+	       argv_add(a, "-machine") ?: argv_add(a, machine_type_arg(m)) ?:
 	       argv_add(a, "-m") ?: argv_addf(a, "%lluM",
 					    (unsigned long long)(m->memory_bytes / HW_MIB)) ?:
 	       argv_add(a, "-smp") ?: machine_smp_arg(m, a) ?:
@@ -257,7 +257,7 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 	argv_init(out);
 	ret = machine_base_args(m, l, out) ?: sleep_to_args(m, out) ?: numa_to_args(m, out) ?:
 	      machine_boot_args(l, out) ?: machine_socket_args(l, out) ?:
-	      disks_to_args(m, l, out, err);
+	      disks_to_args(m, l, out, err) ?: balloon_to_args(m, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

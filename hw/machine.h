@@ -56,17 +56,46 @@ struct numa_node {
 	uint64_t memory_bytes;  /* filled by machine_validate() */
 };
 
+/* HMAT: what an initiator (a node with CPUs) sees of a target node's
+ * memory, and the memory-side caches in front of a node. */
+struct hmat_lb {
+	unsigned initiator, target;
+	unsigned latency;       /* ns; 0: not given */
+	char *bandwidth;        /* per second, as written ("4G"); NULL: not given */
+	uint64_t bandwidth_bytes; /* filled by machine_validate() */
+};
+
+struct hmat_cache {
+	unsigned node;
+	char *size;             /* as written ("16K") */
+	uint64_t size_bytes;    /* filled by machine_validate() */
+	unsigned level;         /* 1..3 */
+	char *associativity;    /* none | direct | complex (default direct) */
+	char *policy;           /* none | write-back | write-through (default write-back) */
+	unsigned line;          /* bytes, default 64 */
+};
+
 struct numa {
 	struct numa_node *nodes;
 	unsigned nodes_count;
 	/* distances[i * nodes_count + j]; NULL when the scenario gives none */
 	unsigned *distances;
 	unsigned distances_count; /* nodes_count * nodes_count when given */
+	struct hmat_lb *hmat;     /* latency/bandwidth entries; any turns HMAT on */
+	unsigned hmat_count;
+	struct hmat_cache *caches; /* memory-side caches (need hmat entries) */
+	unsigned caches_count;
 };
 
 /* Hibernation (S4) writes its image to the swap disk named here. */
 struct hibernate {
 	char *disk;             /* a disk id */
+};
+
+/* A virtio balloon the balloon step drives; free page reporting lets the
+ * guest hand pages it freed back to the host (QEMU's RSS falls). */
+struct balloon {
+	bool free_page_reporting;
 };
 
 struct machine {
@@ -78,6 +107,7 @@ struct machine {
 	unsigned disks_count;
 	struct numa *numa;      /* NULL: no NUMA topology */
 	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
+	struct balloon *balloon; /* NULL: no balloon device */
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"
@@ -112,6 +142,10 @@ struct hw_launch {
 
 /* Parse a size such as "512", "4K", "256M", "1G" (binary units) into bytes. */
 int hw_parse_size(const char *s, uint64_t *out);
+
+/* The -machine argument: "q35", with ",hmat=on" when the NUMA model has
+ * HMAT entries. */
+const char *machine_type_arg(const struct machine *m);
 
 /* Check the machine and fill the parsed fields (sizes, defaults). Refuses what
  * QEMU cannot present faithfully. Returns 0 or -EINVAL with err filled. */

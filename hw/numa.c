@@ -116,6 +116,23 @@ static int numa_check_distances(const struct numa *nu, struct hw_error *err)
 	return 0;
 }
 
+/* The guest numbers nodes in the order SRAT names them, CPU entries first:
+ * a memory-only node before a node with CPUs would change numbers. */
+static int numa_check_order(const struct numa *nu, struct hw_error *err)
+{
+	char f[64];
+
+	for (unsigned n = 1; n < nu->nodes_count; n++) {
+		if (nu->nodes[n].cpus_count && !nu->nodes[n - 1].cpus_count) {
+			snprintf(f, sizeof(f), "machine.numa.nodes[%u]", n - 1);
+			return hw_fail(err, f, "a memory-only node before a node with cpus; "
+				       "the guest numbers nodes with cpus first, so list "
+				       "memory-only nodes last");
+		}
+	}
+	return 0;
+}
+
 int numa_validate(struct machine *m, struct hw_error *err)
 {
 	const struct numa *nu = m->numa;
@@ -126,7 +143,8 @@ int numa_validate(struct machine *m, struct hw_error *err)
 		return hw_fail(err, "machine.numa.nodes", "%u nodes; give 1 to %d",
 			       nu->nodes_count, MACHINE_MAX_NODES);
 	return numa_check_cpus(m, err) ?: numa_check_memory(m, err) ?:
-	       numa_check_distances(nu, err);
+	       numa_check_distances(nu, err) ?: numa_check_order(nu, err) ?:
+	       hmat_validate(nu, err);
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -136,9 +154,20 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* "nodeid=N,cpus=0-1,cpus=4,memdev=mN": one cpus= per contiguous run. */
-static char *numa_node_opt(const struct numa_node *node, unsigned n)
+/* With HMAT every node names its initiator: itself when it has CPUs, else
+ * the first node with CPUs. */
+static unsigned numa_initiator(const struct numa *nu, unsigned n)
 {
+	for (unsigned i = 0; !nu->nodes[n].cpus_count && i < nu->nodes_count; i++)
+		if (nu->nodes[i].cpus_count)
+			return i;
+	return n;
+}
+
+/* "nodeid=N,cpus=0-1,cpus=4,memdev=mN": one cpus= per contiguous run. */
+static char *numa_node_opt(const struct numa *nu, unsigned n)
+{
+	const struct numa_node *node = &nu->nodes[n];
 	unsigned cpus[NUMA_MAX_CPUS];
 	char buf[1024];
 	size_t len;
@@ -160,13 +189,16 @@ static char *numa_node_opt(const struct numa_node *node, unsigned n)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",cpus=%u-%u",
 						first, cpus[k]);
 	}
-	snprintf(buf + len, sizeof(buf) - len, ",memdev=m%u", n);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",memdev=m%u", n);
+	if (nu->hmat_count)
+		snprintf(buf + len, sizeof(buf) - len, ",initiator=%u", numa_initiator(nu, n));
 	return strdup(buf);
 }
 
-static int numa_node_to_args(const struct numa_node *node, unsigned n, struct argv *a)
+static int numa_node_to_args(const struct numa *nu, unsigned n, struct argv *a)
 {
-	char *opt = numa_node_opt(node, n);
+	const struct numa_node *node = &nu->nodes[n];
+	char *opt = numa_node_opt(nu, n);
 	int ret;
 
 	if (!opt)
@@ -189,7 +221,7 @@ int numa_to_args(const struct machine *m, struct argv *a)
 		return 0;
 	n = nu->nodes_count;
 	for (unsigned i = 0; i < n; i++) {
-		ret = numa_node_to_args(&nu->nodes[i], i, a);
+		ret = numa_node_to_args(nu, i, a);
 		if (ret < 0)
 			return ret;
 	}
@@ -204,5 +236,5 @@ int numa_to_args(const struct machine *m, struct argv *a)
 				return ret;
 		}
 	}
-	return 0;
+	return hmat_to_args(nu, a);
 }

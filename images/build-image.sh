@@ -314,12 +314,13 @@ install_busybox() {
 
 install_guest() {
 	local f
-	for f in init ktb-probe ktb-io; do
+	for f in init ktb-probe ktb-io ktb-mem; do
 		[[ -x $GUEST_DIR/$f ]] || die "no guest binary $GUEST_DIR/$f: build it (cmake --build build)"
 	done
 	install_elf "$GUEST_DIR/init" /init
 	install_elf "$GUEST_DIR/ktb-probe" /usr/bin/ktb-probe
 	install_elf "$GUEST_DIR/ktb-io" /usr/bin/ktb-io
+	install_elf "$GUEST_DIR/ktb-mem" /usr/bin/ktb-mem
 }
 
 install_binaries() {

@@ -44,6 +44,24 @@ static void test_numa(void **state)
 		      "\"distances\":[[10,20],[20,10]]}");
 }
 
+static void test_numa_hmat(void **state)
+{
+	(void)state;
+	/* access0 where the kernel has HMAT data, caches where it has a
+	 * memory-side cache; a CPU-less node has an empty cpu list */
+	check_section(facts_numa, KTB_TEST_DATA "/guest-hmat", 0,
+		      "{\"node_count\":2,\"nodes\":["
+		      "{\"id\":0,\"cpus\":[0],\"memory_kb\":262144,\"memory_mb\":256,"
+		      "\"access0\":{\"read_latency\":10,\"write_latency\":10,"
+		      "\"read_bandwidth\":10240,\"write_bandwidth\":10240}},"
+		      "{\"id\":1,\"cpus\":[],\"memory_kb\":131072,\"memory_mb\":128,"
+		      "\"access0\":{\"read_latency\":80,\"write_latency\":80,"
+		      "\"read_bandwidth\":2048,\"write_bandwidth\":2048},"
+		      "\"caches\":[{\"size\":16777216,\"line_size\":64,\"indexing\":0,"
+		      "\"write_policy\":0}]}],"
+		      "\"distances\":[[10,30],[30,10]]}");
+}
+
 static void test_numa_flat(void **state)
 {
 	(void)state;
@@ -106,6 +124,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numa),
+		cmocka_unit_test(test_numa_hmat),
 		cmocka_unit_test(test_numa_flat),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_memory),

@@ -209,7 +209,7 @@ static void test_numa(void **state)
 	    {c1, 1, "256M", 0},
 	    {NULL, 0, "512M", 0},
 	};
-	struct numa nu = {nodes, 3, dist, 9};
+	struct numa nu = {.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9};
 	struct machine m = {.cpus = 3, .memory = "1G", .numa = &nu};
 	struct argv a;
 	char *xml;

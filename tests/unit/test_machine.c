@@ -212,7 +212,8 @@ static void numa_fixture_init(struct numa_fixture *f)
 	f->nodes[0] = (struct numa_node){ f->cpus0, 1, "512M", 0 };
 	f->nodes[1] = (struct numa_node){ f->cpus1, 1, "512M", 0 };
 	memcpy(f->dist, (unsigned[]){ 10, 20, 20, 10 }, sizeof(f->dist));
-	f->numa = (struct numa){ f->nodes, 2, f->dist, 4 };
+	f->numa = (struct numa){ .nodes = f->nodes, .nodes_count = 2, .distances = f->dist,
+				 .distances_count = 4 };
 	f->m = (struct machine){ .cpus = 2, .memory = "1G", .numa = &f->numa };
 }
 
@@ -545,7 +546,8 @@ static void test_argv_numa(void **state)
 		{ c0, 3, "1G", 0 }, { c1, 3, "512M", 0 }, { NULL, 0, "512M", 0 },
 	};
 	unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
-	struct numa nu = { nodes, 3, dist, 9 };
+	struct numa nu = { .nodes = nodes, .nodes_count = 3, .distances = dist,
+			   .distances_count = 9 };
 	struct machine m = { .cpus = 6, .memory = "2G", .numa = &nu };
 	struct argv a;
 

@@ -170,7 +170,7 @@ static const struct bad_case {
 	  "id, bus, size, sector, paths, rotational, image, multipath, zoned)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
-	  "restore_path, timeout, expect)" },
+	  "restore_path, timeout, balloon, measure, as, since, within, expect)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
 	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },

@@ -27,7 +27,15 @@ static struct disk mp[] = {
 static unsigned c0[] = { 0, 1, 4 }, c1[] = { 2, 3, 5 };
 static struct numa_node nodes[] = { { c0, 3, "1G", 0 }, { c1, 3, "512M", 0 }, { NULL, 0, "512M", 0 } };
 static unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
-static struct numa numa = { nodes, 3, dist, 9 };
+static struct numa numa = {
+	.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9
+};
+static struct hmat_lb lbs[] = {
+	{ .initiator = 0, .target = 0, .latency = 10, .bandwidth = "10G" },
+	{ .initiator = 1, .target = 2, .latency = 60, .bandwidth = "3G" },
+};
+static struct hmat_cache caches[] = { { .node = 2, .size = "16M" } };
+static struct balloon balloon = { .free_page_reporting = true };
 
 int main(int argc, char **argv)
 {
@@ -43,6 +51,9 @@ int main(int argc, char **argv)
 		all[14].image = argv[4]; all[15].image = argv[5]; }
 	if (!strcmp(w, "multipath")) { m.disks = mp; m.disks_count = 5; }
 	if (!strcmp(w, "numa")) { m.cpus = 6; m.memory = "2G"; m.numa = &numa; }
+	if (!strcmp(w, "hmat")) { m.cpus = 6; m.memory = "2G"; m.numa = &numa;
+		numa.hmat = lbs; numa.hmat_count = 2; numa.caches = caches; numa.caches_count = 1; }
+	if (!strcmp(w, "balloon")) m.balloon = &balloon;
 	if (!strcmp(w, "s3")) m.sleep = SLEEP_S3;
 	if (!strcmp(w, "s3s4")) m.sleep = SLEEP_S3 | SLEEP_S4;
 	if (machine_validate(&m, &err) || machine_create_disks(&m, &l, &err) ||

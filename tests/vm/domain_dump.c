@@ -27,7 +27,7 @@ static struct numa_node nodes[] = {
     {NULL, 0, "512M", 0},
 };
 static unsigned dist[] = {10, 20, 30, 20, 10, 25, 30, 25, 10};
-static struct numa numa = {nodes, 3, dist, 9};
+static struct numa numa = {.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9};
 
 int main(int argc, char **argv)
 {

@@ -26,7 +26,7 @@ run() { # name, args...
 		echo "$name: REFUSED (rc $rc) $(head -c 300 "$W/$name.err")"; return 1
 	fi
 }
-for c in base disks overlay numa s3 s3s4 multipath; do
+for c in base disks overlay numa hmat balloon s3 s3s4 multipath; do
 	mkdir -p "$W/$c"
 	mapfile -t args < <("$HW_ARGV_DUMP" "$c" "$W/$c" "$W/$c/qga.sock" "$W/base.raw" "$W/base.qcow2") || { echo "$c: dump failed"; fails=$((fails+1)); continue; }
 	# the harness reads the console on stdout; here stdout is the QMP monitor

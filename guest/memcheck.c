@@ -1,0 +1,107 @@
+#include "memcheck.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "size.h"
+
+uint64_t memcheck_tag(uint64_t seed, uint64_t addr)
+{
+	/* splitmix64's finaliser: nearby addresses give unrelated tags */
+	uint64_t z = seed ^ (addr * 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return z ? z : 1; /* never all-zero, whatever the seed */
+}
+
+void memcheck_fill(void *p, uint64_t idx, uint64_t seed)
+{
+	uint64_t *w = p, tag = memcheck_tag(seed, (uint64_t)(uintptr_t)p);
+
+	w[0] = idx;
+	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
+		w[i] = tag;
+}
+
+bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed)
+{
+	const uint64_t *w = p;
+	uint64_t tag = memcheck_tag(seed, (uint64_t)(uintptr_t)p);
+
+	if (w[0] != idx)
+		return false;
+	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
+		if (w[i] != tag)
+			return false;
+	return true;
+}
+
+/* The number after "name" at the start of a line, name followed by sep. */
+static uint64_t line_value(const char *text, const char *name, char sep)
+{
+	size_t len = strlen(name);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == sep)
+			return strtoull(l + len + 1, NULL, 10);
+	return 0;
+}
+
+uint64_t memcheck_vmstat(const char *text, const char *name)
+{
+	return line_value(text, name, ' ');
+}
+
+uint64_t memcheck_meminfo_kb(const char *text, const char *name)
+{
+	return line_value(text, name, ':');
+}
+
+int memcheck_psi(const char *text, const char *kind, struct psi_line *out)
+{
+	size_t len = strlen(kind);
+	unsigned long long total;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, kind, len) || l[len] != ' ')
+			continue;
+		if (sscanf(l + len, " avg10=%lf avg60=%lf avg300=%lf total=%llu", &out->avg10,
+			   &out->avg60, &out->avg300, &total) != 4)
+			return -EINVAL;
+		out->total_us = total;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int memcheck_size(const char *s, uint64_t memtotal, uint64_t *out)
+{
+	size_t len = s ? strlen(s) : 0;
+	char *end;
+	double r;
+
+	if (!len)
+		return -EINVAL;
+	if (s[len - 1] != 'x')
+		return size_parse(s, out);
+	errno = 0;
+	r = strtod(s, &end);
+	if (errno || end != s + len - 1 || !(r > 0) || !isfinite(r))
+		return -EINVAL;
+	if (r * (double)memtotal >= 18446744073709551615.0)
+		return -ERANGE;
+	*out = (uint64_t)(r * (double)memtotal) & ~(uint64_t)(MEMCHECK_PAGE - 1);
+	return *out ? 0 : -EINVAL;
+}
+
+int64_t memcheck_saved_pct(uint64_t before, uint64_t after)
+{
+	if (!before)
+		return 0;
+	return (int64_t)(((double)before - (double)after) * 100.0 / (double)before);
+}

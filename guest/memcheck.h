@@ -1,0 +1,46 @@
+/* The ktb-mem page pattern and the kernel counters it reports: pure
+ * functions that the guest tool and the unit tests share. A page's words
+ * are all one tag derived from its address and the seed, except word 0,
+ * which holds the page index: a lost, stale, zeroed or misplaced page reads
+ * back wrong, yet zswap can still compress the page (and never takes it for
+ * a same-filled one). */
+#ifndef KTB_GUEST_MEMCHECK_H
+#define KTB_GUEST_MEMCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMCHECK_PAGE 4096u
+
+/* The tag of the page at addr (its virtual address) for seed. */
+uint64_t memcheck_tag(uint64_t seed, uint64_t addr);
+
+/* Fill / verify one page (MEMCHECK_PAGE bytes at p, index idx). */
+void memcheck_fill(void *p, uint64_t idx, uint64_t seed);
+bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed);
+
+/* Counters from /proc/vmstat text: the value of name, or 0 when absent. */
+uint64_t memcheck_vmstat(const char *text, const char *name);
+
+/* /proc/meminfo text: the value of "Name:" in kB, or 0 when absent. */
+uint64_t memcheck_meminfo_kb(const char *text, const char *name);
+
+/* One line of /proc/pressure/memory ("some" or "full"). */
+struct psi_line {
+	double avg10, avg60, avg300;
+	uint64_t total_us;
+};
+
+/* Parse the kind line ("some"/"full") of a PSI file. 0 or -EINVAL. */
+int memcheck_psi(const char *text, const char *kind, struct psi_line *out);
+
+/* A size for ktb-mem: "256M" (bytes) or "1.5x" (that many times
+ * memtotal). 0, -EINVAL or -ERANGE. */
+int memcheck_size(const char *s, uint64_t memtotal, uint64_t *out);
+
+/* How many percent fewer writes after than before (0 when before is 0;
+ * negative when after is more). */
+int64_t memcheck_saved_pct(uint64_t before, uint64_t after);
+
+#endif

@@ -1,0 +1,295 @@
+/* Memory steps driven from the host. balloon: ask QEMU for a new guest
+ * size, then wait for the effect twice over: QEMU's balloon reaching the
+ * target, and the guest's MemTotal moving by as much. measure: read a host
+ * metric of this VM (QEMU's resident set), save it in the metrics for later
+ * steps, report its change since an earlier reading, and with within:
+ * sample until the step's expect holds. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop.h"
+#include "qga.h"
+#include "qmp.h"
+#include "steps.h"
+#include "util.h"
+
+#define MEM_POLL_MS 250
+#define MEM_SAMPLE_MS 500
+#define MEM_CMD_MS 10000
+#define MIB (1024 * 1024)
+/* The guest's MemTotal follows the balloon page by page; allow this much
+ * for the pages the driver has not yet handed back or taken. */
+#define BALLOON_MEMTOTAL_SLACK (4 * MIB)
+#define BALLOON_ACTUAL_SLACK MIB
+
+static void mem_fail(struct step_result *sr, enum status st, char *msg)
+{
+	sr->status = st;
+	free(sr->message);
+	sr->message = msg;
+}
+
+static int64_t llabs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Pause until ms from now (or the deadline), still watching for a panic. */
+static int mem_sleep(struct run_ctx *c, int64_t ms, int64_t deadline)
+{
+	int64_t until = loop_now(c->vm.loop) + ms;
+
+	if (until > deadline)
+		return -ETIMEDOUT;
+	return loop_run_until(c->vm.loop, NULL, NULL, until);
+}
+
+/* The guest's MemTotal in bytes, read through the agent. */
+static int guest_memtotal(struct run_ctx *c, int64_t *bytes, int64_t deadline)
+{
+	struct qga_exec_result res = {0};
+	int64_t dl = loop_now(c->vm.loop) + MEM_CMD_MS;
+	const char *p;
+	int ret;
+
+	ret = qga_exec(c->vm.qga, "cat /proc/meminfo", (const char *const *)c->env, &res,
+		       dl < deadline ? dl : deadline);
+	if (!ret && (!res.out || !(p = strstr(res.out, "MemTotal:"))))
+		ret = -EPROTO;
+	if (!ret)
+		*bytes = strtoll(p + 9, NULL, 10) * 1024;
+	qga_exec_result_free(&res);
+	return ret;
+}
+
+/* QEMU's view: the guest memory size the balloon leaves ("actual"). */
+static int balloon_actual(struct run_ctx *c, int64_t *bytes, int64_t deadline)
+{
+	json_t *ret_val = NULL;
+	json_int_t actual = 0;
+	char *errmsg = NULL;
+	int ret = qmp_execute(c->vm.qmp, "query-balloon", NULL, &ret_val, &errmsg, deadline);
+
+	if (ret == -EREMOTEIO)
+		snprintf(c->vm.err, sizeof(c->vm.err), "query-balloon: %s", errmsg ? errmsg : "?");
+	if (!ret && json_unpack(ret_val, "{s:I}", "actual", &actual))
+		ret = -EPROTO;
+	if (!ret)
+		*bytes = actual;
+	json_decref(ret_val);
+	free(errmsg);
+	return ret;
+}
+
+struct balloon_run {
+	int64_t target, actual0, memtotal0, actual, memtotal, expected;
+	int64_t t0, target_ms, memtotal_ms;
+};
+
+static int balloon_wait_actual(struct run_ctx *c, struct balloon_run *b, int64_t deadline)
+{
+	int ret;
+
+	for (;;) {
+		ret = balloon_actual(c, &b->actual, deadline);
+		if (ret)
+			return ret;
+		if (llabs64(b->actual - b->target) <= BALLOON_ACTUAL_SLACK)
+			break;
+		ret = mem_sleep(c, MEM_POLL_MS, deadline);
+		if (ret)
+			return ret;
+	}
+	b->target_ms = loop_now(c->vm.loop) - b->t0;
+	return 0;
+}
+
+static int balloon_wait_memtotal(struct run_ctx *c, struct balloon_run *b, int64_t deadline)
+{
+	int ret;
+
+	b->expected = b->memtotal0 - (b->actual0 - b->actual);
+	for (;;) {
+		ret = guest_memtotal(c, &b->memtotal, deadline);
+		if (ret)
+			return ret;
+		if (llabs64(b->memtotal - b->expected) <= BALLOON_MEMTOTAL_SLACK)
+			break;
+		ret = mem_sleep(c, MEM_POLL_MS, deadline);
+		if (ret)
+			return ret;
+	}
+	b->memtotal_ms = loop_now(c->vm.loop) - b->t0;
+	return 0;
+}
+
+static void balloon_output(struct run_ctx *c, struct step_result *sr, const struct balloon_run *b)
+{
+	json_t *o = json_pack(
+	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target_mb", (json_int_t)(b->target / MIB),
+	    "actual_mb", (json_int_t)(b->actual / MIB), "memtotal_before_mb",
+	    (json_int_t)(b->memtotal0 / MIB), "memtotal_mb", (json_int_t)(b->memtotal / MIB),
+	    "memtotal_expected_mb", (json_int_t)(b->expected / MIB), "target_ms",
+	    (json_int_t)b->target_ms, "memtotal_ms", (json_int_t)b->memtotal_ms);
+
+	sr->out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	sr->data = o;
+	sr->exit_code = 0;
+	json_object_set_new(c->r->metrics, "balloon_ms", json_integer(b->memtotal_ms));
+}
+
+/* Why a balloon wait ended early, with what was last seen. */
+static void balloon_failed(struct run_ctx *c, struct step_result *sr, int ret,
+			   const struct step *st, const struct balloon_run *b)
+{
+	if (ret == -EREMOTEIO || ret == -EPROTO) {
+		mem_fail(sr, ST_ERROR,
+			 xasprintf("%s", ret == -EREMOTEIO
+					     ? c->vm.err
+					     : "no MemTotal or actual in the answer"));
+		return;
+	}
+	if (ret != -ETIMEDOUT || loop_now(c->vm.loop) >= c->deadline) {
+		step_wait_failed(c, sr, ret, st);
+		return;
+	}
+	if (!b->target_ms)
+		mem_fail(sr, ST_FAIL,
+			 xasprintf("QEMU's balloon did not reach %s: actual %lld MB", st->balloon,
+				   (long long)(b->actual / MIB)));
+	else
+		mem_fail(sr, ST_FAIL,
+			 xasprintf("the balloon reached %s but the guest's "
+				   "MemTotal is %lld MB, not %lld MB",
+				   st->balloon, (long long)(b->memtotal / MIB),
+				   (long long)(b->expected / MIB)));
+}
+
+void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline)
+{
+	struct balloon_run b = {.target = (int64_t)st->balloon_bytes};
+	json_t *args = json_pack("{s:I}", "value", (json_int_t)b.target), *ret_val = NULL;
+	char *errmsg = NULL;
+	int ret;
+
+	ret = guest_memtotal(c, &b.memtotal0, deadline) ?: balloon_actual(c, &b.actual0, deadline);
+	b.t0 = loop_now(c->vm.loop);
+	if (!ret)
+		ret = qmp_execute(c->vm.qmp, "balloon", args, &ret_val, &errmsg, deadline);
+	if (ret == -EREMOTEIO) {
+		mem_fail(sr, ST_ERROR, xasprintf("QMP balloon refused: %s", errmsg ? errmsg : "?"));
+		goto out;
+	}
+	if (!ret)
+		ret =
+		    balloon_wait_actual(c, &b, deadline) ?: balloon_wait_memtotal(c, &b, deadline);
+	if (ret) {
+		balloon_failed(c, sr, ret, st, &b);
+		goto out;
+	}
+	balloon_output(c, sr, &b);
+	step_judge(sr, st->expect);
+out:
+	json_decref(args);
+	json_decref(ret_val);
+	free(errmsg);
+}
+
+/* ---- measure: host-side metrics of this VM ---- */
+
+/* VmRSS of process pid in bytes. */
+static int proc_rss(pid_t pid, int64_t *bytes)
+{
+	char path[64], *text, *p;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	text = read_file(path, &len);
+	if (!text)
+		return -errno;
+	p = strstr(text, "\nVmRSS:");
+	if (p)
+		*bytes = strtoll(p + 7, NULL, 10) * 1024;
+	free(text);
+	return p ? 0 : -EPROTO;
+}
+
+/* metrics.qemu_rss_mb: {NAME: MB} for every measure step with as:. */
+static json_t *rss_saved(struct run_ctx *c)
+{
+	json_t *saved = json_object_get(c->r->metrics, "qemu_rss_mb");
+
+	if (!saved) {
+		saved = json_object();
+		json_object_set_new(c->r->metrics, "qemu_rss_mb", saved);
+	}
+	return saved;
+}
+
+static void measure_output(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			   int64_t rss, int64_t min_rss, unsigned samples, int64_t t0)
+{
+	json_t *o = json_pack("{s:I, s:I, s:i, s:I}", "rss_mb", (json_int_t)(rss / MIB),
+			      "min_rss_mb", (json_int_t)(min_rss / MIB), "samples", samples,
+			      "waited_ms", (json_int_t)(loop_now(c->vm.loop) - t0));
+	json_t *base = st->since ? json_object_get(rss_saved(c), st->since) : NULL;
+
+	if (base) {
+		json_object_set_new(o, "since", json_string(st->since));
+		json_object_set_new(o, "base_mb", json_incref(base));
+		json_object_set_new(o, "delta_mb",
+				    json_integer(rss / MIB - json_integer_value(base)));
+	}
+	free(sr->out);
+	json_decref(sr->data);
+	sr->out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	sr->data = o;
+	sr->exit_code = 0;
+}
+
+void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		  int64_t deadline)
+{
+	int64_t t0 = loop_now(c->vm.loop), until = t0 + st->within_ms, rss = 0, min_rss = 0;
+	unsigned samples = 0;
+	int ret;
+
+	if (c->vm.cfg.libvirt_uri) {
+		mem_fail(sr, ST_ERROR,
+			 xasprintf("measure: qemu_rss reads the QEMU process on this host; the "
+				   "libvirt backend's QEMU is libvirt's: run with --backend qemu"));
+		return;
+	}
+	for (;;) {
+		ret = proc_rss(c->vm.proc.pid, &rss);
+		if (ret) {
+			mem_fail(sr, ST_ERROR,
+				 xasprintf("cannot read QEMU's RSS (pid %d): %s",
+					   (int)c->vm.proc.pid, strerror(-ret)));
+			return;
+		}
+		min_rss = samples++ && min_rss < rss ? min_rss : rss;
+		measure_output(c, st, sr, rss, min_rss, samples, t0);
+		free(sr->message);
+		sr->message = NULL;
+		step_judge(sr, st->expect);
+		if (sr->status == ST_PASS || loop_now(c->vm.loop) + MEM_SAMPLE_MS > until)
+			break;
+		ret = mem_sleep(c, MEM_SAMPLE_MS, deadline);
+		if (ret) {
+			step_wait_failed(c, sr, ret, st);
+			return;
+		}
+	}
+	if (st->as)
+		json_object_set_new(rss_saved(c), st->as, json_integer(rss / MIB));
+	if (sr->status != ST_PASS && st->within) {
+		char *why = sr->message;
+
+		sr->message = xasprintf("%s (after %u samples over %s)", why, samples, st->within);
+		free(why);
+	}
+}

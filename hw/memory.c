@@ -1,0 +1,12 @@
+/* The memory devices of a machine beyond its RAM: the virtio balloon. */
+#include "internal.h"
+
+int balloon_to_args(const struct machine *m, struct argv *a)
+{
+	if (!m->balloon)
+		return 0;
+	/* id=balloon0: the QMP balloon command finds the device itself */
+	return argv_add(a, "-device")
+		   ?: argv_addf(a, "virtio-balloon-pci,id=balloon0,free-page-reporting=%s",
+				m->balloon->free_page_reporting ? "on" : "off");
+}

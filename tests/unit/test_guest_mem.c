@@ -1,0 +1,121 @@
+/* ktb-mem's page pattern and counter parsing: a filled page verifies, and
+ * each way a page can come back wrong (a flipped word, zeroes, another
+ * page's content, another seed) does not; /proc/vmstat, /proc/meminfo and
+ * PSI lines parse; sizes take bytes or a multiple of MemTotal. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "memcheck.h"
+
+static uint64_t pages[3][MEMCHECK_PAGE / 8] __attribute__((aligned(4096)));
+
+static void test_fill_verify(void **state)
+{
+	(void)state;
+	memcheck_fill(pages[0], 0, 42);
+	memcheck_fill(pages[1], 1, 42);
+	assert_true(memcheck_ok(pages[0], 0, 42));
+	assert_true(memcheck_ok(pages[1], 1, 42));
+	/* another seed, another index */
+	assert_false(memcheck_ok(pages[0], 0, 43));
+	assert_false(memcheck_ok(pages[0], 1, 42));
+	/* the tag depends on the address: page 1's bytes at page 0's place fail */
+	memcpy(pages[2], pages[1], MEMCHECK_PAGE);
+	assert_false(memcheck_ok(pages[2], 1, 42));
+}
+
+static void test_damage(void **state)
+{
+	(void)state;
+	memcheck_fill(pages[0], 7, 1);
+	pages[0][MEMCHECK_PAGE / 8 - 1] ^= 1;
+	assert_false(memcheck_ok(pages[0], 7, 1));
+	memset(pages[0], 0, MEMCHECK_PAGE);
+	assert_false(memcheck_ok(pages[0], 0, 1));
+	/* never a same-filled page, which zswap would store without compressing */
+	memcheck_fill(pages[0], 0, 0);
+	assert_int_not_equal(pages[0][0], pages[0][1]);
+	assert_int_not_equal(memcheck_tag(0, 0), 0);
+	assert_int_not_equal(memcheck_tag(5, 4096), memcheck_tag(5, 8192));
+}
+
+static void test_vmstat_meminfo(void **state)
+{
+	static const char vmstat[] = "nr_free_pages 1000\npswpin 12\npswpout 345\n"
+				     "pgmajfault 6\npswpout_x 9\n";
+	static const char meminfo[] = "MemTotal:         295160 kB\nMemFree:  100 kB\n"
+				      "AnonHugePages:     4096 kB\n";
+
+	(void)state;
+	assert_int_equal(memcheck_vmstat(vmstat, "pswpin"), 12);
+	assert_int_equal(memcheck_vmstat(vmstat, "pswpout"), 345);
+	assert_int_equal(memcheck_vmstat(vmstat, "pgmajfault"), 6);
+	assert_int_equal(memcheck_vmstat(vmstat, "nothing"), 0);
+	assert_int_equal(memcheck_meminfo_kb(meminfo, "MemTotal"), 295160);
+	assert_int_equal(memcheck_meminfo_kb(meminfo, "AnonHugePages"), 4096);
+	assert_int_equal(memcheck_meminfo_kb(meminfo, "Mem"), 0);
+}
+
+static void test_psi(void **state)
+{
+	static const char psi[] = "some avg10=27.32 avg60=6.03 avg300=1.20 total=4753772\n"
+				  "full avg10=17.84 avg60=4.00 avg300=0.80 total=3172550\n";
+	struct psi_line l;
+
+	(void)state;
+	assert_int_equal(memcheck_psi(psi, "some", &l), 0);
+	assert_true(l.avg10 > 27.31 && l.avg10 < 27.33);
+	assert_int_equal(l.total_us, 4753772);
+	assert_int_equal(memcheck_psi(psi, "full", &l), 0);
+	assert_true(l.avg60 > 3.99 && l.avg60 < 4.01);
+	assert_int_equal(l.total_us, 3172550);
+	assert_int_equal(memcheck_psi("some avg10=x\n", "some", &l), -EINVAL);
+	assert_int_equal(memcheck_psi(psi, "none", &l), -EINVAL);
+}
+
+static void test_size(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(memcheck_size("256M", 0, &v), 0);
+	assert_int_equal(v, 256ull << 20);
+	assert_int_equal(memcheck_size("1.5x", 100ull << 20, &v), 0);
+	assert_int_equal(v, 150ull << 20);
+	assert_int_equal(memcheck_size("2x", 4097, &v), 0);
+	assert_int_equal(v, 8192); /* whole pages */
+	assert_int_equal(memcheck_size("0x", 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size("-1x", 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size("abcx", 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size("x", 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size("", 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size(NULL, 1 << 20, &v), -EINVAL);
+	assert_int_equal(memcheck_size("12Q", 1 << 20, &v), -EINVAL);
+}
+
+static void test_saved_pct(void **state)
+{
+	(void)state;
+	assert_int_equal(memcheck_saved_pct(1000, 370), 63);
+	assert_int_equal(memcheck_saved_pct(1000, 1000), 0);
+	assert_int_equal(memcheck_saved_pct(100, 150), -50);
+	assert_int_equal(memcheck_saved_pct(0, 5), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fill_verify),	   cmocka_unit_test(test_damage),
+	    cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
+	    cmocka_unit_test(test_size),	   cmocka_unit_test(test_saved_pct),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
