@@ -171,6 +171,7 @@ static const struct {
 	{STEP_WAIT, step_wait},
 	{STEP_QMP, step_qmp},
 	{STEP_SUSPEND, step_suspend},
+	{STEP_POWER_LOSS, step_power_loss},
 };
 
 static step_fn step_lookup(enum step_kind k)
@@ -402,6 +403,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	else
 		run_steps(&c);
 	collect_dmesg(&c);
+	storage_collect_metrics(&c);
 	if (proc_interrupted()) {
 		r->status = ST_ERROR;
 		free(r->message);

@@ -46,6 +46,27 @@ static const cyaml_strval_t sleep_strings[] = {
 	CYAML_FIELD_STRING_PTR(key, PTR | (flags), type, member, 0, CYAML_UNLIMITED)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+static const cyaml_strval_t hybrid_model_strings[] = {
+	{ "on", HYBRID_MODEL_ON }, { "off", HYBRID_MODEL_OFF },
+};
+
+static const cyaml_schema_value_t pin_schema = {
+	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
+};
+
+static const cyaml_schema_field_t hybrid_fields[] = {
+	STR("cache", OPT, struct hybrid, cache),
+	CYAML_FIELD_UINT("rpm", OPT, struct hybrid, rpm),
+	CYAML_FIELD_ENUM("model", OPT | CYAML_FLAG_STRICT, struct hybrid, model,
+			 hybrid_model_strings, COUNT(hybrid_model_strings)),
+	STR("write_cache", OPT, struct hybrid, write_cache),
+	CYAML_FIELD_UINT("promote_after", OPT, struct hybrid, promote_after),
+	CYAML_FIELD_SEQUENCE("pin", PTR | OPT, struct hybrid, pin, &pin_schema, 0, CYAML_UNLIMITED),
+	CYAML_FIELD_BOOL("ignore_flushes", OPT, struct hybrid, ignore_flushes),
+	STR("fail_writes", OPT, struct hybrid, fail_writes),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t disk_fields[] = {
 	STR("id", 0, struct disk, id),
 	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings, COUNT(bus_strings)),
@@ -55,6 +76,7 @@ static const cyaml_schema_field_t disk_fields[] = {
 	CYAML_FIELD_UINT("paths", OPT, struct disk, paths),
 	CYAML_FIELD_BOOL("rotational", OPT, struct disk, rotational),
 	STR("image", OPT, struct disk, image),
+	CYAML_FIELD_MAPPING_PTR("hybrid", PTR | OPT, struct disk, hybrid, hybrid_fields),
 	CYAML_FIELD_END
 };
 
@@ -122,6 +144,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
 	STR("timeout", OPT, struct step, timeout),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
+	STR("power_loss", OPT, struct step, power_loss),
 	CYAML_FIELD_END
 };
 
@@ -705,6 +728,7 @@ enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
 static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -721,6 +745,8 @@ static const struct step_kind_row {
 	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
 	{ "suspend", STEP_SUSPEND, offsetof(struct step, suspend), EXPECT_JSON,
 	  step_check_suspend },
+	{ "power_loss", STEP_POWER_LOSS, offsetof(struct step, power_loss), EXPECT_JSON,
+	  step_check_power_loss },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -883,6 +909,28 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	return step_check_wake(c, st, path);
 }
 
+/* power_loss: all | ID of a hybrid disk (the one whose volatile cache is
+ * lost; the machine loses power either way). */
+static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path)
+{
+	const struct machine *m = c->s->machine;
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.power_loss", path);
+	if (!strcmp(st->power_loss, "all"))
+		return 0;
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		if (strcmp(m->disks[i].id, st->power_loss))
+			continue;
+		if (m->disks[i].bus != DISK_BUS_HYBRID)
+			return fail(c, f, "disk \"%s\" is not on bus hybrid; only a hybrid disk "
+				    "has a volatile cache to lose (or write all)", st->power_loss);
+		return 0;
+	}
+	return fail(c, f, "\"%s\" is not one of the machine's disks; write all or the id of a "
+		    "hybrid disk", st->power_loss);
+}
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -898,7 +946,7 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp, suspend");
+		return fail(c, path, "no action; give one of run, wait, qmp, suspend, power_loss");
 	*out = found;
 	return 0;
 }

@@ -41,4 +41,10 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline);
 
+/* power_loss: all | ID (step_storage.c) */
+void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline);
+/* The hybrid disks' stats into the result's metrics (before the VM stops). */
+void storage_collect_metrics(struct run_ctx *c);
+
 #endif

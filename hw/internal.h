@@ -28,6 +28,10 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 		  struct hw_error *err);
 int numa_validate(struct machine *m, struct hw_error *err);
 int numa_to_args(const struct machine *m, struct argv *a);
+/* disk i's hybrid: settings (hybrid_disk.c) */
+int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err);
+/* Shared guest RAM for vhost-user back ends when the machine has one. */
+int hybrid_memory_args(const struct machine *m, struct argv *a);
 int sleep_validate(const struct machine *m, struct hw_error *err);
 int sleep_to_args(const struct machine *m, struct argv *a);
 

@@ -164,7 +164,8 @@ static char *numa_node_opt(const struct numa_node *node, unsigned n)
 	return strdup(buf);
 }
 
-static int numa_node_to_args(const struct numa_node *node, unsigned n, struct argv *a)
+static int numa_node_to_args(const struct numa_node *node, unsigned n, bool shared,
+			     struct argv *a)
 {
 	char *opt = numa_node_opt(node, n);
 	int ret;
@@ -172,8 +173,8 @@ static int numa_node_to_args(const struct numa_node *node, unsigned n, struct ar
 	if (!opt)
 		return -ENOMEM;
 	ret = argv_add(a, "-object") ?:
-	      argv_addf(a, "memory-backend-ram,size=%llu,id=m%u",
-			(unsigned long long)node->memory_bytes, n) ?:
+	      argv_addf(a, "%s,size=%llu,id=m%u", shared ? "memory-backend-memfd,share=on"
+			: "memory-backend-ram", (unsigned long long)node->memory_bytes, n) ?:
 	      argv_add(a, "-numa") ?: argv_add(a, opt);
 	free(opt);
 	return ret;
@@ -189,7 +190,8 @@ int numa_to_args(const struct machine *m, struct argv *a)
 		return 0;
 	n = nu->nodes_count;
 	for (unsigned i = 0; i < n; i++) {
-		ret = numa_node_to_args(&nu->nodes[i], i, a);
+		/* a vhost-user back end maps guest RAM: it must be shareable */
+		ret = numa_node_to_args(&nu->nodes[i], i, machine_has_hybrid(m), a);
 		if (ret < 0)
 			return ret;
 	}
