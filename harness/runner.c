@@ -172,6 +172,7 @@ static const struct {
 	{STEP_QMP, step_qmp},
 	{STEP_SUSPEND, step_suspend},
 	{STEP_POWER_LOSS, step_power_loss},
+	{STEP_HYBRID_STATS, step_hybrid_stats},
 };
 
 static step_fn step_lookup(enum step_kind k)

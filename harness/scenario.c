@@ -145,6 +145,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("timeout", OPT, struct step, timeout),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	STR("power_loss", OPT, struct step, power_loss),
+	STR("hybrid_stats", OPT, struct step, hybrid_stats),
 	CYAML_FIELD_END
 };
 
@@ -729,6 +730,7 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -747,6 +749,8 @@ static const struct step_kind_row {
 	  step_check_suspend },
 	{ "power_loss", STEP_POWER_LOSS, offsetof(struct step, power_loss), EXPECT_JSON,
 	  step_check_power_loss },
+	{ "hybrid_stats", STEP_HYBRID_STATS, offsetof(struct step, hybrid_stats), EXPECT_JSON,
+	  step_check_hybrid_stats },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -909,26 +913,42 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	return step_check_wake(c, st, path);
 }
 
+/* The hybrid disk that key (power_loss, hybrid_stats) names; "all" too when
+ * all_ok. */
+static int check_hybrid_disk(struct load_ctx *c, const char *id, const char *f, bool all_ok)
+{
+	const struct machine *m = c->s->machine;
+
+	if (all_ok && !strcmp(id, "all"))
+		return 0;
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		if (strcmp(m->disks[i].id, id))
+			continue;
+		if (m->disks[i].bus != DISK_BUS_HYBRID)
+			return fail(c, f, "disk \"%s\" is not on bus hybrid; write the id of a "
+				    "hybrid disk%s", id, all_ok ? " (or all)" : "");
+		return 0;
+	}
+	return fail(c, f, "\"%s\" is not one of the machine's disks; write the id of a hybrid "
+		    "disk%s", id, all_ok ? " (or all)" : "");
+}
+
 /* power_loss: all | ID of a hybrid disk (the one whose volatile cache is
  * lost; the machine loses power either way). */
 static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path)
 {
-	const struct machine *m = c->s->machine;
 	char f[64];
 
 	snprintf(f, sizeof(f), "%s.power_loss", path);
-	if (!strcmp(st->power_loss, "all"))
-		return 0;
-	for (unsigned i = 0; i < m->disks_count; i++) {
-		if (strcmp(m->disks[i].id, st->power_loss))
-			continue;
-		if (m->disks[i].bus != DISK_BUS_HYBRID)
-			return fail(c, f, "disk \"%s\" is not on bus hybrid; only a hybrid disk "
-				    "has a volatile cache to lose (or write all)", st->power_loss);
-		return 0;
-	}
-	return fail(c, f, "\"%s\" is not one of the machine's disks; write all or the id of a "
-		    "hybrid disk", st->power_loss);
+	return check_hybrid_disk(c, st->power_loss, f, true);
+}
+
+static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.hybrid_stats", path);
+	return check_hybrid_disk(c, st->hybrid_stats, f, false);
 }
 
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
@@ -946,7 +966,8 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp, suspend, power_loss");
+		return fail(c, path, "no action; give one of run, wait, qmp, suspend, power_loss, "
+			    "hybrid_stats");
 	*out = found;
 	return 0;
 }

@@ -10,7 +10,8 @@
 
 #include "../hw/machine.h"
 
-enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_POWER_LOSS, STEP_KIND_COUNT };
+enum step_kind { STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_POWER_LOSS,
+		 STEP_HYBRID_STATS, STEP_KIND_COUNT };
 
 /* What a suspend step asks for (step.sleep_state, step.wake_by). */
 enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
@@ -36,6 +37,7 @@ struct step {
 	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
 	char *timeout;       /* per-step deadline, default 60s (suspend: 60s a cycle) */
 	char *power_loss;    /* "all" or a hybrid disk id: whose volatile cache is lost */
+	char *hybrid_stats;  /* a hybrid disk id: its back end's stats as the output */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;

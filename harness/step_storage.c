@@ -81,6 +81,29 @@ void step_power_loss(struct run_ctx *c, const struct step *st, struct step_resul
 	step_judge(sr, st->expect);
 }
 
+void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		       int64_t deadline)
+{
+	const struct machine *m = c->s->machine;
+	struct hw_launch l = vm_launch(&c->vm);
+	json_t *stats = NULL;
+
+	(void)deadline; /* the control socket has its own short timeout */
+	for (unsigned i = 0; i < m->disks_count && !stats; i++)
+		if (!strcmp(m->disks[i].id, st->hybrid_stats))
+			stats = hybrid_ctl(&l, &m->disks[i], "stats");
+	if (!stats) {
+		sr->status = ST_ERROR;
+		sr->message = xasprintf("the back end of hybrid disk %s did not answer",
+					st->hybrid_stats);
+		return;
+	}
+	sr->exit_code = 0;
+	sr->data = stats;
+	sr->out = json_dumps(stats, JSON_COMPACT);
+	step_judge(sr, st->expect);
+}
+
 void storage_collect_metrics(struct run_ctx *c)
 {
 	const struct machine *m = c->s->machine;
