@@ -272,6 +272,10 @@ static void on_vhost_msg(struct hybrid_dev *h)
 		r = vu_handle(&h->vu, &m, fds, nfds, &reply);
 		if (r > 0)
 			r = vu_send(h->client_fd, &reply);
+		/* a kick that came while the ring was not yet enabled was read
+		 * and dropped: look at the ring after every state change */
+		if (r == 0)
+			vu_process(&h->vu, 0);
 		if (r == 0)
 			return;
 		if (r == -EPROTO)
@@ -322,8 +326,10 @@ static int loop_once(struct hybrid_dev *h, const sigset_t *mask)
 		on_kick(h, 0);
 	if (iclient < n && p[iclient].revents)
 		on_vhost_msg(h);
-	else if (h->client_fd < 0 && (p[1].revents & POLLIN))
+	else if (h->client_fd < 0 && (p[1].revents & POLLIN)) {
 		h->client_fd = accept4(h->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		hy_log(h, "front end connected");
+	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define VU_KICK_NOFD 0x100u
@@ -153,10 +154,16 @@ static int on_set_protocol_features(struct vu_call *c)
 
 static int map_region(struct guest_region *g, const struct vu_region *r, int fd)
 {
+	struct stat st;
 	void *p;
 
 	if (!r->size || r->mmap_offset > SIZE_MAX - r->size || r->gpa > UINT64_MAX - r->size ||
 	    r->uva > UINT64_MAX - r->size)
+		return -EINVAL;
+	/* a mapping past the end of the file would fault when touched */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && r->size + r->mmap_offset > (uint64_t)st.st_size)
 		return -EINVAL;
 	p = mmap(NULL, r->size + r->mmap_offset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)

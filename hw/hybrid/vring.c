@@ -109,6 +109,9 @@ int vring_map(struct vring_state *vr, const struct guest_mem *mem)
 
 	if (!n || n > VQ_MAX_SIZE || (n & (n - 1)))
 		return -EINVAL;
+	/* the alignments virtio requires of the three parts */
+	if (vr->desc_uva % 16 || vr->avail_uva % 2 || vr->used_uva % 4)
+		return -EINVAL;
 	vr->desc = guest_mem_uva(mem, vr->desc_uva, 16 * n);
 	vr->avail = guest_mem_uva(mem, vr->avail_uva, 6 + 2 * n);
 	vr->used = guest_mem_uva(mem, vr->used_uva, 6 + 8 * n);

@@ -45,7 +45,8 @@ int vq_walk(const struct vring_desc *table, unsigned num, uint16_t head,
 	    const struct guest_mem *mem, struct vq_chain *c);
 
 /* Translate the ring addresses; -EFAULT when a ring is not in guest memory,
- * -EINVAL when num is not a power of two up to VQ_MAX_SIZE. */
+ * -EINVAL when num is not a power of two up to VQ_MAX_SIZE or a part is
+ * misaligned. */
 int vring_map(struct vring_state *vr, const struct guest_mem *mem);
 /* Take the next available chain: 1 with c filled, 0 when none, -errno when
  * the chain is bad (c->head is then still the head to return), -EIO when

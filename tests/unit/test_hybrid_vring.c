@@ -179,6 +179,8 @@ static void test_ring(void **state)
 	vr.num = 6;
 	assert_int_equal(vring_map(&vr, &f->mem), -EINVAL);
 	vr.num = 8;
+	vr.used_uva += 2; /* the used ring is 4-byte aligned */
+	assert_int_equal(vring_map(&vr, &f->mem), -EINVAL);
 	vr.used_uva = 0x10;
 	assert_int_equal(vring_map(&vr, &f->mem), -EFAULT);
 }
