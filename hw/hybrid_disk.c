@@ -70,6 +70,10 @@ static int hybrid_sizes(struct disk *d, struct hybrid *h, const char *base, stru
 			       "disk (%s)",
 			       d->size);
 	snprintf(f, sizeof(f), "%s.write_cache", base);
+	if (h->write_cache && !strcmp(h->write_cache, "0")) { /* write-through */
+		h->write_cache_bytes = 0;
+		return 0;
+	}
 	ret = hw_size_field(h->write_cache ? h->write_cache : HYBRID_DEFAULT_WCACHE,
 			    &h->write_cache_bytes, f, err);
 	if (ret < 0)

@@ -192,7 +192,8 @@ static int parse_opt(struct hybrid_dev *h, struct media_config *mc, int c, const
 	case 'C':
 		return hw_parse_size(arg, &mc->flash_size);
 	case 'w':
-		return hw_parse_size(arg, &mc->wcache_size);
+		mc->wcache_size = 0;
+		return strcmp(arg, "0") ? hw_parse_size(arg, &mc->wcache_size) : 0;
 	case 'r':
 		return parse_uint(arg, &mc->rpm);
 	case 'p':
