@@ -167,9 +167,10 @@ static const struct bad_case {
 	  "tags, timeout, kernel, machine, steps)" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
-	  "id, bus, size, sector, paths, rotational, image)" },
+	  "id, bus, size, sector, paths, rotational, image, hybrid)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
-	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, timeout, expect)" },
+	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, timeout, expect, "
+	  "power_loss, hybrid_stats)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
 	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },
@@ -207,7 +208,7 @@ static const struct bad_case {
 	  "512e; use virtio, scsi or sata" },
 	{ "bad-paths", 6, 14, "machine.disks[0].paths", "paths > 1 needs multipath wiring, not "
 	  "available yet" },
-	{ "bad-hybrid", 4, 12, "machine.disks[0].bus", "hybrid drive backend is not available" },
+	{ "bad-hybrid", 6, 23, "machine.disks[0].hybrid.cache", "no larger than the disk" },
 	{ "bad-dup-ids", 4, 12, "machine.disks[1].id", "already the id of machine.disks[0]" },
 	{ "bad-disk-size", 5, 13, "machine.disks[0].size", "not a multiple of" },
 	{ "bad-distances-asym", 9, 14, "machine.numa.distances[0][1]", "20 but distances[1][0] is "
