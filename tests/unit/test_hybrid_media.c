@@ -277,6 +277,31 @@ static void test_passthrough(void **state)
 	assert_int_equal(media_flush(f->m, &lat), 0);
 }
 
+/* Discarded and zeroed ranges read back as zeros, in both modes. */
+static void test_discard_zeroes(void **state)
+{
+	struct fx *f = *state;
+	char buf[8192];
+	uint64_t lat = 0;
+
+	for (int model = 1; model >= 0; model--) {
+		f->cfg.model = model;
+		fx_open(f);
+		wr(f, 0, 0x99, sizeof(buf));
+		assert_int_equal(media_flush(f->m, &lat), 0);
+		assert_int_equal(media_discard(f->m, 0, 4096, &lat), 0);
+		assert_int_equal(media_write_zeroes(f->m, 4096, 2048, &lat), 0);
+		rd(f, 0, buf, sizeof(buf));
+		assert_int_equal(buf[0], 0);
+		assert_int_equal(buf[4095], 0);
+		assert_int_equal(buf[4096 + 2047], 0);
+		assert_int_equal((unsigned char)buf[4096 + 2048], 0x99);
+		assert_int_equal(media_discard(f->m, CAP, 4096, &lat), -ERANGE);
+		assert_int_equal(media_close(f->m), 0);
+		f->m = NULL;
+	}
+}
+
 static void test_bad_config(void **state)
 {
 	struct fx *f = *state;
@@ -313,6 +338,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_persistence, fx_setup, fx_teardown),
 	    cmocka_unit_test_setup_teardown(test_pinned, fx_setup, fx_teardown),
 	    cmocka_unit_test_setup_teardown(test_passthrough, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_discard_zeroes, fx_setup, fx_teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_config, fx_setup, fx_teardown),
 	};
 
