@@ -106,17 +106,27 @@ int vq_walk(const struct vring_desc *table, unsigned num, uint16_t head,
 int vring_map(struct vring_state *vr, const struct guest_mem *mem)
 {
 	uint64_t n = vr->num;
+	void *desc, *avail, *used;
 
+	vr->desc = NULL;
+	vr->avail = NULL;
+	vr->used = NULL;
 	if (!n || n > VQ_MAX_SIZE || (n & (n - 1)))
 		return -EINVAL;
 	/* the alignments virtio requires of the three parts */
 	if (vr->desc_uva % 16 || vr->avail_uva % 2 || vr->used_uva % 4)
 		return -EINVAL;
-	vr->desc = guest_mem_uva(mem, vr->desc_uva, 16 * n);
-	vr->avail = guest_mem_uva(mem, vr->avail_uva, 6 + 2 * n);
-	vr->used = guest_mem_uva(mem, vr->used_uva, 6 + 8 * n);
-	if (!vr->desc || !vr->avail || !vr->used)
+	desc = guest_mem_uva(mem, vr->desc_uva, 16 * n);
+	avail = guest_mem_uva(mem, vr->avail_uva, 6 + 2 * n);
+	used = guest_mem_uva(mem, vr->used_uva, 6 + 8 * n);
+	if (!desc || !avail || !used)
 		return -EFAULT;
+	/* an odd region offset can misalign what the addresses did not */
+	if ((uintptr_t)desc % 16 || (uintptr_t)avail % 2 || (uintptr_t)used % 4)
+		return -EINVAL;
+	vr->desc = desc;
+	vr->avail = avail;
+	vr->used = used;
 	return 0;
 }
 
