@@ -94,8 +94,8 @@ void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_res
 			stats = hybrid_ctl(&l, &m->disks[i], "stats");
 	if (!stats) {
 		sr->status = ST_ERROR;
-		sr->message = xasprintf("the back end of hybrid disk %s did not answer",
-					st->hybrid_stats);
+		sr->message =
+		    xasprintf("the back end of hybrid disk %s did not answer", st->hybrid_stats);
 		return;
 	}
 	sr->exit_code = 0;

@@ -12,9 +12,9 @@
 
 #include "guest_mem.h"
 
-#define VQ_MAX_SIZE 1024 /* the largest ring we accept (QEMU's limit too) */
-#define VQ_MAX_IOV 256	 /* iovecs one request may use */
-#define VQ_MAX_CHAIN 1024  /* descriptors one chain may use, indirect ones included */
+#define VQ_MAX_SIZE 1024  /* the largest ring we accept (QEMU's limit too) */
+#define VQ_MAX_IOV 256	  /* iovecs one request may use */
+#define VQ_MAX_CHAIN 1024 /* descriptors one chain may use, indirect ones included */
 
 /* One request: the head to return, what the device reads (out) and what it
  * writes (in). */
