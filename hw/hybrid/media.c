@@ -561,6 +561,26 @@ static int vc_write_block(struct media *m, uint64_t blk, uint64_t a, uint64_t e,
 	return 0;
 }
 
+/* The bounce buffer's first len bytes into the cache, block by block; the
+ * rest of the buffer is scratch meanwhile. */
+static int vc_write(struct media *m, uint64_t off, uint64_t len, uint64_t *lat)
+{
+	uint8_t *src = m->bounce;
+	int ret = 0;
+
+	m->bounce += len;
+	m->bounce_len -= len;
+	for (uint64_t blk = off / MEDIA_BLOCK; !ret && blk * MEDIA_BLOCK < off + len; blk++) {
+		uint64_t b0 = blk * MEDIA_BLOCK, a = b0 > off ? b0 : off;
+		uint64_t e = b0 + MEDIA_BLOCK < off + len ? b0 + MEDIA_BLOCK : off + len;
+
+		ret = vc_write_block(m, blk, a, e, src + (a - off), lat);
+	}
+	m->bounce = src;
+	m->bounce_len += len;
+	return ret;
+}
+
 int media_write(struct media *m, uint64_t off, const struct iovec *iov, unsigned n, uint64_t len,
 		uint64_t *lat)
 {
@@ -585,22 +605,7 @@ int media_write(struct media *m, uint64_t off, const struct iovec *iov, unsigned
 		m->bounce = saved;
 		return ret;
 	}
-	{
-		/* the write's bytes stay at the front; the tail is scratch */
-		uint8_t *src = m->bounce;
-
-		m->bounce += len;
-		m->bounce_len -= len;
-		for (uint64_t blk = off / MEDIA_BLOCK; !ret && blk * MEDIA_BLOCK < off + len;
-		     blk++) {
-			uint64_t b0 = blk * MEDIA_BLOCK, a = b0 > off ? b0 : off;
-			uint64_t e = b0 + MEDIA_BLOCK < off + len ? b0 + MEDIA_BLOCK : off + len;
-
-			ret = vc_write_block(m, blk, a, e, src + (a - off), lat);
-		}
-		m->bounce = src;
-		m->bounce_len += len;
-	}
+	ret = vc_write(m, off, len, lat);
 	m->st.cache_written += len;
 	*lat += m->cfg.cache_ns;
 	return ret;
