@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "hybrid.h"
 #include "proc.h"
 #include "runner.h"
 #include "util.h"
@@ -27,7 +28,7 @@ static void boot_usage(FILE *f)
 	fprintf(f, "usage: ktb boot [options]\n"
 		   "  --scenario FILE   take the machine from a scenario\n"
 		   "  --cpus N --memory SIZE\n"
-		   "  --disk id=ID,bus=virtio|scsi|nvme|sata,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
+		   "  --disk id=ID,bus=virtio|scsi|nvme|sata|hybrid,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
 		   "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
 		   "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
 		   "  --kernel K --modules DIR --recipe R --append ARGS\n"
@@ -81,7 +82,7 @@ static int add_disk(struct machine *m, const char *spec)
 	free(bus);
 	free(sector);
 	if (b < 0 || s < 0) {
-		fprintf(stderr, "ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata; "
+		fprintf(stderr, "ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata, hybrid; "
 				"sector one of 512n, 512e, 4kn\n", spec);
 		return KTB_EXIT_USAGE;
 	}
@@ -237,6 +238,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	struct hw_launch l = {.initrd = img->initrd, .kvm = kvm, .interactive = true};
 	struct hw_error he = {{0}, {0}};
 	struct proc_opts po = {.interactive = true};
+	struct hybrid_procs hp = {.n = 0};
+	char why[512];
 	struct argv a;
 	struct proc p;
 	int ret;
@@ -264,6 +267,13 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		ret = KTB_EXIT_USAGE;
 		goto out;
 	}
+	/* hybrid disks: their back ends listen before QEMU connects (logs in dir) */
+	ret = hybrid_start(&hp, m, &l, dir, now_ms() + 10000, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "ktb boot: %s\n", why);
+		ret = KTB_EXIT_UNTESTED;
+		goto out;
+	}
 	fprintf(stderr, "ktb: booting %s (%s); QMP %s, guest agent %s; Ctrl-A X quits\n",
 		img->release, kvm ? "kvm" : "tcg", l.qmp_path, l.qga_path);
 	ret = proc_spawn(&p, a.v, &po);
@@ -278,6 +288,7 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	if (ret)
 		fprintf(stderr, "ktb boot: QEMU %s\n", proc_describe(&p));
 out:
+	hybrid_stop(&hp);
 	rm_rf(dir);
 	free(dir);
 	argv_free(&a);

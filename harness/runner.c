@@ -175,6 +175,8 @@ static const struct {
 	{STEP_RESTORE_PATH, step_restore_path},
 	{STEP_BALLOON, step_balloon},
 	{STEP_MEASURE, step_measure},
+	{STEP_POWER_LOSS, step_power_loss},
+	{STEP_HYBRID_STATS, step_hybrid_stats},
 };
 
 static step_fn step_lookup(enum step_kind k)
@@ -408,6 +410,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	else
 		run_steps(&c);
 	collect_dmesg(&c);
+	storage_collect_metrics(&c);
 	if (proc_interrupted()) {
 		r->status = ST_ERROR;
 		free(r->message);

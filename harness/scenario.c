@@ -67,6 +67,27 @@ static const cyaml_schema_field_t zoned_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_strval_t hybrid_model_strings[] = {
+	{ "on", HYBRID_MODEL_ON }, { "off", HYBRID_MODEL_OFF },
+};
+
+static const cyaml_schema_value_t pin_schema = {
+	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
+};
+
+static const cyaml_schema_field_t hybrid_fields[] = {
+	STR("cache", OPT, struct hybrid, cache),
+	CYAML_FIELD_UINT("rpm", OPT, struct hybrid, rpm),
+	CYAML_FIELD_ENUM("model", OPT | CYAML_FLAG_STRICT, struct hybrid, model,
+			 hybrid_model_strings, COUNT(hybrid_model_strings)),
+	STR("write_cache", OPT, struct hybrid, write_cache),
+	CYAML_FIELD_UINT("promote_after", OPT, struct hybrid, promote_after),
+	CYAML_FIELD_SEQUENCE("pin", PTR | OPT, struct hybrid, pin, &pin_schema, 0, CYAML_UNLIMITED),
+	CYAML_FIELD_BOOL("ignore_flushes", OPT, struct hybrid, ignore_flushes),
+	STR("fail_writes", OPT, struct hybrid, fail_writes),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t disk_fields[] = {
 	STR("id", 0, struct disk, id),
 	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings, COUNT(bus_strings)),
@@ -78,6 +99,7 @@ static const cyaml_schema_field_t disk_fields[] = {
 	STR("image", OPT, struct disk, image),
 	CYAML_FIELD_MAPPING_PTR("multipath", PTR | OPT, struct disk, multipath, multipath_fields),
 	CYAML_FIELD_MAPPING_PTR("zoned", PTR | OPT, struct disk, zoned, zoned_fields),
+	CYAML_FIELD_MAPPING_PTR("hybrid", PTR | OPT, struct disk, hybrid, hybrid_fields),
 	CYAML_FIELD_END
 };
 
@@ -194,6 +216,8 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("as", OPT, struct step, as),
 	STR("since", OPT, struct step, since),
 	STR("within", OPT, struct step, within),
+	STR("power_loss", OPT, struct step, power_loss),
+	STR("hybrid_stats", OPT, struct step, hybrid_stats),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -781,6 +805,8 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 static int step_check_path(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path);
 static int step_check_measure(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path);
+static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const char *path);
 
 /* One row per step kind: its keyword, the field holding its argument, what
  * expect may check, and its own checks. */
@@ -805,6 +831,10 @@ static const struct step_kind_row {
 	  step_check_balloon },
 	{ "measure", STEP_MEASURE, offsetof(struct step, measure), EXPECT_JSON,
 	  step_check_measure },
+	{ "power_loss", STEP_POWER_LOSS, offsetof(struct step, power_loss), EXPECT_JSON,
+	  step_check_power_loss },
+	{ "hybrid_stats", STEP_HYBRID_STATS, offsetof(struct step, hybrid_stats), EXPECT_JSON,
+	  step_check_hybrid_stats },
 };
 
 /* Keys that only make sense with one kind of step. */
@@ -1051,6 +1081,44 @@ static int step_check_measure(struct load_ctx *c, struct step *st, const char *p
 	return 0;
 }
 
+/* The hybrid disk that key (power_loss, hybrid_stats) names; "all" too when
+ * all_ok. */
+static int check_hybrid_disk(struct load_ctx *c, const char *id, const char *f, bool all_ok)
+{
+	const struct machine *m = c->s->machine;
+
+	if (all_ok && !strcmp(id, "all"))
+		return 0;
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		if (strcmp(m->disks[i].id, id))
+			continue;
+		if (m->disks[i].bus != DISK_BUS_HYBRID)
+			return fail(c, f, "disk \"%s\" is not on bus hybrid; write the id of a "
+				    "hybrid disk%s", id, all_ok ? " (or all)" : "");
+		return 0;
+	}
+	return fail(c, f, "\"%s\" is not one of the machine's disks; write the id of a hybrid "
+		    "disk%s", id, all_ok ? " (or all)" : "");
+}
+
+/* power_loss: all | ID of a hybrid disk (the one whose volatile cache is
+ * lost; the machine loses power either way). */
+static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.power_loss", path);
+	return check_hybrid_disk(c, st->power_loss, f, true);
+}
+
+static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.hybrid_stats", path);
+	return check_hybrid_disk(c, st->hybrid_stats, f, false);
+}
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -1067,7 +1135,7 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 	}
 	if (!found)
 		return fail(c, path, "no action; give one of run, wait, qmp, suspend, fail_path, "
-			    "restore_path, balloon, measure");
+			    "restore_path, balloon, measure, power_loss, hybrid_stats");
 	*out = found;
 	return 0;
 }

@@ -12,7 +12,7 @@
 
 enum step_kind {
 	STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,
-	STEP_BALLOON, STEP_MEASURE, STEP_KIND_COUNT
+	STEP_BALLOON, STEP_MEASURE, STEP_POWER_LOSS, STEP_HYBRID_STATS, STEP_KIND_COUNT
 };
 
 /* The smallest size a balloon step may ask the guest to shrink to. */
@@ -55,6 +55,8 @@ struct step {
 	char *as;            /* measure: save the value in metrics under this name */
 	char *since;         /* measure: report the change since the value saved as this */
 	char *within;        /* measure: sample until expect holds, for at most this long */
+	char *power_loss;    /* "all" or a hybrid disk id: whose volatile cache is lost */
+	char *hybrid_stats;  /* a hybrid disk id: its back end's stats as the output */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;

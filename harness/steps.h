@@ -54,5 +54,13 @@ void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *
 		  int64_t deadline);
 void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline);
+/* power_loss: all | ID (step_storage.c) */
+void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline);
+/* hybrid_stats: ID, the back end's stats as the step's JSON output */
+void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		       int64_t deadline);
+/* The hybrid disks' stats into the result's metrics (before the VM stops). */
+void storage_collect_metrics(struct run_ctx *c);
 
 #endif

@@ -148,9 +148,9 @@ static FILE *open_artifact(const struct vm *vm, const char *name)
 	return f;
 }
 
-static int vm_spawn(struct vm *vm)
+struct hw_launch vm_launch(const struct vm *vm)
 {
-	struct hw_launch l = {
+	return (struct hw_launch){
 		.kernel = vm->cfg.kernel,
 		.initrd = vm->cfg.initrd,
 		.append = vm->cfg.append,
@@ -159,6 +159,11 @@ static int vm_spawn(struct vm *vm)
 		.disk_dir = vm->cfg.workdir,
 		.kvm = vm->cfg.kvm,
 	};
+}
+
+static int vm_spawn(struct vm *vm, int64_t deadline)
+{
+	struct hw_launch l = vm_launch(vm);
 	struct proc_opts po = {.capture_stdout = true, .stderr_path = vm->qemu_log_path};
 	struct hw_error he = {{0}, {0}};
 	struct argv a;
@@ -174,6 +179,12 @@ static int vm_spawn(struct vm *vm)
 		snprintf(vm->err, sizeof(vm->err), "%s: %s", he.field, he.msg);
 		goto out;
 	}
+	/* QEMU connects to the hybrid disks' back ends as it starts */
+	ret = hybrid_start(&vm->hybrid, vm->cfg.machine, &l,
+			   vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir, deadline,
+			   vm->err, sizeof(vm->err));
+	if (ret)
+		goto out;
 	ret = proc_spawn(&vm->proc, a.v, &po);
 	if (ret)
 		snprintf(vm->err, sizeof(vm->err), "cannot start %s: %s", a.v[0], strerror(-ret));
@@ -202,7 +213,7 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	if (c->sig_fd >= 0)
 		loop_add(vm->loop, c->sig_fd, vm_on_signal, vm);
 	vm->start_ms = loop_now(vm->loop);
-	ret = vm_spawn(vm);
+	ret = vm_spawn(vm, deadline);
 	if (ret)
 		return ret;
 	if (vm->proc.out_fd >= 0)
@@ -284,6 +295,7 @@ void vm_stop(struct vm *vm)
 	vm_quit(vm);
 	proc_stop(&vm->proc, 1000);
 	vm_libvirt_stop(vm);
+	hybrid_stop(&vm->hybrid);
 	if (vm->qga)
 		qga_free(vm->qga);
 	if (vm->qmp)

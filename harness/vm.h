@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "../hw/machine.h"
+#include "hybrid.h"
 #include "proc.h"
 
 struct vm_config {
@@ -35,6 +36,7 @@ struct vm {
 	struct qmp *qmp;
 	struct qga *qga;
 	struct proc proc;
+	struct hybrid_procs hybrid; /* back ends of hybrid disks, started before QEMU */
 	FILE *console_log, *qmp_log, *qga_log;
 	char *qmp_path, *qga_path, *qemu_log_path;
 	int64_t start_ms;        /* QEMU started (loop clock) */
@@ -54,6 +56,8 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline);
 int vm_wait_agent(struct vm *vm, int64_t deadline);
 /* Read what the console still holds (a panic's last lines) without blocking. */
 void vm_drain_console(struct vm *vm);
+/* Where QEMU and the back ends find the disks (for hybrid_ctl). */
+struct hw_launch vm_launch(const struct vm *vm);
 /* QMP quit, then SIGTERM, then SIGKILL; close and free everything. */
 void vm_stop(struct vm *vm);
 /* Wake a guest in S3 through the backend's own power-management call

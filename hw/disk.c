@@ -28,6 +28,7 @@ struct disk_ctx {
 	unsigned node;                  /* blockdev node d<node> */
 	unsigned nth;                   /* index among disks on the same bus */
 	bool *scsi_hba;
+	const struct hw_launch *l;
 };
 
 struct disk_bus_ops {
@@ -59,9 +60,28 @@ static const char *nvme_refuse(const struct disk *d, const char **key)
 
 static const char *hybrid_refuse(const struct disk *d, const char **key)
 {
-	(void)d;
-	*key = "bus";
-	return "the hybrid drive backend is not available yet";
+	*key = "image";
+	if (d->image)
+		return "a hybrid disk starts empty; its back end takes no base image";
+	*key = "size";
+	if (d->size_bytes % (64 * HW_KIB))
+		return "a hybrid disk's size is a multiple of 64K (its flash tier's chunk)";
+	return NULL;
+}
+
+static int hybrid_to_args(const struct disk *d, struct disk_ctx *c)
+{
+	char *sock = machine_hybrid_path(c->l, d, "vhost"), *esc = sock ? hw_escape(sock) : NULL;
+	int ret = esc ? 0 : -ENOMEM;
+
+	/* the serial comes from the back end (GET_ID): vhost-user-blk has none */
+	ret = ret ?: argv_add(c->a, "-chardev") ?:
+	      argv_addf(c->a, "socket,id=hy%u,path=%s", c->node, esc) ?:
+	      argv_add(c->a, "-device") ?:
+	      argv_addf(c->a, "vhost-user-blk-pci,chardev=hy%u,num-queues=1", c->node);
+	free(esc);
+	free(sock);
+	return ret;
 }
 
 static int virtio_to_args(const struct disk *d, struct disk_ctx *c)
@@ -136,7 +156,8 @@ static const struct disk_bus_ops disk_buses[] = {
 			    .refuse = nvme_refuse, .to_args = nvme_to_args },
 	[DISK_BUS_SATA] = { .name = "sata", .max = SATA_PORTS, .refuse = sata_refuse,
 			    .to_args = sata_to_args },
-	[DISK_BUS_HYBRID] = { .name = "hybrid", .refuse = hybrid_refuse },
+	[DISK_BUS_HYBRID] = { .name = "hybrid", .refuse = hybrid_refuse,
+			      .to_args = hybrid_to_args },
 };
 
 #define DISK_BUS_COUNT (sizeof(disk_buses) / sizeof(disk_buses[0]))
@@ -220,7 +241,8 @@ static int disk_validate(struct machine *m, unsigned i, unsigned *on_bus, struct
 	if ((unsigned)d->sector >= sizeof(disk_sectors) / sizeof(disk_sectors[0]))
 		return hw_fail(err, disk_field(f, sizeof(f), i, "sector"), "unknown sector size");
 	return disk_check_id(m, i, err) ?: disk_check_size(d, i, err) ?:
-	       disk_check_bus(d, i, ++on_bus[d->bus], err) ?: disk_mp_validate(d, i, err);
+	       disk_check_bus(d, i, ++on_bus[d->bus], err) ?: disk_mp_validate(d, i, err) ?:
+	       hybrid_validate(d, i, err);
 }
 
 int disks_validate(struct machine *m, struct hw_error *err)
@@ -271,13 +293,14 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const struct disk *d = &m->disks[i];
-		struct disk_ctx c = { a, i, on_bus[d->bus]++, &scsi_hba };
+		struct disk_ctx c = { a, i, on_bus[d->bus]++, &scsi_hba, l };
 		char f[64];
 
 		if (!disk_buses[d->bus].to_args)
 			return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 				       "no QEMU device for bus %s", disk_buses[d->bus].name);
-		ret = disk_blockdev(d, i, l, a) ?:
+		/* a hybrid disk's blocks live in its back end, not in QEMU */
+		ret = (d->bus == DISK_BUS_HYBRID ? 0 : disk_blockdev(d, i, l, a)) ?:
 		      (d->paths > 1 ? disk_buses[d->bus].multipath_to_args
 				    : disk_buses[d->bus].to_args)(d, &c);
 		if (ret < 0)

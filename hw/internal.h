@@ -36,6 +36,10 @@ int numa_to_args(const struct machine *m, struct argv *a);
 int hmat_validate(const struct numa *nu, struct hw_error *err);
 int hmat_to_args(const struct numa *nu, struct argv *a);
 int balloon_to_args(const struct machine *m, struct argv *a);
+/* disk i's hybrid: settings (hybrid_disk.c) */
+int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err);
+/* Shared guest RAM for vhost-user back ends when the machine has one. */
+int hybrid_memory_args(const struct machine *m, struct argv *a);
 int sleep_validate(const struct machine *m, struct hw_error *err);
 int sleep_to_args(const struct machine *m, struct argv *a);
 

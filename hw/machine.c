@@ -256,6 +256,7 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 	memset(err, 0, sizeof(*err));
 	argv_init(out);
 	ret = machine_base_args(m, l, out) ?: sleep_to_args(m, out) ?: numa_to_args(m, out) ?:
+	      hybrid_memory_args(m, out) ?:
 	      machine_boot_args(l, out) ?: machine_socket_args(l, out) ?:
 	      disks_to_args(m, l, out, err) ?: balloon_to_args(m, out);
 	if (ret < 0)

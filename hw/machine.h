@@ -36,6 +36,23 @@ struct zoned {
 	uint64_t zone_size_bytes; /* filled by machine_validate() */
 };
 
+/* The hybrid drive's model (bus: hybrid only; docs/storage.md). */
+enum hybrid_model { HYBRID_MODEL_ON, HYBRID_MODEL_OFF };
+
+struct hybrid {
+	char *cache;            /* flash tier size, default 64M */
+	uint64_t cache_bytes;   /* filled by machine_validate() */
+	unsigned rpm;           /* 0: default 5400 */
+	enum hybrid_model model; /* off: pass-through, no tiers, no latency */
+	char *write_cache;      /* volatile write cache size, default 8M */
+	uint64_t write_cache_bytes;
+	unsigned promote_after; /* 0: default 2 platter reads of a chunk */
+	char **pin;             /* "OFFSET+LENGTH" ranges kept in flash */
+	unsigned pin_count;
+	bool ignore_flushes;    /* debug: acknowledge flushes and do nothing */
+	char *fail_writes;      /* debug: "OFFSET+LENGTH" where writes fail */
+};
+
 struct disk {
 	char *id;               /* scenario name; becomes the device serial */
 	enum disk_bus bus;
@@ -47,6 +64,7 @@ struct disk {
 	char *image;            /* optional base image: a qcow2 overlay is made per run */
 	struct multipath *multipath; /* scsi with paths > 1: dm-multipath options */
 	struct zoned *zoned;    /* nvme only: a zoned namespace */
+	struct hybrid *hybrid;  /* bus hybrid: the drive's model; NULL: defaults */
 };
 
 struct numa_node {
@@ -171,5 +189,15 @@ int machine_path_device(const struct machine *m, unsigned i, unsigned p, char *b
 /* The full QEMU argument vector (argv[0] is the binary). m must be validated. */
 int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct argv *out,
 		    struct hw_error *err);
+
+/* Hybrid disks are served by a ktb-hybrid process per disk: its vhost-user
+ * socket, control socket and flash file live under l->disk_dir (the platter
+ * is machine_disk_path()). Callers free. */
+char *machine_hybrid_path(const struct hw_launch *l, const struct disk *d, const char *ext);
+/* True when some disk is on bus hybrid (guest RAM must then be shared). */
+bool machine_has_hybrid(const struct machine *m);
+/* The argument vector that starts disk d's back end (argv[0] is binary). */
+int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const char *binary,
+			struct argv *out);
 
 #endif

@@ -195,7 +195,7 @@ static char *numa_node_opt(const struct numa *nu, unsigned n)
 	return strdup(buf);
 }
 
-static int numa_node_to_args(const struct numa *nu, unsigned n, struct argv *a)
+static int numa_node_to_args(const struct numa *nu, unsigned n, bool shared, struct argv *a)
 {
 	const struct numa_node *node = &nu->nodes[n];
 	char *opt = numa_node_opt(nu, n);
@@ -204,8 +204,8 @@ static int numa_node_to_args(const struct numa *nu, unsigned n, struct argv *a)
 	if (!opt)
 		return -ENOMEM;
 	ret = argv_add(a, "-object") ?:
-	      argv_addf(a, "memory-backend-ram,size=%llu,id=m%u",
-			(unsigned long long)node->memory_bytes, n) ?:
+	      argv_addf(a, "%s,size=%llu,id=m%u", shared ? "memory-backend-memfd,share=on"
+			: "memory-backend-ram", (unsigned long long)node->memory_bytes, n) ?:
 	      argv_add(a, "-numa") ?: argv_add(a, opt);
 	free(opt);
 	return ret;
@@ -221,7 +221,8 @@ int numa_to_args(const struct machine *m, struct argv *a)
 		return 0;
 	n = nu->nodes_count;
 	for (unsigned i = 0; i < n; i++) {
-		ret = numa_node_to_args(nu, i, a);
+		/* a vhost-user back end maps guest RAM: it must be shareable */
+		ret = numa_node_to_args(nu, i, machine_has_hybrid(m), a);
 		if (ret < 0)
 			return ret;
 	}

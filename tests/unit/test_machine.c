@@ -117,8 +117,8 @@ static void test_validate_disks(void **state)
 		  "machine.disks[1].paths", "paths > 1 on virtio: QEMU gives this bus one path" },
 		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_SATA },
 		  "machine.disks[1].paths", "paths > 1 on sata" },
-		{ { .id = "ok", .size = "1M", .bus = DISK_BUS_HYBRID },
-		  "machine.disks[1].bus", "the hybrid drive backend is not available yet" },
+		{ { .id = "ok", .size = "1000K", .bus = DISK_BUS_HYBRID },
+		  "machine.disks[1].size", "a hybrid disk's size is a multiple of 64K" },
 		{ { .id = "first", .size = "1M" }, "machine.disks[1].id",
 		  "\"first\" is already the id of machine.disks[0]" },
 	};

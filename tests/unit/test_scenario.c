@@ -167,10 +167,11 @@ static const struct bad_case {
 	  "tags, timeout, kernel, machine, steps)" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
-	  "id, bus, size, sector, paths, rotational, image, multipath, zoned)" },
+	  "id, bus, size, sector, paths, rotational, image, multipath, zoned, hybrid)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
-	  "restore_path, timeout, balloon, measure, as, since, within, expect)" },
+	  "restore_path, timeout, balloon, measure, as, since, within, power_loss, hybrid_stats, "
+	  "expect)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
 	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },
@@ -225,7 +226,7 @@ static const struct bad_case {
 	  "there is no path 2" },
 	{ "bad-fail-path-single", 5, 23, "steps[0].fail_path.disk", "disk one has one path; give "
 	  "it paths: 2 or more" },
-	{ "bad-hybrid", 4, 12, "machine.disks[0].bus", "hybrid drive backend is not available" },
+	{ "bad-hybrid", 6, 23, "machine.disks[0].hybrid.cache", "no larger than the disk" },
 	{ "bad-dup-ids", 4, 12, "machine.disks[1].id", "already the id of machine.disks[0]" },
 	{ "bad-disk-size", 5, 13, "machine.disks[0].size", "not a multiple of" },
 	{ "bad-distances-asym", 9, 14, "machine.numa.distances[0][1]", "20 but distances[1][0] is "

@@ -1,0 +1,127 @@
+/* Storage steps: power_loss cuts the machine's power (QEMU killed, no
+ * shutdown), makes the hybrid disks' back ends lose their volatile write
+ * caches, then starts back ends and machine again on the same disks. Also
+ * the hybrid drives' stats, gathered into the result's metrics. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "hybrid.h"
+#include "loop.h"
+#include "steps.h"
+#include "util.h"
+
+static bool loses_cache(const struct step *st, const struct disk *d)
+{
+	return d->bus == DISK_BUS_HYBRID &&
+	       (!strcmp(st->power_loss, "all") || !strcmp(st->power_loss, d->id));
+}
+
+/* Each affected back end drops its cache; {"lost_blocks": N, "disks": {id: N}}. */
+static json_t *drop_caches(struct run_ctx *c, const struct step *st, char **why)
+{
+	const struct machine *m = c->s->machine;
+	struct hw_launch l = vm_launch(&c->vm);
+	json_t *disks = json_object();
+	json_int_t total = 0;
+
+	for (unsigned i = 0; i < m->disks_count && !*why; i++) {
+		json_t *r;
+
+		if (!loses_cache(st, &m->disks[i]))
+			continue;
+		r = hybrid_ctl(&l, &m->disks[i], "power_loss");
+		if (!json_is_integer(json_object_get(r, "lost_blocks")))
+			*why = xasprintf("the back end of hybrid disk %s did not answer the "
+					 "power_loss request",
+					 m->disks[i].id);
+		else {
+			total += json_integer_value(json_object_get(r, "lost_blocks"));
+			json_object_set(disks, m->disks[i].id, json_object_get(r, "lost_blocks"));
+		}
+		json_decref(r);
+	}
+	return json_pack("{s:I,s:o}", "lost_blocks", total, "disks", disks);
+}
+
+void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline)
+{
+	char *why = NULL;
+	json_t *out;
+	int ret;
+
+	/* no shutdown, no flush: the plug is pulled */
+	if (c->vm.proc.pid > 0 && !proc_poll(&c->vm.proc)) {
+		kill(c->vm.proc.pid, SIGKILL);
+		proc_wait(&c->vm.proc, 5000);
+	}
+	c->vm.qemu_gone = true;
+	out = drop_caches(c, st, &why);
+	if (why) {
+		json_decref(out);
+		sr->status = ST_ERROR;
+		sr->message = why;
+		return;
+	}
+	json_object_set_new(c->r->metrics, "hybrid_lost_blocks",
+			    json_incref(json_object_get(out, "lost_blocks")));
+	ret = run_restart(c, "", deadline);
+	if (ret) {
+		json_decref(out);
+		step_wait_failed(c, sr, ret, st);
+		if (sr->status == ST_ERROR)
+			sr->message =
+			    xasprintf("restart after the power loss failed: %s", c->vm.err);
+		return;
+	}
+	sr->exit_code = 0;
+	sr->data = out;
+	sr->out = json_dumps(out, JSON_COMPACT);
+	step_judge(sr, st->expect);
+}
+
+void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		       int64_t deadline)
+{
+	const struct machine *m = c->s->machine;
+	struct hw_launch l = vm_launch(&c->vm);
+	json_t *stats = NULL;
+
+	(void)deadline; /* the control socket has its own short timeout */
+	for (unsigned i = 0; i < m->disks_count && !stats; i++)
+		if (!strcmp(m->disks[i].id, st->hybrid_stats))
+			stats = hybrid_ctl(&l, &m->disks[i], "stats");
+	if (!stats) {
+		sr->status = ST_ERROR;
+		sr->message =
+		    xasprintf("the back end of hybrid disk %s did not answer", st->hybrid_stats);
+		return;
+	}
+	sr->exit_code = 0;
+	sr->data = stats;
+	sr->out = json_dumps(stats, JSON_COMPACT);
+	step_judge(sr, st->expect);
+}
+
+void storage_collect_metrics(struct run_ctx *c)
+{
+	const struct machine *m = c->s->machine;
+	struct hw_launch l = vm_launch(&c->vm);
+	json_t *all = NULL;
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		json_t *st;
+
+		if (m->disks[i].bus != DISK_BUS_HYBRID || !c->vm.hybrid.n)
+			continue;
+		st = hybrid_ctl(&l, &m->disks[i], "stats");
+		if (!st)
+			continue;
+		if (!all)
+			all = json_object();
+		json_object_set_new(all, m->disks[i].id, st);
+	}
+	if (all)
+		json_object_set_new(c->r->metrics, "hybrid", all);
+}
