@@ -280,7 +280,7 @@ static int kvm_probe_spawn(const char *kernel, const char *initrd, pid_t *pid, i
 		KVM_QEMU, "-accel", "kvm", "-cpu", "host", "-machine", "q35", "-m", "256M",
 		"-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
 		"-no-user-config", "-serial", "stdio", "-kernel", (char *)kernel,
-		"-initrd", (char *)initrd, "-append", "console=ttyS0 panic=-1 ktb.probe", NULL,
+		"-initrd", (char *)initrd, "-append", "console=ttyS0 panic=-1 no_timer_check ktb.probe", NULL,
 	};
 	pid_t parent = getpid();
 	int fds[2];

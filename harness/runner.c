@@ -264,7 +264,7 @@ static void append_word(char **s, const char *word)
 char *runner_kernel_cmdline(const struct machine *m, const char *scenario_args,
 			    const char *extra)
 {
-	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M");
+	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
