@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "hw/machine.h"
+#include "machine_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -51,16 +52,6 @@ static struct disk disk(const char *id, enum disk_bus bus, const char *size,
 {
 	return (struct disk){ .id = (char *)id, .bus = bus, .size = (char *)size,
 			      .sector = sector };
-}
-
-static void expect_refusal(struct machine *m, const char *field, const char *msg)
-{
-	struct hw_error err;
-
-	assert_int_equal(machine_validate(m, &err), -EINVAL);
-	assert_string_equal(err.field, field);
-	if (!strstr(err.msg, msg))
-		fail_msg("%s: message \"%s\" lacks \"%s\"", field, err.msg, msg);
 }
 
 static void expect_valid(struct machine *m)

@@ -15,6 +15,7 @@
 
 #include "harness/scenario.h"
 #include "hw/machine.h"
+#include "machine_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -45,24 +46,6 @@ static void fixture_init(struct fixture *f, struct hmat_lb *lb, unsigned nlb, st
 	f->m = (struct machine){.cpus = 2, .memory = "512M", .numa = &f->nu};
 }
 
-static void expect_refusal(struct machine *m, const char *field, const char *msg)
-{
-	struct hw_error err;
-
-	assert_int_equal(machine_validate(m, &err), -EINVAL);
-	assert_string_equal(err.field, field);
-	if (!strstr(err.msg, msg))
-		fail_msg("%s: message \"%s\" lacks \"%s\"", field, err.msg, msg);
-}
-
-static bool has_arg(const struct argv *a, const char *s)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->v[i], s))
-			return true;
-	return false;
-}
-
 static void argv_of(struct machine *m, struct argv *a)
 {
 	struct hw_error err;
@@ -91,22 +74,22 @@ static void test_hmat_argv(void **state)
 	(void)state;
 	fixture_init(&f, lb, N(lb), hc, N(hc));
 	argv_of(&f.m, &a);
-	assert_true(has_arg(&a, "q35,hmat=on"));
-	assert_true(has_arg(&a, "node,nodeid=0,cpus=0,memdev=m0,initiator=0"));
-	assert_true(has_arg(&a, "node,nodeid=1,cpus=1,memdev=m1,initiator=1"));
-	assert_true(has_arg(&a, "node,nodeid=2,memdev=m2,initiator=0"));
-	assert_true(has_arg(&a, "hmat-lb,initiator=0,target=0,hierarchy=memory,"
-				"data-type=access-latency,latency=10"));
-	assert_true(has_arg(&a, "hmat-lb,initiator=0,target=0,hierarchy=memory,"
-				"data-type=access-bandwidth,bandwidth=10240M"));
-	assert_true(has_arg(&a, "hmat-lb,initiator=1,target=2,hierarchy=memory,"
-				"data-type=access-latency,latency=60"));
-	assert_true(has_arg(&a, "hmat-lb,initiator=0,target=2,hierarchy=memory,"
-				"data-type=access-bandwidth,bandwidth=2048M"));
-	assert_true(has_arg(&a, "hmat-cache,node-id=2,size=16777216,level=1,"
-				"associativity=direct,policy=write-back,line=64"));
-	assert_true(has_arg(&a, "hmat-cache,node-id=2,size=67108864,level=2,"
-				"associativity=complex,policy=write-through,line=128"));
+	assert_true(argv_has(&a, "q35,hmat=on", true));
+	assert_true(argv_has(&a, "node,nodeid=0,cpus=0,memdev=m0,initiator=0", true));
+	assert_true(argv_has(&a, "node,nodeid=1,cpus=1,memdev=m1,initiator=1", true));
+	assert_true(argv_has(&a, "node,nodeid=2,memdev=m2,initiator=0", true));
+	assert_true(argv_has(&a, "hmat-lb,initiator=0,target=0,hierarchy=memory,"
+				"data-type=access-latency,latency=10", true));
+	assert_true(argv_has(&a, "hmat-lb,initiator=0,target=0,hierarchy=memory,"
+				"data-type=access-bandwidth,bandwidth=10240M", true));
+	assert_true(argv_has(&a, "hmat-lb,initiator=1,target=2,hierarchy=memory,"
+				"data-type=access-latency,latency=60", true));
+	assert_true(argv_has(&a, "hmat-lb,initiator=0,target=2,hierarchy=memory,"
+				"data-type=access-bandwidth,bandwidth=2048M", true));
+	assert_true(argv_has(&a, "hmat-cache,node-id=2,size=16777216,level=1,"
+				"associativity=direct,policy=write-back,line=64", true));
+	assert_true(argv_has(&a, "hmat-cache,node-id=2,size=67108864,level=2,"
+				"associativity=complex,policy=write-through,line=128", true));
 	argv_free(&a);
 }
 
@@ -118,9 +101,9 @@ static void test_no_hmat_plain_q35(void **state)
 	(void)state;
 	fixture_init(&f, NULL, 0, NULL, 0);
 	argv_of(&f.m, &a);
-	assert_true(has_arg(&a, "q35"));
-	assert_false(has_arg(&a, "q35,hmat=on"));
-	assert_true(has_arg(&a, "node,nodeid=2,memdev=m2"));
+	assert_true(argv_has(&a, "q35", true));
+	assert_false(argv_has(&a, "q35,hmat=on", true));
+	assert_true(argv_has(&a, "node,nodeid=2,memdev=m2", true));
 	argv_free(&a);
 }
 
@@ -187,11 +170,11 @@ static void test_balloon_argv(void **state)
 
 	(void)state;
 	argv_of(&m, &a);
-	assert_true(has_arg(&a, "virtio-balloon-pci,id=balloon0,free-page-reporting=on"));
+	assert_true(argv_has(&a, "virtio-balloon-pci,id=balloon0,free-page-reporting=on", true));
 	argv_free(&a);
 	m.balloon = &off;
 	argv_of(&m, &a);
-	assert_true(has_arg(&a, "virtio-balloon-pci,id=balloon0,free-page-reporting=off"));
+	assert_true(argv_has(&a, "virtio-balloon-pci,id=balloon0,free-page-reporting=off", true));
 	argv_free(&a);
 	m.balloon = NULL;
 	argv_of(&m, &a);
