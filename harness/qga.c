@@ -21,6 +21,9 @@ struct qga {
 	struct jsonclient c;
 	bool synced;	    /* replies now come in the order of our requests */
 	bool waiting;	    /* a request is outstanding */
+	bool held;	    /* ...and its caller stopped waiting (qga_finish collects it) */
+	loop_cond_fn stop;  /* qga_execute_until: stop waiting when this holds */
+	void *stop_ctx;
 	json_int_t sync_id; /* the id of our latest guest-sync-delimited */
 };
 
@@ -99,11 +102,11 @@ static bool qga_done_sync(void *ctx)
 	return g->synced;
 }
 
-static bool qga_done_reply(void *ctx)
+static bool qga_done_or_stop(void *ctx)
 {
 	struct qga *g = ctx;
 
-	return g->c.reply != NULL;
+	return g->c.reply || (g->stop && g->stop(g->stop_ctx));
 }
 
 /* One guest-sync-delimited, led by 0xFF so that the agent, too, drops
@@ -149,12 +152,34 @@ int qga_sync(struct qga *g, int retry_ms, int64_t deadline)
 	return rc;
 }
 
-int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
-		int64_t deadline)
+/* Wait for the reply to the outstanding request; a stop (g->stop) leaves it
+ * held for qga_finish. */
+static int qga_wait_reply(struct qga *g, json_t **ret, char **errmsg, int64_t deadline)
+{
+	int rc;
+
+	g->held = false;
+	rc = jsonclient_wait(&g->c, qga_done_or_stop, g, deadline);
+	if (rc == 0 && !g->c.reply) {
+		g->held = true; /* stopped first: the reply is still to come */
+		return -EINPROGRESS;
+	}
+	g->waiting = false;
+	if (rc == 0)
+		rc = jsonclient_take_reply(&g->c, ret, errmsg);
+	else
+		g->synced = false; /* its reply may still come: resync next time */
+	return rc;
+}
+
+int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret,
+		      char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx)
 {
 	json_t *msg = NULL;
 	int rc;
 
+	if (g->held)
+		return -EBUSY;
 	rc = jsonclient_begin(&g->c, ret, errmsg);
 	if (rc < 0)
 		return rc;
@@ -172,14 +197,31 @@ int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char
 	if (rc < 0)
 		goto out;
 	g->waiting = true;
-	rc = jsonclient_wait(&g->c, qga_done_reply, g, deadline);
-	g->waiting = false;
-	if (rc == 0)
-		rc = jsonclient_take_reply(&g->c, ret, errmsg);
-	else
-		g->synced = false; /* its reply may still come: resync next time */
+	g->stop = stop;
+	g->stop_ctx = stop_ctx;
+	rc = qga_wait_reply(g, ret, errmsg, deadline);
+	g->stop = NULL;
 out:
 	json_decref(msg);
+	return rc;
+}
+
+int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
+		int64_t deadline)
+{
+	return qga_execute_until(g, cmd, args, ret, errmsg, deadline, NULL, NULL);
+}
+
+int qga_finish(struct qga *g, json_t **ret, char **errmsg, int64_t deadline)
+{
+	int rc = jsonclient_begin(&g->c, ret, errmsg);
+
+	if (rc < 0)
+		return rc;
+	if (!g->held)
+		return -EINVAL;
+	rc = qga_wait_reply(g, ret, errmsg, deadline);
+	g->held = false;
 	return rc;
 }
 
@@ -298,24 +340,44 @@ static int qga_exec_poll(struct qga *g, json_int_t pid, struct qga_exec_result *
 	return rc;
 }
 
-int qga_exec_start(struct qga *g, const char *cmd, const char *const *env, long long *pid,
-		   char **errmsg, int64_t deadline)
+static int qga_exec_pid(json_t *ret, int rc, long long *pid)
 {
-	json_t *args = qga_exec_args(cmd, env);
-	json_t *ret = NULL, *p;
-	int rc;
+	json_t *p = json_object_get(ret, "pid");
 
-	if (!args)
-		return -EINVAL;
-	rc = qga_execute(g, "guest-exec", args, &ret, errmsg, deadline);
-	p = json_object_get(ret, "pid");
 	if (!rc && !json_is_integer(p))
 		rc = -EPROTO;
 	if (!rc)
 		*pid = json_integer_value(p);
 	json_decref(ret);
-	json_decref(args);
 	return rc;
+}
+
+int qga_exec_start_until(struct qga *g, const char *cmd, const char *const *env, long long *pid,
+			 char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx)
+{
+	json_t *args = qga_exec_args(cmd, env);
+	json_t *ret = NULL;
+	int rc;
+
+	if (!args)
+		return -EINVAL;
+	rc = qga_execute_until(g, "guest-exec", args, &ret, errmsg, deadline, stop, stop_ctx);
+	json_decref(args);
+	return rc == -EINPROGRESS ? rc : qga_exec_pid(ret, rc, pid);
+}
+
+int qga_exec_start(struct qga *g, const char *cmd, const char *const *env, long long *pid,
+		   char **errmsg, int64_t deadline)
+{
+	return qga_exec_start_until(g, cmd, env, pid, errmsg, deadline, NULL, NULL);
+}
+
+int qga_exec_start_finish(struct qga *g, long long *pid, char **errmsg, int64_t deadline)
+{
+	json_t *ret = NULL;
+	int rc = qga_finish(g, &ret, errmsg, deadline);
+
+	return qga_exec_pid(ret, rc, pid);
 }
 
 int qga_exec_wait(struct qga *g, long long pid, struct qga_exec_result *res, int64_t deadline)

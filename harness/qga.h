@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loop.h"
+
 struct loop;
 struct qga;
 
@@ -35,6 +37,13 @@ int qga_sync(struct qga *g, int retry_ms, int64_t deadline);
  * -EREMOTEIO with *errmsg. args (may be NULL) is borrowed. */
 int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
 		int64_t deadline);
+/* The same, but stop waiting as soon as stop(stop_ctx) holds (the guest went
+ * to sleep before the agent could answer): -EINPROGRESS, and the reply stays
+ * expected until qga_finish collects it. No other request may be made
+ * meanwhile (-EBUSY). */
+int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret,
+		      char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx);
+int qga_finish(struct qga *g, json_t **ret, char **errmsg, int64_t deadline);
 
 /* Run /bin/sh -c cmd in the guest with env (NULL-terminated "K=V" list, may
  * be NULL); poll until it exits or the deadline passes (-ETIMEDOUT).
@@ -51,5 +60,10 @@ void qga_exec_result_free(struct qga_exec_result *res);
 int qga_exec_start(struct qga *g, const char *cmd, const char *const *env, long long *pid,
 		   char **errmsg, int64_t deadline);
 int qga_exec_wait(struct qga *g, long long pid, struct qga_exec_result *res, int64_t deadline);
+/* qga_exec_start through qga_execute_until, and the pid of a start that
+ * returned -EINPROGRESS. */
+int qga_exec_start_until(struct qga *g, const char *cmd, const char *const *env, long long *pid,
+			 char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx);
+int qga_exec_start_finish(struct qga *g, long long *pid, char **errmsg, int64_t deadline);
 
 #endif

@@ -237,6 +237,11 @@ static bool qmp_have_event(void *ctx)
 	return qmp_find_event(w->q, w->event) >= 0;
 }
 
+bool qmp_has_event(struct qmp *q, const char *name)
+{
+	return qmp_find_event(q, name) >= 0;
+}
+
 int qmp_wait_event(struct qmp *q, const char *name, struct qmp_event **ev, int64_t deadline)
 {
 	struct qmp_wait w = {.q = q, .event = name, .have = qmp_have_event};

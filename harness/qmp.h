@@ -6,6 +6,7 @@
 #define KTB_QMP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,5 +37,7 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char
  * the deadline. The caller frees it with qmp_event_free. */
 int qmp_wait_event(struct qmp *q, const char *name, struct qmp_event **ev, int64_t deadline);
 void qmp_event_free(struct qmp_event *ev);
+/* Whether an event named name is queued (nothing is taken, nothing waits). */
+bool qmp_has_event(struct qmp *q, const char *name);
 
 #endif

@@ -168,6 +168,7 @@ static int pm_lpc_restore(struct run_ctx *c, struct step_result *sr, int *fixups
 
 struct sleep_cycle {
 	long long pid;           /* the guest's "echo mem > /sys/power/state" */
+	bool pid_pending;        /* the guest slept before the agent told the pid */
 	int64_t t_req, t_wake;
 	int64_t suspend_ms, resume_ms;
 	int64_t cycle_ms;        /* request → agent answering again */
@@ -185,6 +186,19 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 	/* A request in flight while the guest suspends its devices (pm_test
 	 * "devices" and deeper) can be lost with the virtio-serial queue: ask
 	 * again, after a resync, rather than wait out the whole deadline. */
+	if (cy->pid_pending) {
+		/* the agent answers the start once the guest is back */
+		cy->pid_pending = false;
+		ret = qga_exec_start_finish(c->vm.qga, &cy->pid, NULL, deadline);
+		if (ret == -ECANCELED)
+			return ret;
+		if (ret) {
+			/* that answer was lost with the sleep; QEMU's SUSPEND
+			 * event already proved the write took effect */
+			*exited_ok = true;
+			return 0;
+		}
+	}
 	do {
 		ret = qga_exec_wait(c->vm.qga, cy->pid, &res,
 				    min64(deadline, loop_now(c->vm.loop) + PM_RETRY_MS));
@@ -219,6 +233,13 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 	return ret;
 }
 
+static bool pm_in_s3(void *ctx)
+{
+	struct run_ctx *c = ctx;
+
+	return qmp_has_event(c->vm.qmp, "SUSPEND");
+}
+
 static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		      struct step_result *sr, int64_t deadline)
 {
@@ -229,9 +250,18 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 
 	pm_drain_events(c);
 	cy->t_req = loop_now(c->vm.loop);
-	ret = qga_exec_start(c->vm.qga, cmd, (const char *const *)c->env, &cy->pid, &err,
-			     min64(deadline, cy->t_req + PM_CMD_MS));
+	cy->pid_pending = false;
+	/* The guest can reach S3 before the agent's answer leaves it: then
+	 * stop waiting for the answer and wake the guest (QMP shows S3). */
+	ret = qga_exec_start_until(c->vm.qga, cmd, (const char *const *)c->env, &cy->pid, &err,
+				   min64(deadline, cy->t_req + PM_CMD_MS),
+				   st->sleep_state == SLEEP_STATE_S3 && !st->pm_test ? pm_in_s3 : NULL,
+				   c);
 	free(cmd);
+	if (ret == -EINPROGRESS) {
+		cy->pid_pending = true;
+		ret = 0;
+	}
 	if (ret) {
 		step_wait_failed(c, sr, ret, NULL);
 		if (err)

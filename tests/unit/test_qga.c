@@ -255,6 +255,33 @@ static void test_qga_resync_after_timeout(void **state)
 	finish(&f);
 }
 
+static bool always(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/* The guest slept before the agent answered guest-exec: the caller stops
+ * waiting, may not ask anything else, and collects the pid later. */
+static void test_qga_exec_start_held(void **state)
+{
+	const char *const script[] = {SYNC_REQ, SYNC_OK, "<guest-exec", "s200", EXEC_PID, NULL};
+	struct fixture f;
+	long long pid = 0;
+	json_t *ret = NULL;
+
+	(void)state;
+	start_synced(&f, script);
+	assert_int_equal(qga_exec_start_until(f.g, "echo mem > /sys/power/state", NULL, &pid,
+					      NULL, in_ms(&f, 5000), always, NULL),
+			 -EINPROGRESS);
+	assert_int_equal(qga_execute(f.g, "guest-ping", NULL, &ret, NULL, in_ms(&f, 100)), -EBUSY);
+	assert_int_equal(qga_exec_start_finish(f.g, &pid, NULL, in_ms(&f, 5000)), 0);
+	assert_int_equal(pid, 1234);
+	assert_int_equal(qga_exec_start_finish(f.g, &pid, NULL, in_ms(&f, 100)), -EINVAL);
+	finish(&f);
+}
+
 static void test_qga_garbage_after_sync(void **state)
 {
 	const char *const script[] = {SYNC_REQ, SYNC_OK, "<guest-info", ">}}}not json\n", NULL};
@@ -282,6 +309,7 @@ int main(void)
 	    cmocka_unit_test(test_qga_hangup),
 	    cmocka_unit_test(test_qga_resync_after_timeout),
 	    cmocka_unit_test(test_qga_garbage_after_sync),
+	    cmocka_unit_test(test_qga_exec_start_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
