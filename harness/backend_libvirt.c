@@ -151,8 +151,8 @@ static void lv_check_ssh(struct vm *vm)
 	lv_read_console(vm);
 	vm->host_failed = true;
 	snprintf(msg, sizeof(msg), "lost the libvirt host %s: ssh %s %s (see ssh.log)",
-		 vm->cfg.libvirt_uri, p == &lv->fwd ? "forwarding the monitor and agent"
-						     : "following the console",
+		 vm->cfg.libvirt_uri,
+		 p == &lv->fwd ? "forwarding the monitor and agent" : "following the console",
 		 proc_describe(p));
 	vm_gone(vm, msg);
 }
@@ -249,7 +249,8 @@ static int lv_render(struct vm *vm, const struct hw_launch *l, char **xml)
 	struct hw_domain d = {.name = vm->lv->name, .console_path = vm->lv->console_path};
 	struct hw_error he = {{0}, {0}};
 	/* a remote host's disks were made there (lv_remote_prepare) */
-	int ret = vm->cfg.restart || vm->lv->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
+	int ret =
+	    vm->cfg.restart || vm->lv->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
 
 	if (!ret)
 		ret = machine_to_domain_xml(vm->cfg.machine, l, &d, xml, &he);
@@ -272,12 +273,12 @@ static int lv_remote_fail(struct vm *vm, int ret, const char *why)
 static int lv_upload(struct vm *vm, const char *path, const char *hash)
 {
 	char err[600];
-	char *cmd = xasprintf(
-	    "set -e; umask 022; t=$(mktemp %s/.upload.XXXXXX); trap 'rm -f \"$t\"' EXIT; "
-	    "cat >\"$t\"; echo \"%s  $t\" | sha256sum -c --status || "
-	    "{ echo 'the upload arrived damaged' >&2; exit 1; }; "
-	    "chmod 644 \"$t\"; mv -f \"$t\" %s/%s; trap - EXIT",
-	    REMOTE_CACHE_DIR, hash, REMOTE_CACHE_DIR, hash);
+	char *cmd =
+	    xasprintf("set -e; umask 022; t=$(mktemp %s/.upload.XXXXXX); trap 'rm -f \"$t\"' EXIT; "
+		      "cat >\"$t\"; echo \"%s  $t\" | sha256sum -c --status || "
+		      "{ echo 'the upload arrived damaged' >&2; exit 1; }; "
+		      "chmod 644 \"$t\"; mv -f \"$t\" %s/%s; trap - EXIT",
+		      REMOTE_CACHE_DIR, hash, REMOTE_CACHE_DIR, hash);
 	int ret = remote_run(vm->lv->rem, cmd, path, NULL, 600000, err, sizeof(err));
 
 	free(cmd);
@@ -334,8 +335,8 @@ static int lv_remote_prepare(struct vm *vm, const struct hw_launch *l, struct hw
 	}
 	/* one round trip: the run directory with its disks and console file,
 	 * and which of the two files the cache lacks */
-	cmd = xasprintf("set -e; umask 022; mkdir -p %s; mkdir %s; if ! { :", REMOTE_CACHE_DIR,
-			rdir);
+	cmd =
+	    xasprintf("set -e; umask 022; mkdir -p %s; mkdir %s; if ! { :", REMOTE_CACHE_DIR, rdir);
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		t = xasprintf("%s && truncate -s %llu %s/%s.img", cmd,
 			      (unsigned long long)m->disks[i].size_bytes, rdir, m->disks[i].id);
@@ -414,8 +415,16 @@ static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
 	struct vm_libvirt *lv = vm->lv;
 	char *q = xasprintf("%s:%s", vm->qmp_path, rl->qmp_path);
 	char *g = xasprintf("%s:%s", vm->qga_path, rl->qga_path);
-	const char *opts[] = {"-N", "-o", "ExitOnForwardFailure=yes", "-o",
-			      "StreamLocalBindUnlink=yes", "-L", q, "-L", g, NULL};
+	const char *opts[] = {"-N",
+			      "-o",
+			      "ExitOnForwardFailure=yes",
+			      "-o",
+			      "StreamLocalBindUnlink=yes",
+			      "-L",
+			      q,
+			      "-L",
+			      g,
+			      NULL};
 	char **argv = remote_argv(lv->rem, opts, NULL);
 	char *log = xasprintf("%s/ssh.log", vm->cfg.workdir);
 	struct proc_opts po = {.stderr_path = log};

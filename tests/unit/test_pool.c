@@ -158,10 +158,10 @@ static void test_local(void **state)
 static void test_ssh(void **state)
 {
 	static const char *const bad[] = {
-	    "qemu:///system",	     "qemu+tcp://h/system",	 "qemu+libssh2://h/system",
-	    "qemu+ssh:///system",	     "qemu+ssh://root@/system", "qemu+ssh://@h/system",
-	    "qemu+ssh://h:/system",     "qemu+ssh://h:0/system",	 "qemu+ssh://h:65536/system",
-	    "qemu+ssh://h:22x/system",  "qemu+ssh://-oProxy=x/system", "qemu+ssh://[::1/system",
+	    "qemu:///system",	       "qemu+tcp://h/system",	      "qemu+libssh2://h/system",
+	    "qemu+ssh:///system",      "qemu+ssh://root@/system",     "qemu+ssh://@h/system",
+	    "qemu+ssh://h:/system",    "qemu+ssh://h:0/system",	      "qemu+ssh://h:65536/system",
+	    "qemu+ssh://h:22x/system", "qemu+ssh://-oProxy=x/system", "qemu+ssh://[::1/system",
 	    "qemu+ssh://a%20b/system",
 	};
 	struct ssh_target t;
@@ -175,16 +175,18 @@ static void test_ssh(void **state)
 	assert_null(t.keyfile);
 	assert_false(t.no_verify);
 	ssh_target_free(&t);
-	assert_int_equal(hosts_uri_ssh("qemu+ssh://root@127.0.0.1:2222/system?keyfile=/k/id&no_verify=1",
-				       &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    hosts_uri_ssh("qemu+ssh://root@127.0.0.1:2222/system?keyfile=/k/id&no_verify=1", &t,
+			  err, sizeof(err)),
+	    0);
 	assert_string_equal(t.user, "root");
 	assert_string_equal(t.host, "127.0.0.1");
 	assert_int_equal(t.port, 2222);
 	assert_string_equal(t.keyfile, "/k/id");
 	assert_true(t.no_verify);
 	ssh_target_free(&t);
-	assert_int_equal(hosts_uri_ssh("qemu+ssh://u@[::1]:22?no_verify=0", &t, err, sizeof(err)), 0);
+	assert_int_equal(hosts_uri_ssh("qemu+ssh://u@[::1]:22?no_verify=0", &t, err, sizeof(err)),
+			 0);
 	assert_string_equal(t.user, "u");
 	assert_string_equal(t.host, "::1");
 	assert_int_equal(t.port, 22);
@@ -203,10 +205,8 @@ static void test_ssh(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_spread),
-	    cmocka_unit_test(test_take_out),
-	    cmocka_unit_test(test_local),
+	    cmocka_unit_test(test_parse),    cmocka_unit_test(test_spread),
+	    cmocka_unit_test(test_take_out), cmocka_unit_test(test_local),
 	    cmocka_unit_test(test_ssh),
 	};
 
