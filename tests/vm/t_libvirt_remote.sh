@@ -5,8 +5,9 @@
 # host's run directory and the kernel cache there (uploaded once, then
 # cached); a pool of an unreachable ssh host, the ssh host and qemu:///system
 # takes the bad one out and retries; a host libvirt reaches but ktb's own ssh
-# does not is taken out too; SIGTERM mid-run and every normal end leave no
-# domain, ssh or tail process, or run directory on the host.
+# does not is taken out too; a panic comes over the ssh console; SIGTERM
+# mid-run and every normal end leave no domain, ssh or tail process, or run
+# directory on the host.
 . "$(dirname "$0")/lib.sh"
 "$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
 "$KTB_SRC/tests/vm/sshd.sh" || fail "could not start sshd"
@@ -115,6 +116,23 @@ expect_out "taken out: .*remote libvirt host qemu\+ssh://root@ktb-sshd:2222/syst
 expect_out "ktb: smoke will run on another host"
 grep -qx "uri: qemu:///system" $(find "$work/a-opts" -name libvirt.txt) ||
 	fail "smoke did not end on qemu:///system"
+
+# a kernel panic is seen on the console that comes over ssh, at once
+cat >"$work/panic.yaml" <<'YAML'
+name: panic
+summary: crashes the kernel through sysrq
+timeout: 300s
+machine: {cpus: 1, memory: 512M}
+steps:
+  - run: echo c > /proc/sysrq-trigger
+    timeout: 250s
+YAML
+start=$(date +%s)
+ktb_run run --connect "$ssh_uri" --artifacts "$work/a-panic" "$work/panic.yaml"
+expect_rc 1
+expect_out "step 1 .*kernel panic on the console: .*Kernel panic - not syncing"
+[ $(($(date +%s) - start)) -lt 90 ] || fail "the panic was not noticed at once"
+nothing_left "$work/a-panic"
 
 # 4. bad remote URIs are usage errors
 ktb_run run --connect "qemu+tcp://h/system" "$KTB_SRC/scenarios/smoke.yaml"
