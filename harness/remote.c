@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -241,7 +243,7 @@ out:
 	return ret;
 }
 
-int remote_file_sha256(const char *path, char out[65])
+static int hash_file(const char *path, char out[65])
 {
 	struct sha256 s;
 	char buf[1 << 16];
@@ -258,4 +260,45 @@ int remote_file_sha256(const char *path, char out[65])
 		return -EIO;
 	sha256_final_hex(&s, out);
 	return 0;
+}
+
+/* The hash of a kernel or initrd is kept in the cache under the file's
+ * identity (device, inode, size, modification time), so that every scenario
+ * does not read it again: a changed file has another name there. */
+int remote_file_sha256(const char *path, char out[65])
+{
+	const char *cache = ktb_cache_dir();
+	char *dir = NULL, *memo = NULL, *tmp = NULL, *s;
+	size_t len = 0;
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (cache) {
+		dir = xasprintf("%s/sha256", cache);
+		memo = xasprintf("%s/%llx-%llx-%llx-%lld.%09ld", dir, (unsigned long long)st.st_dev,
+				 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+				 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+		s = read_file(memo, &len);
+		if (s && len == 64 && strspn(s, "0123456789abcdef") == 64) {
+			memcpy(out, s, 64);
+			out[64] = '\0';
+			free(s);
+			ret = 0;
+			goto out;
+		}
+		free(s);
+	}
+	ret = hash_file(path, out);
+	if (!ret && memo && !mkdir_p(dir, 0755)) {
+		tmp = xasprintf("%s.%d", memo, (int)getpid());
+		if (!write_file(tmp, out, 64) && rename(tmp, memo) < 0)
+			unlink(tmp);
+	}
+out:
+	free(tmp);
+	free(memo);
+	free(dir);
+	return ret;
 }

@@ -35,7 +35,8 @@ void remote_argv_free(char **v);
  * "ssh HOST: " and the last line of its standard error. */
 int remote_run(const struct remote *r, const char *cmd, const char *in_path, char **out,
 	       int timeout_ms, char *err, size_t len);
-/* The SHA-256 of a local file as 64 hex digits (out), 0 or -errno. */
+/* The SHA-256 of a local file as 64 hex digits (out), 0 or -errno. Kept in
+ * the ktb cache (sha256/) under the file's device, inode, size and mtime. */
 int remote_file_sha256(const char *path, char out[65]);
 
 #endif
