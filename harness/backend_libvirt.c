@@ -389,6 +389,12 @@ static void lv_remote_launch_free(struct hw_launch *rl)
 	free((char *)rl->qga_path);
 }
 
+/* What the ssh processes say on standard error: with the artifacts. */
+static char *lv_ssh_log(const struct vm *vm)
+{
+	return xasprintf("%s/ssh.log", vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir);
+}
+
 /* ssh: follow the console file on the host (tail ends with the ssh session,
  * --pid of its parent), into the loop. */
 static int lv_remote_console(struct vm *vm)
@@ -396,7 +402,7 @@ static int lv_remote_console(struct vm *vm)
 	struct vm_libvirt *lv = vm->lv;
 	char *cmd = xasprintf("exec tail -c +1 -F --pid=$PPID %s 2>/dev/null", lv->console_path);
 	char **argv = remote_argv(lv->rem, NULL, cmd);
-	char *log = xasprintf("%s/ssh.log", vm->cfg.workdir);
+	char *log = lv_ssh_log(vm);
 	struct proc_opts po = {.capture_stdout = true, .stderr_path = log};
 	int ret = proc_spawn(&lv->tail, argv, &po);
 
@@ -426,7 +432,7 @@ static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
 			      g,
 			      NULL};
 	char **argv = remote_argv(lv->rem, opts, NULL);
-	char *log = xasprintf("%s/ssh.log", vm->cfg.workdir);
+	char *log = lv_ssh_log(vm);
 	struct proc_opts po = {.stderr_path = log};
 	int ret = proc_spawn(&lv->fwd, argv, &po);
 
