@@ -467,6 +467,8 @@ int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 			lv->rem = NULL;
 			return -EINVAL;
 		}
+		/* an upload may be long: a signal ends it (not the clean-up) */
+		lv->rem->stop_on_signal = true;
 		/* libvirt first: a host that cannot be reached fails the same way
 		 * as a local daemon that is not there */
 		lv->conn = virConnectOpen(vm->cfg.libvirt_uri);
@@ -626,6 +628,7 @@ static void lv_remote_stop(struct vm *vm)
 		lv->console_fd = -1; /* proc_stop closes it */
 	proc_stop(&lv->tail, 500);
 	proc_stop(&lv->fwd, 500);
+	lv->rem->stop_on_signal = false;
 	if (lv->rdir) {
 		cmd = xasprintf("f=/var/log/libvirt/qemu/%s.log; cat $f 2>/dev/null; rm -f $f; "
 				"rm -rf %s",

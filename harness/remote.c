@@ -13,14 +13,17 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "proc.h"
 #include "sha256.h"
 #include "util.h"
 
 int remote_init(struct remote *r, const char *uri, char *err, size_t len)
 {
-	int ret = hosts_uri_ssh(uri, &r->t, err, len);
 	char port[16] = "";
+	int ret;
 
+	memset(r, 0, sizeof(*r));
+	ret = hosts_uri_ssh(uri, &r->t, err, len);
 	if (ret)
 		return ret;
 	if (r->t.port)
@@ -178,6 +181,10 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 			ret = -ETIMEDOUT;
 			break;
 		}
+		if (r->stop_on_signal && proc_interrupted()) {
+			ret = -EINTR;
+			break;
+		}
 		if (poll(pf, 2, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR) {
 			ret = -errno;
 			break;
@@ -209,7 +216,9 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		snprintf(err, len, "ssh %s: %s", r->label,
-			 ret == -ETIMEDOUT ? "no answer within the time limit" : strerror(-ret));
+			 ret == -ETIMEDOUT ? "no answer within the time limit"
+			 : ret == -EINTR   ? "interrupted by a signal"
+					   : strerror(-ret));
 		goto out;
 	}
 	waitpid(pid, &status, 0);

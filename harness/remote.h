@@ -8,6 +8,7 @@
 #ifndef KTB_REMOTE_H
 #define KTB_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pool.h"
@@ -18,7 +19,8 @@
 
 struct remote {
 	struct ssh_target t;
-	char *label; /* [user@]host[:port] for messages */
+	char *label;	     /* [user@]host[:port] for messages */
+	bool stop_on_signal; /* remote_run ends early (-EINTR) after SIGINT/SIGTERM */
 };
 
 /* 0, or -EINVAL with err when uri is not qemu+ssh://[user@]host[:port]/... */
@@ -31,8 +33,8 @@ char **remote_argv(const struct remote *r, const char *const *opts, const char *
 void remote_argv_free(char **v);
 /* Run cmd (a shell command line) on the host, stdin from in_path (NULL:
  * nothing), stdout into *out (malloc'd; out may be NULL). 0; -ETIMEDOUT
- * after timeout_ms; -EIO when ssh or the command failed, with err saying
- * "ssh HOST: " and the last line of its standard error. */
+ * after timeout_ms; -EINTR on a signal if r->stop_on_signal; -EIO when ssh or the command failed,
+ * with err saying "ssh HOST: " and the last line of its standard error. */
 int remote_run(const struct remote *r, const char *cmd, const char *in_path, char **out,
 	       int timeout_ms, char *err, size_t len);
 /* The SHA-256 of a local file as 64 hex digits (out), 0 or -errno. Kept in
