@@ -624,6 +624,10 @@ static void lv_remote_stop(struct vm *vm)
 	struct vm_libvirt *lv = vm->lv;
 	char err[600], *out = NULL, *cmd;
 
+	/* an ssh of ours that ended by itself: the way to the host broke, and
+	 * what the scenario saw after that (a closed agent) is not its verdict */
+	if (lv->fwd.pid > 0 && lv->tail.pid > 0 && (proc_poll(&lv->fwd) || proc_poll(&lv->tail)))
+		vm->host_failed = true;
 	if (lv->console_fd == lv->tail.out_fd)
 		lv->console_fd = -1; /* proc_stop closes it */
 	proc_stop(&lv->tail, 500);

@@ -5,9 +5,10 @@
 # host's run directory and the kernel cache there (uploaded once, then
 # cached); a pool of an unreachable ssh host, the ssh host and qemu:///system
 # takes the bad one out and retries; a host libvirt reaches but ktb's own ssh
-# does not is taken out too; a panic comes over the ssh console; SIGTERM
-# mid-run and every normal end leave no domain, ssh or tail process, or run
-# directory on the host.
+# does not is taken out too, and so is one whose ssh forwarding breaks
+# mid-run; a panic comes over the ssh console; SIGTERM mid-run and every
+# normal end leave no domain, ssh or tail process, or run directory on the
+# host.
 . "$(dirname "$0")/lib.sh"
 "$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
 "$KTB_SRC/tests/vm/sshd.sh" || fail "could not start sshd"
@@ -133,6 +134,35 @@ expect_rc 1
 expect_out "step 1 .*kernel panic on the console: .*Kernel panic - not syncing"
 [ $(($(date +%s) - start)) -lt 90 ] || fail "the panic was not noticed at once"
 nothing_left "$work/a-panic"
+
+# the way to the host breaks mid-run (its socket forwarding ends): the host
+# is taken out, the scenario runs again on the other
+"$KTB" run --connect "$ssh_uri" --connect qemu:///system,slots=1 --json "$work/lost.json" \
+	--artifacts "$work/a-lost" "$KTB_SRC/scenarios/smoke.yaml" >"$out" 2>&1 &
+ktb_pid=$!
+for _ in $(seq 1 300); do
+	rdir=$(remote_dirs "$work/a-lost")
+	[ -n "$rdir" ] && break
+	sleep 0.1
+done
+[ -n "$rdir" ] || fail "no run directory on the host"
+wait_qemus 1 "$rdir" || fail "QEMU never started under libvirt over ssh"
+fwd=
+for _ in $(seq 1 100); do
+	fwd=$(pgrep -f -- "ssh .*-L .*:$rdir/qmp.sock" || true)
+	[ -n "$fwd" ] && break
+	sleep 0.1
+done
+[ -n "$fwd" ] || fail "no ssh forwards the monitor"
+kill -KILL $fwd
+rc=0
+wait "$ktb_pid" || rc=$?
+expect_rc 0
+expect_out "taken out: .*lost the libvirt host qemu\+ssh://.*ssh forwarding the monitor and agent killed by signal 9"
+expect_out "ktb: smoke will run on another host"
+grep -qx "uri: qemu:///system" "$(find "$work/a-lost" -name libvirt.txt)" ||
+	fail "smoke did not end on qemu:///system"
+nothing_left "$work/a-lost"
 
 # 4. bad remote URIs are usage errors
 ktb_run run --connect "qemu+tcp://h/system" "$KTB_SRC/scenarios/smoke.yaml"
