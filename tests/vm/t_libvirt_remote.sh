@@ -21,9 +21,14 @@ cache=/var/tmp/ktb-cache
 rm -rf "$cache"
 scen=("$KTB_SRC/scenarios/smoke.yaml" "$KTB_SRC/scenarios/s3-basic.yaml")
 
+# txts DIR: every libvirt.txt of DIR's artifacts, one after the other
+txts() {
+	find "$1" -name libvirt.txt -exec cat {} + 2>/dev/null
+	return 0
+}
 # remote_dirs DIR: the run directories on the host named in DIR's artifacts
 remote_dirs() {
-	sed -n 's/^remote_dir: //p' $(find "$1" -name libvirt.txt) 2>/dev/null | sort -u
+	txts "$1" | sed -n 's/^remote_dir: //p' | sort -u
 }
 # nothing_left DIR: no run directory, domain, ssh or tail of DIR's runs
 nothing_left() {
@@ -79,7 +84,7 @@ for s in smoke s3-basic; do
 	grep -q "ktb: guest ready" "$dir/console.log" || fail "$s: the console did not come over ssh"
 done
 # uploaded once (two scenarios at once may both upload; the copy is atomic)
-grep -hq "^uploaded: kernel initrd" $(find "$work/a-ssh" -name libvirt.txt) ||
+grep -q "^uploaded: kernel initrd" <<<"$(txts "$work/a-ssh")" ||
 	fail "nothing was uploaded to an empty cache"
 # each file there is named by its content's SHA-256, no upload is left half done
 for f in "$cache"/* "$cache"/.[!.]*; do
@@ -101,10 +106,10 @@ import json, sys
 s = json.load(open(sys.argv[1]))["scenarios"]
 assert [x["status"] for x in s] == ["pass"] * 3, [x["status"] for x in s]
 PY
-uris=$(sed -n 's/^uri: //p' $(find "$work/a-pool" -name libvirt.txt) | sort | uniq -c)
+uris=$(txts "$work/a-pool" | sed -n 's/^uri: //p' | sort | uniq -c)
 echo "$uris" | grep -q " $ssh_uri\$" || fail "no run on the ssh host: $uris"
 echo "$uris" | grep -q " qemu:///system\$" || fail "no run on qemu:///system: $uris"
-grep -q "^uploaded: none (cached)" $(find "$work/a-pool" -name libvirt.txt) ||
+grep -q "^uploaded: none (cached)" <<<"$(txts "$work/a-pool")" ||
 	fail "the cached kernel was uploaded again"
 nothing_left "$work/a-pool"
 
@@ -115,7 +120,7 @@ KTB_SSH_OPTS="-o HostName=127.0.0.2" ktb_run run --connect "$ssh_uri" \
 expect_rc 0
 expect_out "taken out: .*remote libvirt host qemu\+ssh://root@ktb-sshd:2222/system: ssh root@ktb-sshd:2222: .*refused"
 expect_out "ktb: smoke will run on another host"
-grep -qx "uri: qemu:///system" $(find "$work/a-opts" -name libvirt.txt) ||
+grep -qx "uri: qemu:///system" <<<"$(txts "$work/a-opts")" ||
 	fail "smoke did not end on qemu:///system"
 
 # a kernel panic is seen on the console that comes over ssh, at once
@@ -154,14 +159,18 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 [ -n "$fwd" ] || fail "no ssh forwards the monitor"
-kill -KILL $fwd
+for p in $fwd; do kill -KILL "$p"; done
 rc=0
 wait "$ktb_pid" || rc=$?
 expect_rc 0
 expect_out "taken out: .*lost the libvirt host qemu\+ssh://.*ssh forwarding the monitor and agent killed by signal 9"
 expect_out "ktb: smoke will run on another host"
-grep -qx "uri: qemu:///system" "$(find "$work/a-lost" -name libvirt.txt)" ||
+grep -qx "uri: qemu:///system" <<<"$(txts "$work/a-lost")" ||
 	fail "smoke did not end on qemu:///system"
+# the retry wrote the artifacts afresh: the ssh run's directory by name
+[ -e "$rdir" ] && fail "the run directory $rdir of the lost host is left"
+pgrep -f -- "$rdir" >/dev/null && fail "processes left: $(pgrep -af -- "$rdir")"
+virsh -c qemu:///system domstate "${rdir##*/}" >/dev/null 2>&1 && fail "domain ${rdir##*/} left"
 nothing_left "$work/a-lost"
 
 # 4. bad remote URIs are usage errors
