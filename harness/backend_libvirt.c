@@ -1,5 +1,6 @@
 #include "backend_libvirt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +14,9 @@
 #include "../hw/libvirt_xml.h"
 #include "jsonstream.h"
 #include "loop.h"
+#include "pool.h"
+#include "remote.h"
+#include "sha256.h"
 #include "util.h"
 
 #ifdef KTB_HAVE_LIBVIRT
@@ -30,6 +34,10 @@ struct vm_libvirt {
 	char *name, *console_path;
 	int console_fd, tick_fd, notify_fd;
 	unsigned ticks;
+	/* a remote (qemu+ssh) host: NULL on a local one */
+	struct remote *rem;
+	char *rdir;	       /* the run's directory there, once created */
+	struct proc tail, fwd; /* ssh: the console file, the two sockets */
 };
 
 static void lv_quiet(void *ctx, virErrorPtr e)
@@ -129,6 +137,42 @@ static void lv_check_state(struct vm *vm)
 	vm_gone(vm, msg);
 }
 
+/* The ssh processes that carry the console and the sockets must live as
+ * long as the domain: one that ended means the host (or the way to it) is
+ * lost, and the scenario goes elsewhere. */
+static void lv_check_ssh(struct vm *vm)
+{
+	struct vm_libvirt *lv = vm->lv;
+	struct proc *p = proc_poll(&lv->fwd) ? &lv->fwd : proc_poll(&lv->tail) ? &lv->tail : NULL;
+	char msg[400];
+
+	if (!p)
+		return;
+	lv_read_console(vm);
+	vm->host_failed = true;
+	snprintf(msg, sizeof(msg), "lost the libvirt host %s: ssh %s %s (see ssh.log)",
+		 vm->cfg.libvirt_uri,
+		 p == &lv->fwd ? "forwarding the monitor and agent" : "following the console",
+		 proc_describe(p));
+	vm_gone(vm, msg);
+}
+
+/* The console through ssh: read what arrived; at its end, leave the loop
+ * (lv_check_ssh says why). */
+static int lv_on_console_pipe(void *ctx, int fd)
+{
+	struct vm *vm = ctx;
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return -EPIPE;
+	vm_console_feed(vm, buf, (size_t)n);
+	return 0;
+}
+
 static int lv_on_tick(void *ctx, int fd)
 {
 	struct vm *vm = ctx;
@@ -141,6 +185,8 @@ static int lv_on_tick(void *ctx, int fd)
 	lv_read_console(vm);
 	if (++vm->lv->ticks % STATE_EVERY == 0)
 		lv_check_state(vm);
+	if (!vm->qemu_gone && vm->lv->rem)
+		lv_check_ssh(vm);
 	return vm->qemu_gone ? -EPIPE : 0;
 }
 
@@ -174,7 +220,8 @@ static int lv_tick_start(struct vm *vm)
 		return -e;
 	}
 	vm->lv->tick_fd = fd;
-	vm->lv->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (!vm->lv->rem)
+		vm->lv->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (vm->lv->notify_fd >= 0 &&
 	    inotify_add_watch(vm->lv->notify_fd, vm->lv->console_path, IN_MODIFY) >= 0)
 		loop_add(vm->loop, vm->lv->notify_fd, lv_on_notify, vm);
@@ -201,7 +248,9 @@ static int lv_render(struct vm *vm, const struct hw_launch *l, char **xml)
 {
 	struct hw_domain d = {.name = vm->lv->name, .console_path = vm->lv->console_path};
 	struct hw_error he = {{0}, {0}};
-	int ret = vm->cfg.restart ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
+	/* a remote host's disks were made there (lv_remote_prepare) */
+	int ret =
+	    vm->cfg.restart || vm->lv->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
 
 	if (!ret)
 		ret = machine_to_domain_xml(vm->cfg.machine, l, &d, xml, &he);
@@ -212,21 +261,230 @@ static int lv_render(struct vm *vm, const struct hw_launch *l, char **xml)
 	return ret;
 }
 
+static int lv_remote_fail(struct vm *vm, int ret, const char *why)
+{
+	snprintf(vm->err, sizeof(vm->err), "remote libvirt host %s: %s", vm->cfg.libvirt_uri, why);
+	vm->host_failed = true;
+	return ret;
+}
+
+/* Upload one file into the host's cache under its hash; the copy is checked
+ * there before it takes the name, so a broken upload is never used. */
+static int lv_upload(struct vm *vm, const char *path, const char *hash)
+{
+	char err[600];
+	char *cmd =
+	    xasprintf("set -e; umask 022; t=$(mktemp %s/.upload.XXXXXX); trap 'rm -f \"$t\"' EXIT; "
+		      "cat >\"$t\"; echo \"%s  $t\" | sha256sum -c --status || "
+		      "{ echo 'the upload arrived damaged' >&2; exit 1; }; "
+		      "chmod 644 \"$t\"; mv -f \"$t\" %s/%s; trap - EXIT",
+		      REMOTE_CACHE_DIR, hash, REMOTE_CACHE_DIR, hash);
+	int ret = remote_run(vm->lv->rem, cmd, path, NULL, 600000, err, sizeof(err));
+
+	free(cmd);
+	if (ret) {
+		char why[800];
+
+		snprintf(why, sizeof(why), "uploading %s: %s", path, err);
+		return lv_remote_fail(vm, -EIO, why);
+	}
+	return 0;
+}
+
+static bool lv_safe_id(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+			return false;
+	return true;
+}
+
+/* A remote host: its run directory (the disks, the sockets, the console
+ * file) and the kernel and initrd in its cache, uploaded when missing. rl
+ * gets the paths on the host. notes: what libvirt.txt says about it. */
+static int lv_remote_prepare(struct vm *vm, const struct hw_launch *l, struct hw_launch *rl,
+			     char **notes)
+{
+	const struct machine *m = vm->cfg.machine;
+	struct vm_libvirt *lv = vm->lv;
+	const char *files[2] = {l->kernel, l->initrd};
+	char hash[2][SHA256_HEX_LEN + 1] = {"", ""}, err[600], *cmd, *t, *out = NULL;
+	char *rdir = xasprintf("%s/%s", REMOTE_RUN_PARENT, lv->name), *up = xstrdup("");
+	int ret = 0;
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		if (m->disks[i].image || !lv_safe_id(m->disks[i].id)) {
+			snprintf(vm->err, sizeof(vm->err),
+				 "machine.disks[%u]%s: a remote libvirt host (%s) cannot use %s "
+				 "yet; run it on a local host or with --backend qemu",
+				 i, m->disks[i].image ? ".image" : ".id", vm->cfg.libvirt_uri,
+				 m->disks[i].image ? "a base image" : "this disk id");
+			free(rdir);
+			free(up);
+			return -EINVAL;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		if (files[i] && (ret = remote_file_sha256(files[i], hash[i]))) {
+			snprintf(vm->err, sizeof(vm->err), "cannot read %s: %s", files[i],
+				 strerror(-ret));
+			free(rdir);
+			free(up);
+			return ret;
+		}
+	}
+	/* one round trip: the run directory with its disks and console file,
+	 * and which of the two files the cache lacks */
+	cmd =
+	    xasprintf("set -e; umask 022; mkdir -p %s; mkdir %s; if ! { :", REMOTE_CACHE_DIR, rdir);
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		t = xasprintf("%s && truncate -s %llu %s/%s.img", cmd,
+			      (unsigned long long)m->disks[i].size_bytes, rdir, m->disks[i].id);
+		free(cmd);
+		cmd = t;
+	}
+	t = xasprintf("%s && : >%s/console.raw; }; then rm -rf %s; exit 1; fi; "
+		      "for h in %s %s; do test -s %s/$h || echo $h; done",
+		      cmd, rdir, rdir, hash[0], hash[1], REMOTE_CACHE_DIR);
+	free(cmd);
+	cmd = t;
+	ret = remote_run(lv->rem, cmd, NULL, &out, 60000, err, sizeof(err));
+	free(cmd);
+	if (ret) {
+		free(rdir);
+		free(up);
+		return lv_remote_fail(vm, -EIO, err);
+	}
+	lv->rdir = rdir;
+	for (int i = 0; i < 2 && !ret; i++) {
+		if (!files[i] || !strstr(out, hash[i]))
+			continue;
+		ret = lv_upload(vm, files[i], hash[i]);
+		t = xasprintf("%s%s%s", up, *up ? " " : "", i ? "initrd" : "kernel");
+		free(up);
+		up = t;
+	}
+	free(out);
+	if (!ret) {
+		*rl = *l;
+		rl->kernel = l->kernel ? xasprintf("%s/%s", REMOTE_CACHE_DIR, hash[0]) : NULL;
+		rl->initrd = l->initrd ? xasprintf("%s/%s", REMOTE_CACHE_DIR, hash[1]) : NULL;
+		rl->disk_dir = rdir;
+		rl->qmp_path = xasprintf("%s/qmp.sock", rdir);
+		rl->qga_path = xasprintf("%s/qga.sock", rdir);
+		free(lv->console_path);
+		lv->console_path = xasprintf("%s/console.raw", rdir);
+		*notes = xasprintf("ssh: %s\nremote_dir: %s\nuploaded: %s\n", lv->rem->label, rdir,
+				   *up ? up : "none (cached)");
+	}
+	free(up);
+	return ret;
+}
+
+static void lv_remote_launch_free(struct hw_launch *rl)
+{
+	free((char *)rl->kernel);
+	free((char *)rl->initrd);
+	free((char *)rl->qmp_path);
+	free((char *)rl->qga_path);
+}
+
+/* What the ssh processes say on standard error: with the artifacts. */
+static char *lv_ssh_log(const struct vm *vm)
+{
+	return xasprintf("%s/ssh.log", vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir);
+}
+
+/* ssh: follow the console file on the host (tail ends with the ssh session,
+ * --pid of its parent), into the loop. */
+static int lv_remote_console(struct vm *vm)
+{
+	struct vm_libvirt *lv = vm->lv;
+	char *cmd = xasprintf("exec tail -c +1 -F --pid=$PPID %s 2>/dev/null", lv->console_path);
+	char **argv = remote_argv(lv->rem, NULL, cmd);
+	char *log = lv_ssh_log(vm);
+	struct proc_opts po = {.capture_stdout = true, .stderr_path = log};
+	int ret = proc_spawn(&lv->tail, argv, &po);
+
+	remote_argv_free(argv);
+	free(cmd);
+	free(log);
+	if (ret)
+		return lv_remote_fail(vm, ret, "cannot start ssh");
+	fcntl(lv->tail.out_fd, F_SETFL, fcntl(lv->tail.out_fd, F_GETFL) | O_NONBLOCK);
+	return loop_add(vm->loop, lv->tail.out_fd, lv_on_console_pipe, vm);
+}
+
+/* ssh: the harness's monitor and agent sockets here, QEMU's there. */
+static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
+{
+	struct vm_libvirt *lv = vm->lv;
+	char *q = xasprintf("%s:%s", vm->qmp_path, rl->qmp_path);
+	char *g = xasprintf("%s:%s", vm->qga_path, rl->qga_path);
+	const char *opts[] = {"-N",
+			      "-o",
+			      "ExitOnForwardFailure=yes",
+			      "-o",
+			      "StreamLocalBindUnlink=yes",
+			      "-L",
+			      q,
+			      "-L",
+			      g,
+			      NULL};
+	char **argv = remote_argv(lv->rem, opts, NULL);
+	char *log = lv_ssh_log(vm);
+	struct proc_opts po = {.stderr_path = log};
+	int ret = proc_spawn(&lv->fwd, argv, &po);
+
+	remote_argv_free(argv);
+	free(q);
+	free(g);
+	free(log);
+	return ret ? lv_remote_fail(vm, ret, "cannot start ssh") : 0;
+}
+
 int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 {
 	struct vm_libvirt *lv = xcalloc(1, sizeof(*lv));
-	char *xml = NULL, *path;
+	char *xml = NULL, *path, *notes = NULL;
+	struct hw_launch rl = {0};
 	int ret;
 
 	lv->console_fd = lv->tick_fd = lv->notify_fd = -1;
+	lv->tail.pid = lv->fwd.pid = -1;
+	lv->tail.out_fd = lv->fwd.out_fd = -1;
 	vm->lv = lv;
 	lv->name = lv_name(vm);
 	lv->console_path = xasprintf("%s/console.raw", vm->cfg.workdir);
+	virSetErrorFunc(NULL, lv_quiet);
+	if (!hosts_uri_local(vm->cfg.libvirt_uri)) {
+		char err[300];
+
+		lv->rem = xcalloc(1, sizeof(*lv->rem));
+		if (remote_init(lv->rem, vm->cfg.libvirt_uri, err, sizeof(err))) {
+			snprintf(vm->err, sizeof(vm->err), "%s", err);
+			free(lv->rem);
+			lv->rem = NULL;
+			return -EINVAL;
+		}
+		/* an upload may be long: a signal ends it (not the clean-up) */
+		lv->rem->stop_on_signal = true;
+		/* libvirt first: a host that cannot be reached fails the same way
+		 * as a local daemon that is not there */
+		lv->conn = virConnectOpen(vm->cfg.libvirt_uri);
+		if (!lv->conn)
+			return lv_fail(vm, true, -EHOSTDOWN, "cannot connect to");
+		ret = lv_remote_prepare(vm, l, &rl, &notes);
+		if (ret)
+			return ret;
+		l = &rl;
+	}
 	ret = lv_render(vm, l, &xml);
 	if (ret)
-		return ret;
+		goto out;
 	if (vm->cfg.artifacts) {
-		char *where = xasprintf("uri: %s\ndomain: %s\n", vm->cfg.libvirt_uri, lv->name);
+		char *where = xasprintf("uri: %s\ndomain: %s\n%s", vm->cfg.libvirt_uri, lv->name,
+					notes ? notes : "");
 
 		path = xasprintf("%s/domain.xml", vm->cfg.artifacts);
 		write_file(path, xml, strlen(xml));
@@ -238,15 +496,23 @@ int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 		free(where);
 	}
 	/* opened before QEMU writes a byte, so nothing of the boot is missed */
-	lv->console_fd = open(lv->console_path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (lv->rem) {
+		ret = lv_remote_console(vm);
+		if (ret)
+			goto out;
+		lv->console_fd = lv->tail.out_fd;
+	} else {
+		lv->console_fd =
+		    open(lv->console_path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
+	}
 	if (lv->console_fd < 0) {
 		ret = -errno;
 		snprintf(vm->err, sizeof(vm->err), "cannot create %s: %s", lv->console_path,
 			 strerror(errno));
 		goto out;
 	}
-	virSetErrorFunc(NULL, lv_quiet);
-	lv->conn = virConnectOpen(vm->cfg.libvirt_uri);
+	if (!lv->conn)
+		lv->conn = virConnectOpen(vm->cfg.libvirt_uri);
 	if (!lv->conn) {
 		ret = lv_fail(vm, true, -EHOSTDOWN, "cannot connect to");
 		goto out;
@@ -256,10 +522,16 @@ int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
 		ret = lv_fail(vm, lv_host_error(), -EIO, "cannot create the domain on");
 		goto out;
 	}
+	/* QEMU made its sockets before libvirt's create returned */
+	if (lv->rem && (ret = lv_remote_forward(vm, &rl)))
+		goto out;
 	ret = lv_tick_start(vm);
 	if (ret)
 		snprintf(vm->err, sizeof(vm->err), "timerfd: %s", strerror(-ret));
 out:
+	if (lv->rem && l == &rl)
+		lv_remote_launch_free(&rl);
+	free(notes);
 	free(xml);
 	return ret;
 }
@@ -337,12 +609,50 @@ static void lv_destroy(struct vm *vm)
 		return;
 	c = virConnectOpen(vm->cfg.libvirt_uri);
 	d = c ? virDomainLookupByName(c, lv->name) : NULL;
-	if (!d || virDomainDestroy(d) < 0)
+	if ((!d || virDomainDestroy(d) < 0) && !lv->rem)
 		lv_kill_orphan(lv);
 	if (d)
 		virDomainFree(d);
 	if (c)
 		virConnectClose(c);
+}
+
+/* A remote host: end the ssh processes, bring QEMU's log home, remove the
+ * run directory there (the cache stays). */
+static void lv_remote_stop(struct vm *vm)
+{
+	struct vm_libvirt *lv = vm->lv;
+	char err[600], *out = NULL, *cmd;
+
+	/* an ssh of ours that ended by itself: the way to the host broke, and
+	 * what the scenario saw after that (a closed agent) is not its verdict */
+	if (lv->fwd.pid > 0 && lv->tail.pid > 0 && (proc_poll(&lv->fwd) || proc_poll(&lv->tail)))
+		vm->host_failed = true;
+	if (lv->console_fd == lv->tail.out_fd)
+		lv->console_fd = -1; /* proc_stop closes it */
+	proc_stop(&lv->tail, 500);
+	proc_stop(&lv->fwd, 500);
+	lv->rem->stop_on_signal = false;
+	if (lv->rdir) {
+		cmd = xasprintf("f=/var/log/libvirt/qemu/%s.log; cat $f 2>/dev/null; rm -f $f; "
+				"rm -rf %s",
+				lv->name, lv->rdir);
+		if (remote_run(lv->rem, cmd, NULL, &out, 60000, err, sizeof(err)))
+			fprintf(stderr, "ktb: %s could not be removed: %s\n", lv->rdir, err);
+		else if (vm->cfg.artifacts && out && *out) {
+			char *dst = xasprintf("%s/qemu.log", vm->cfg.artifacts);
+
+			write_file(dst, out, strlen(out));
+			free(dst);
+		}
+		free(cmd);
+		free(out);
+	}
+	remote_free(lv->rem);
+	free(lv->rem);
+	free(lv->rdir);
+	lv->rem = NULL;
+	lv->rdir = NULL;
 }
 
 void vm_libvirt_stop(struct vm *vm)
@@ -356,7 +666,10 @@ void vm_libvirt_stop(struct vm *vm)
 		lv_destroy(vm);
 		virDomainFree(lv->dom);
 	}
-	lv_keep_log(vm);
+	if (lv->rem)
+		lv_remote_stop(vm);
+	else
+		lv_keep_log(vm);
 	if (lv->conn)
 		virConnectClose(lv->conn);
 	if (lv->tick_fd >= 0)

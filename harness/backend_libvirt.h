@@ -4,7 +4,10 @@
  * qemu backend (passed through as QEMU arguments), so qmp.c and qga.c do not
  * change; the console is the serial port written to a file the loop follows;
  * QEMU's end is seen through virDomainGetState. Scenario monitor commands go
- * through virDomainQemuMonitorCommand, S3 wake through virDomainPMWakeup. */
+ * through virDomainQemuMonitorCommand, S3 wake through virDomainPMWakeup.
+ * On a qemu+ssh:// host (remote.c) the disks, sockets and console file are
+ * in a run directory there, the kernel and initrd in a cache there, and ssh
+ * carries the console (tail -F) and the two sockets (-L) to this machine. */
 #ifndef KTB_BACKEND_LIBVIRT_H
 #define KTB_BACKEND_LIBVIRT_H
 

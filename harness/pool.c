@@ -135,3 +135,78 @@ void hosts_free(struct hosts *p)
 	p->h = NULL;
 	p->n = 0;
 }
+
+/* One query parameter's value (up to & or the end), or NULL. */
+static char *query_param(const char *q, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (q && *q) {
+		if (!strncmp(q, name, n) && q[n] == '=')
+			return xasprintf("%.*s", (int)strcspn(q + n + 1, "&"), q + n + 1);
+		q = strchr(q, '&');
+		if (q)
+			q++;
+	}
+	return NULL;
+}
+
+int hosts_uri_ssh(const char *uri, struct ssh_target *t, char *err, size_t len)
+{
+	static const char scheme[] = "qemu+ssh://";
+	const char *a = uri + sizeof(scheme) - 1, *end, *at, *hp, *colon = NULL;
+	char *v;
+
+	memset(t, 0, sizeof(*t));
+	if (strncmp(uri, scheme, sizeof(scheme) - 1)) {
+		snprintf(err, len, "%s: only qemu+ssh:// remote hosts are supported", uri);
+		return -EINVAL;
+	}
+	end = a + strcspn(a, "/?");
+	at = memchr(a, '@', (size_t)(end - a));
+	hp = at ? at + 1 : a;
+	if (*hp == '[') { /* [v6 address] */
+		const char *rb = memchr(hp, ']', (size_t)(end - hp));
+
+		if (!rb || (rb + 1 < end && rb[1] != ':'))
+			goto bad;
+		t->host = xasprintf("%.*s", (int)(rb - hp - 1), hp + 1);
+		colon = rb + 1 < end ? rb + 1 : NULL;
+	} else {
+		colon = memchr(hp, ':', (size_t)(end - hp));
+		t->host = xasprintf("%.*s", (int)((colon ? colon : end) - hp), hp);
+	}
+	if (!*t->host || strpbrk(t->host, " '\"\\%") || *t->host == '-')
+		goto bad;
+	if (at) {
+		t->user = xasprintf("%.*s", (int)(at - a), a);
+		if (!*t->user || strpbrk(t->user, " '\"\\%:") || *t->user == '-')
+			goto bad;
+	}
+	if (colon) {
+		char *pe;
+		long p = strtol(colon + 1, &pe, 10);
+
+		if (pe != end || colon + 1 == end || p < 1 || p > 65535)
+			goto bad;
+		t->port = (int)p;
+	}
+	end = strchr(uri, '?');
+	t->keyfile = query_param(end ? end + 1 : NULL, "keyfile");
+	v = query_param(end ? end + 1 : NULL, "no_verify");
+	t->no_verify = v && !strcmp(v, "1");
+	free(v);
+	return 0;
+bad:
+	snprintf(err, len, "%s: give qemu+ssh://[user@]host[:port]/system", uri);
+	ssh_target_free(t);
+	return -EINVAL;
+}
+
+void ssh_target_free(struct ssh_target *t)
+{
+	free(t->user);
+	free(t->host);
+	free(t->keyfile);
+	memset(t, 0, sizeof(*t));
+}

@@ -30,6 +30,20 @@ int hosts_add(struct hosts *p, const char *arg, char *err, size_t len);
  * qemu+unix:///...: yes; a host name in the URI, or a network transport
  * (+ssh, +libssh, +libssh2, +tcp, +tls, +ext): no. */
 bool hosts_uri_local(const char *uri);
+/* Where a qemu+ssh:// URI points: [user@]host[:port], and the query's
+ * keyfile= and no_verify=1 that libvirt's own ssh transport honours too. */
+struct ssh_target {
+	char *user;	/* NULL: ssh's default */
+	char *host;	/* a name or address, without brackets */
+	int port;	/* 0: ssh's default */
+	char *keyfile;	/* NULL: none given */
+	bool no_verify; /* no_verify=1: do not check the host key */
+};
+
+/* Parse qemu+ssh://[user@]host[:port]/path[?query]. 0 and t filled, or
+ * -EINVAL with a message in err (another transport, no host, a bad port). */
+int hosts_uri_ssh(const char *uri, struct ssh_target *t, char *err, size_t len);
+void ssh_target_free(struct ssh_target *t);
 /* A live host with a free slot, least loaded first (busy/slots, then the
  * order given), marked busy; -EBUSY when every live host is full, -EHOSTDOWN
  * when no host is left. */

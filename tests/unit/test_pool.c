@@ -155,13 +155,59 @@ static void test_local(void **state)
 			fail_msg("%s is not local", remote[i]);
 }
 
+static void test_ssh(void **state)
+{
+	static const char *const bad[] = {
+	    "qemu:///system",	       "qemu+tcp://h/system",	      "qemu+libssh2://h/system",
+	    "qemu+ssh:///system",      "qemu+ssh://root@/system",     "qemu+ssh://@h/system",
+	    "qemu+ssh://h:/system",    "qemu+ssh://h:0/system",	      "qemu+ssh://h:65536/system",
+	    "qemu+ssh://h:22x/system", "qemu+ssh://-oProxy=x/system", "qemu+ssh://[::1/system",
+	    "qemu+ssh://a%20b/system",
+	};
+	struct ssh_target t;
+	char err[300];
+
+	(void)state;
+	assert_int_equal(hosts_uri_ssh("qemu+ssh://h/system", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.host, "h");
+	assert_null(t.user);
+	assert_int_equal(t.port, 0);
+	assert_null(t.keyfile);
+	assert_false(t.no_verify);
+	ssh_target_free(&t);
+	assert_int_equal(
+	    hosts_uri_ssh("qemu+ssh://root@127.0.0.1:2222/system?keyfile=/k/id&no_verify=1", &t,
+			  err, sizeof(err)),
+	    0);
+	assert_string_equal(t.user, "root");
+	assert_string_equal(t.host, "127.0.0.1");
+	assert_int_equal(t.port, 2222);
+	assert_string_equal(t.keyfile, "/k/id");
+	assert_true(t.no_verify);
+	ssh_target_free(&t);
+	assert_int_equal(hosts_uri_ssh("qemu+ssh://u@[::1]:22?no_verify=0", &t, err, sizeof(err)),
+			 0);
+	assert_string_equal(t.user, "u");
+	assert_string_equal(t.host, "::1");
+	assert_int_equal(t.port, 22);
+	assert_false(t.no_verify);
+	ssh_target_free(&t);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (hosts_uri_ssh(bad[i], &t, err, sizeof(err)) != -EINVAL)
+			fail_msg("\"%s\" was accepted", bad[i]);
+		if (!strstr(err, bad[i]))
+			fail_msg("\"%s\": message \"%s\" does not name it", bad[i], err);
+		assert_null(t.host);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_spread),
-	    cmocka_unit_test(test_take_out),
-	    cmocka_unit_test(test_local),
+	    cmocka_unit_test(test_parse),    cmocka_unit_test(test_spread),
+	    cmocka_unit_test(test_take_out), cmocka_unit_test(test_local),
+	    cmocka_unit_test(test_ssh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,10 +54,10 @@ expect_out "give ,slots=N with N from 1 to 64"
 ktb_run run --backend qemu --connect qemu:///system "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 2
 expect_out "--connect is for --backend libvirt"
-ktb_run run --connect qemu:///system --connect qemu+ssh://elsewhere/system \
+ktb_run run --connect qemu:///system --connect qemu+tcp://elsewhere/system \
 	"$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 2
-expect_out "remote libvirt hosts are not supported yet"
+expect_out "only qemu\+ssh:// remote hosts are supported"
 ktb_run run --backend xen "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 2
 expect_out "use qemu or libvirt"
