@@ -4,20 +4,7 @@
 # ways (each backend two at a time), every step has the same status, the same
 # metrics are measured, and no domain is left behind.
 . "$(dirname "$0")/lib.sh"
-"$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
-# every VM's files under $work: its domains are told apart from others'
-mkdir "$work/tmp"
-export TMPDIR=$work/tmp
-# libvirt_left: the ktb- domains of this test (their XML names $work)
-libvirt_left() {
-	local d
-	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
-		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
-		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
-		case $xml in *"$work"*) echo "$d" ;; esac
-	done
-	return 0
-}
+. "$(dirname "$0")/libvirt_lib.sh"
 scen=()
 for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node; do
 	scen+=("$KTB_SRC/scenarios/$s.yaml")

@@ -6,20 +6,7 @@
 # machine without S3 (the domain's <pm>), a kernel panic. Plus the clear
 # refusals of what the libvirt renderer cannot present.
 . "$(dirname "$0")/lib.sh"
-"$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
-# every VM's files under $work: its domains are told apart from others'
-mkdir "$work/tmp"
-export TMPDIR=$work/tmp
-# libvirt_left: the ktb- domains of this test (their XML names $work)
-libvirt_left() {
-	local d
-	for d in $(virsh -c qemu:///system list --all --name | grep '^ktb-'); do
-		# the whole XML first: grep -q would cut virsh off (SIGPIPE, pipefail)
-		xml=$(virsh -c qemu:///system dumpxml "$d" 2>/dev/null || true)
-		case $xml in *"$work"*) echo "$d" ;; esac
-	done
-	return 0
-}
+. "$(dirname "$0")/libvirt_lib.sh"
 T=$'\t'
 while IFS=$'\t' read -r name expr pattern; do
 	[ -n "$name" ] || continue
@@ -36,15 +23,7 @@ s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}s
 EOF_MUT
 
 # a panic is seen on the console file at once, and the domain's end with it
-cat >"$work/panic.yaml" <<'YAML'
-name: panic
-summary: crashes the kernel through sysrq
-timeout: 300s
-machine: {cpus: 1, memory: 512M}
-steps:
-  - run: echo c > /proc/sysrq-trigger
-    timeout: 250s
-YAML
+panic_scenario "$work/panic.yaml"
 start=$(date +%s)
 ktb_run run --backend libvirt --artifacts "$(artifacts)" "$work/panic.yaml"
 expect_rc 1

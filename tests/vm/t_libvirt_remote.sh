@@ -10,10 +10,8 @@
 # normal end leave no domain, ssh or tail process, or run directory on the
 # host.
 . "$(dirname "$0")/lib.sh"
-"$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
+. "$(dirname "$0")/libvirt_lib.sh"
 "$KTB_SRC/tests/vm/sshd.sh" || fail "could not start sshd"
-mkdir "$work/tmp"
-export TMPDIR=$work/tmp
 ssh_uri=qemu+ssh://root@ktb-sshd:2222/system
 closed_uri=qemu+ssh://root@ktb-sshd:2223/system
 cache=/var/tmp/ktb-cache
@@ -124,15 +122,7 @@ grep -qx "uri: qemu:///system" <<<"$(txts "$work/a-opts")" ||
 	fail "smoke did not end on qemu:///system"
 
 # a kernel panic is seen on the console that comes over ssh, at once
-cat >"$work/panic.yaml" <<'YAML'
-name: panic
-summary: crashes the kernel through sysrq
-timeout: 300s
-machine: {cpus: 1, memory: 512M}
-steps:
-  - run: echo c > /proc/sysrq-trigger
-    timeout: 250s
-YAML
+panic_scenario "$work/panic.yaml"
 start=$(date +%s)
 ktb_run run --connect "$ssh_uri" --artifacts "$work/a-panic" "$work/panic.yaml"
 expect_rc 1
