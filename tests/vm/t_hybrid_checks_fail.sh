@@ -7,9 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 mutations <<EOF_TABLE
-hybrid-promotion${T}s/model: on}/model: on, promote_after: 255}/${T}step 2 .*p50_speedup: expected >= 5
-hybrid-promotion${T}s/, p50_speedup: {ge: 5}//; s/model: on}/model: on, promote_after: 255}/${T}step 3 .*hits: expected >= 128
-hybrid-promotion${T}s/model: on}/model: on, fail_writes: 1M+64K}/${T}step 1 .*io_errors: expected 0
+hybrid-promotion${T}s/promote_after: 1}/promote_after: 255}/${T}step 2 .*p50_speedup: expected >= 5
+hybrid-promotion${T}s/, p50_speedup: {ge: 5}//; s/promote_after: 1}/promote_after: 255}/${T}step 3 .*hits: expected >= 128
+hybrid-promotion${T}s/promote_after: 1}/promote_after: 1, fail_writes: 1M+64K}/${T}step 1 .*io_errors: expected 0
 hybrid-power-loss${T}s/write_cache: 8M}/write_cache: 8M, ignore_flushes: true}/${T}step 4 .*mismatches: expected 0
 hybrid-power-loss${T}s/write_cache: 8M}/write_cache: 0}/${T}step 3 .*lost_blocks: expected >= 512, got 0
 hybrid-power-loss${T}s/--offset 16M --seed 8\$/--offset 16M --seed 8 --fsync/; s/lost_blocks: {ge: 512}/lost_blocks: {ge: 0}/${T}step 5 .*exit: expected 1, got 0
