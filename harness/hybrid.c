@@ -22,26 +22,6 @@ const char *hybrid_binary(void)
 	return s && *s ? s : KTB_HYBRID_BIN_DEFAULT;
 }
 
-static int unix_connect(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
 /* The back end creates its control socket, then its vhost-user socket:
  * once the latter exists, both answer. Connecting to the vhost-user socket
  * itself would take QEMU's place, so only its existence is checked. */

@@ -16,6 +16,8 @@ int write_file(const char *path, const char *data, size_t len);   /* 0 or -errno
 char *read_file(const char *path, size_t *len);                   /* NULL + errno */
 int mkdir_p(const char *path, unsigned mode);                     /* 0 or -errno */
 int rm_rf(const char *path);                                      /* 0 or -errno */
+/* A connected stream socket to the unix socket at path, close-on-exec; -errno. */
+int unix_connect(const char *path);
 /* "$TMPDIR/PREFIX-XXXXXX" (TMPDIR defaults to /tmp), for mkdtemp. Caller frees. */
 char *tmp_template(const char *prefix);
 /* "120s", "500ms", "2m", "1h", bare number = seconds. 0 or -EINVAL. */

@@ -96,26 +96,6 @@ static int vm_on_signal(void *ctx, int fd)
 	return 0;
 }
 
-static int unix_connect(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
 /* QEMU creates its sockets a moment after it starts: retry until then. */
 static int vm_connect(struct vm *vm, const char *path, int64_t deadline)
 {
