@@ -20,6 +20,9 @@ static void child_setup(int out_pipe[2], const struct proc_opts *o)
 	/* die with ktb whatever happens to it, and take our own group so a
 	 * stop reaches every helper QEMU might start */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the flag survives exec: QEMU's guest RAM then faults in 4 KiB pages */
+	if (o->no_thp)
+		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (!o->interactive) {
 		setpgid(0, 0);
 		fd = open("/dev/null", O_RDONLY);

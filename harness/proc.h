@@ -18,6 +18,7 @@ struct proc_opts {
 	bool capture_stdout;     /* stdout into a pipe (out_fd) */
 	const char *stderr_path; /* stderr appended to this file; NULL: inherit */
 	bool interactive;        /* inherit the terminal for stdin/stdout */
+	bool no_thp;             /* no transparent huge pages for the child's memory */
 };
 
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);

@@ -216,6 +216,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("as", OPT, struct step, as),
 	STR("since", OPT, struct step, since),
 	STR("within", OPT, struct step, within),
+	STR("settle", OPT, struct step, settle),
 	STR("power_loss", OPT, struct step, power_loss),
 	STR("hybrid_stats", OPT, struct step, hybrid_stats),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
@@ -851,6 +852,7 @@ static const struct step_modifier {
 	{ "as", STEP_MEASURE },
 	{ "since", STEP_MEASURE },
 	{ "within", STEP_MEASURE },
+	{ "settle", STEP_MEASURE },
 };
 
 const char *step_kind_name(enum step_kind k)
@@ -1078,6 +1080,11 @@ static int step_check_measure(struct load_ctx *c, struct step *st, const char *p
 		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 20s", st->within);
 	if (st->within && !st->expect)
 		return fail(c, f, "within: samples until expect holds; give an expect");
+	snprintf(f, sizeof(f), "%s.settle", path);
+	if (st->settle && (parse_duration_ms(st->settle, &st->settle_ms) < 0 ||
+			   st->settle_ms < MEASURE_SETTLE_MIN_MS))
+		return fail(c, f, "\"%s\" is not a duration of at least 2s; write e.g. 10s",
+			    st->settle);
 	return 0;
 }
 

@@ -17,6 +17,8 @@ enum step_kind {
 
 /* The smallest size a balloon step may ask the guest to shrink to. */
 #define MACHINE_MIN_BALLOON (64ull << 20)
+/* measure's settle: below this the steadiness window cannot fit */
+#define MEASURE_SETTLE_MIN_MS 2000
 
 /* What a suspend step asks for (step.sleep_state, step.wake_by). */
 enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
@@ -55,6 +57,7 @@ struct step {
 	char *as;            /* measure: save the value in metrics under this name */
 	char *since;         /* measure: report the change since the value saved as this */
 	char *within;        /* measure: sample until expect holds, for at most this long */
+	char *settle;        /* measure: first wait until the value stops moving, at most this long */
 	char *power_loss;    /* "all" or a hybrid disk id: whose volatile cache is lost */
 	char *hybrid_stats;  /* a hybrid disk id: its back end's stats as the output */
 	struct expect *expect;
@@ -64,6 +67,7 @@ struct step {
 	int64_t after_ms;
 	uint64_t balloon_bytes;
 	int64_t within_ms;
+	int64_t settle_ms;
 	enum sleep_state sleep_state;
 	enum wake_source wake_by;
 	int line;            /* line of the step in the file */

@@ -19,6 +19,9 @@
 #define MEM_SAMPLE_MS 500
 #define MEM_CMD_MS 10000
 #define MIB (1024 * 1024)
+/* settled: this many samples, MEM_SAMPLE_MS apart, within this much */
+#define RSS_STEADY_SAMPLES 4
+#define RSS_STEADY_BYTES (2 * MIB)
 /* The guest's MemTotal follows the balloon page by page; allow this much
  * for the pages the driver has not yet handed back or taken. */
 #define BALLOON_MEMTOTAL_SLACK (4 * MIB)
@@ -230,13 +233,16 @@ static json_t *rss_saved(struct run_ctx *c)
 }
 
 static void measure_output(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			   int64_t rss, int64_t min_rss, unsigned samples, int64_t t0)
+			   int64_t rss, int64_t min_rss, unsigned samples, int64_t t0,
+			   int64_t settled_ms)
 {
 	json_t *o = json_pack("{s:I, s:I, s:i, s:I}", "rss_mb", (json_int_t)(rss / MIB),
 			      "min_rss_mb", (json_int_t)(min_rss / MIB), "samples", samples,
 			      "waited_ms", (json_int_t)(loop_now(c->vm.loop) - t0));
 	json_t *base = st->since ? json_object_get(rss_saved(c), st->since) : NULL;
 
+	if (st->settle)
+		json_object_set_new(o, "settled_ms", json_integer(settled_ms));
 	if (base) {
 		json_object_set_new(o, "since", json_string(st->since));
 		json_object_set_new(o, "base_mb", json_incref(base));
@@ -250,10 +256,53 @@ static void measure_output(struct run_ctx *c, const struct step *st, struct step
 	sr->exit_code = 0;
 }
 
+/* settle: sample until the last RSS_STEADY_SAMPLES samples lie within
+ * RSS_STEADY_BYTES of each other (the guest's boot and its free page reports
+ * have run their course), for at most st->settle_ms. 0, or the step failed. */
+static int rss_settle(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		      int64_t deadline, int64_t *settled_ms)
+{
+	int64_t win[RSS_STEADY_SAMPLES], lo, hi, t0 = loop_now(c->vm.loop);
+	unsigned n = 0;
+	int ret;
+
+	for (;;) {
+		ret = proc_rss(c->vm.proc.pid, &win[n++ % RSS_STEADY_SAMPLES]);
+		if (ret) {
+			mem_fail(sr, ST_ERROR, xasprintf("cannot read QEMU's RSS (pid %d): %s",
+							 (int)c->vm.proc.pid, strerror(-ret)));
+			return ret;
+		}
+		lo = hi = win[0];
+		for (unsigned i = 1; i < RSS_STEADY_SAMPLES && i < n; i++) {
+			lo = win[i] < lo ? win[i] : lo;
+			hi = win[i] > hi ? win[i] : hi;
+		}
+		if (n >= RSS_STEADY_SAMPLES && hi - lo <= RSS_STEADY_BYTES)
+			break;
+		if (loop_now(c->vm.loop) + MEM_SAMPLE_MS > t0 + st->settle_ms) {
+			mem_fail(sr, ST_FAIL,
+				 xasprintf("QEMU's RSS did not settle within %s: it still moved "
+					   "%lld MB over the last %d samples (%lld..%lld MB)",
+					   st->settle, (long long)((hi - lo) / MIB),
+					   RSS_STEADY_SAMPLES, (long long)(lo / MIB),
+					   (long long)(hi / MIB)));
+			return -EAGAIN;
+		}
+		ret = mem_sleep(c, MEM_SAMPLE_MS, deadline);
+		if (ret) {
+			step_wait_failed(c, sr, ret, st);
+			return ret;
+		}
+	}
+	*settled_ms = loop_now(c->vm.loop) - t0;
+	return 0;
+}
+
 void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline)
 {
-	int64_t t0 = loop_now(c->vm.loop), until = t0 + st->within_ms, rss = 0, min_rss = 0;
+	int64_t t0 = loop_now(c->vm.loop), until, rss = 0, min_rss = 0, settled_ms = 0;
 	unsigned samples = 0;
 	int ret;
 
@@ -263,6 +312,9 @@ void step_measure(struct run_ctx *c, const struct step *st, struct step_result *
 				   "libvirt backend's QEMU is libvirt's: run with --backend qemu"));
 		return;
 	}
+	if (st->settle && rss_settle(c, st, sr, deadline, &settled_ms))
+		return;
+	until = loop_now(c->vm.loop) + st->within_ms;
 	for (;;) {
 		ret = proc_rss(c->vm.proc.pid, &rss);
 		if (ret) {
@@ -272,7 +324,7 @@ void step_measure(struct run_ctx *c, const struct step *st, struct step_result *
 			return;
 		}
 		min_rss = samples++ && min_rss < rss ? min_rss : rss;
-		measure_output(c, st, sr, rss, min_rss, samples, t0);
+		measure_output(c, st, sr, rss, min_rss, samples, t0, settled_ms);
 		free(sr->message);
 		sr->message = NULL;
 		step_judge(sr, st->expect);

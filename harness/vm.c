@@ -144,7 +144,12 @@ struct hw_launch vm_launch(const struct vm *vm)
 static int vm_spawn(struct vm *vm, int64_t deadline)
 {
 	struct hw_launch l = vm_launch(vm);
-	struct proc_opts po = {.capture_stdout = true, .stderr_path = vm->qemu_log_path};
+	/* a machine with a balloon is watched through QEMU's RSS (measure:
+	 * qemu_rss): without huge pages it moves with what the guest touches,
+	 * not with the 2 MiB pages the host happened to back it with */
+	struct proc_opts po = {.capture_stdout = true,
+			       .stderr_path = vm->qemu_log_path,
+			       .no_thp = vm->cfg.machine->balloon != NULL};
 	struct hw_error he = {{0}, {0}};
 	struct argv a;
 	int ret;

@@ -170,7 +170,7 @@ static const struct bad_case {
 	  "id, bus, size, sector, paths, rotational, image, multipath, zoned, hybrid)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
-	  "restore_path, timeout, balloon, measure, as, since, within, power_loss, hybrid_stats, "
+	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, hybrid_stats, "
 	  "expect)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
