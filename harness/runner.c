@@ -11,7 +11,7 @@
 #include "console.h"
 #include "expect.h"
 #include "loop.h"
-#include "machine_check.h"
+#include "machine_step.h"
 #include "qga.h"
 #include "qmp.h"
 #include "util.h"

@@ -12,10 +12,10 @@
 #include <string.h>
 
 static const char *const part_names[MACHINE_PART_COUNT] = {
-	[MACHINE_PART_CPUS] = "cpus",       [MACHINE_PART_MEMORY] = "memory",
-	[MACHINE_PART_NUMA] = "numa",       [MACHINE_PART_DISKS] = "disks",
-	[MACHINE_PART_BALLOON] = "balloon", [MACHINE_PART_HMAT] = "hmat",
-	[MACHINE_PART_SLEEP] = "sleep",
+    [MACHINE_PART_CPUS] = "cpus",	[MACHINE_PART_MEMORY] = "memory",
+    [MACHINE_PART_NUMA] = "numa",	[MACHINE_PART_DISKS] = "disks",
+    [MACHINE_PART_BALLOON] = "balloon", [MACHINE_PART_HMAT] = "hmat",
+    [MACHINE_PART_SLEEP] = "sleep",
 };
 
 const char *machine_part_name(enum machine_part p)
@@ -45,8 +45,8 @@ struct facts_ctx {
 	enum machine_part part;
 };
 
-static struct machine_fact *fact_new(struct facts_ctx *c, const char *path, const char *fmt,
-				     ...) __attribute__((format(printf, 3, 4)));
+static struct machine_fact *fact_new(struct facts_ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static struct machine_fact *fact_new(struct facts_ctx *c, const char *path, const char *fmt, ...)
 {
 	struct machine_facts *o = c->out;
@@ -132,8 +132,8 @@ static int cpus_facts(struct facts_ctx *c)
 static int memory_facts(struct facts_ctx *c)
 {
 	uint64_t mb = c->m->memory_bytes / HW_MIB;
-	int ret = fact_range(c, "memory.total_mb", "MemTotal (MB)", mb,
-			     machine_memtotal_slack_mb(mb));
+	int ret =
+	    fact_range(c, "memory.total_mb", "MemTotal (MB)", mb, machine_memtotal_slack_mb(mb));
 
 	if (!ret)
 		c->out->v[c->out->n - 1].follows_balloon = c->m->balloon != NULL;
@@ -213,14 +213,15 @@ static unsigned local_initiator(const struct numa *nu, unsigned t)
 
 static int hmat_lb_facts(struct facts_ctx *c, const struct hmat_lb *lb)
 {
-	static const char *const lat[] = { "read_latency", "write_latency" };
-	static const char *const bw[] = { "read_bandwidth", "write_bandwidth" };
+	static const char *const lat[] = {"read_latency", "write_latency"};
+	static const char *const bw[] = {"read_bandwidth", "write_bandwidth"};
 	char path[96], what[96];
 	int ret = 0;
 
 	for (unsigned k = 0; k < 2 && !ret; k++) {
 		if (lb->latency) {
-			snprintf(path, sizeof(path), "numa.nodes.%u.access0.%s", lb->target, lat[k]);
+			snprintf(path, sizeof(path), "numa.nodes.%u.access0.%s", lb->target,
+				 lat[k]);
 			snprintf(what, sizeof(what), "node %u %s from node %u (ns)", lb->target,
 				 lat[k], lb->initiator);
 			ret = fact_uint(c, path, what, lb->latency);
@@ -246,16 +247,16 @@ static unsigned word_code(const char *w, const char *const *words, unsigned dflt
 
 static int hmat_cache_facts(struct facts_ctx *c, const struct hmat_cache *hc)
 {
-	static const char *const indexing[] = { "direct", "complex", "none", NULL };
-	static const char *const policy[] = { "write-back", "write-through", "none", NULL };
+	static const char *const indexing[] = {"direct", "complex", "none", NULL};
+	static const char *const policy[] = {"write-back", "write-through", "none", NULL};
 	const struct {
 		const char *key;
 		uint64_t v;
 	} attrs[] = {
-		{ "size", hc->size_bytes },
-		{ "line_size", hc->line ? hc->line : 64 },
-		{ "indexing", word_code(hc->associativity, indexing, 0) },
-		{ "write_policy", word_code(hc->policy, policy, 0) },
+	    {"size", hc->size_bytes},
+	    {"line_size", hc->line ? hc->line : 64},
+	    {"indexing", word_code(hc->associativity, indexing, 0)},
+	    {"write_policy", word_code(hc->policy, policy, 0)},
 	};
 	char path[96], what[96];
 	unsigned level = hc->level ? hc->level : 1;
@@ -289,14 +290,14 @@ static int hmat_facts(struct facts_ctx *c)
 }
 
 static const char *const bus_names[] = {
-	[DISK_BUS_VIRTIO] = "virtio", [DISK_BUS_SCSI] = "scsi", [DISK_BUS_NVME] = "nvme",
-	[DISK_BUS_SATA] = "sata",     [DISK_BUS_HYBRID] = "hybrid",
+    [DISK_BUS_VIRTIO] = "virtio", [DISK_BUS_SCSI] = "scsi",	[DISK_BUS_NVME] = "nvme",
+    [DISK_BUS_SATA] = "sata",	  [DISK_BUS_HYBRID] = "hybrid",
 };
 
 static const unsigned sector_sizes[][2] = {
-	[DISK_SECTOR_512N] = { 512, 512 },
-	[DISK_SECTOR_512E] = { 512, 4096 },
-	[DISK_SECTOR_4KN] = { 4096, 4096 },
+    [DISK_SECTOR_512N] = {512, 512},
+    [DISK_SECTOR_512E] = {512, 4096},
+    [DISK_SECTOR_4KN] = {4096, 4096},
 };
 
 /* paths > 1: native NVMe multipath is a head over N live controllers,
@@ -373,8 +374,8 @@ static int disks_facts(struct facts_ctx *c)
 static int balloon_facts(struct facts_ctx *c)
 {
 	const struct balloon *b = c->m->balloon;
-	int ret = fact_bool(c, "balloon.driver", "virtio balloon (driven by virtio_balloon)",
-			    b != NULL);
+	int ret =
+	    fact_bool(c, "balloon.driver", "virtio balloon (driven by virtio_balloon)", b != NULL);
 
 	if (!ret && b)
 		ret = fact_bool(c, "balloon.free_page_reporting", "balloon free page reporting",
@@ -386,21 +387,21 @@ static int balloon_facts(struct facts_ctx *c)
  * (the kernel offers it only when the firmware's ACPI tables have S4). */
 static int sleep_facts(struct facts_ctx *c)
 {
-	return fact_bool(c, "sleep.s3", "S3 (deep in /sys/power/mem_sleep)",
-			 c->m->sleep & SLEEP_S3) ?:
-	       fact_bool(c, "sleep.s4", "S4 (platform in /sys/power/disk)", c->m->sleep & SLEEP_S4);
+	return fact_bool(c, "sleep.s3", "S3 (deep in /sys/power/mem_sleep)", c->m->sleep & SLEEP_S3)
+		   ?: fact_bool(c, "sleep.s4", "S4 (platform in /sys/power/disk)",
+				c->m->sleep & SLEEP_S4);
 }
 
 static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {
-	[MACHINE_PART_CPUS] = cpus_facts,       [MACHINE_PART_MEMORY] = memory_facts,
-	[MACHINE_PART_NUMA] = numa_facts,       [MACHINE_PART_DISKS] = disks_facts,
-	[MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
-	[MACHINE_PART_SLEEP] = sleep_facts,
+    [MACHINE_PART_CPUS] = cpus_facts,	    [MACHINE_PART_MEMORY] = memory_facts,
+    [MACHINE_PART_NUMA] = numa_facts,	    [MACHINE_PART_DISKS] = disks_facts,
+    [MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
+    [MACHINE_PART_SLEEP] = sleep_facts,
 };
 
 int machine_expected_facts(const struct machine *m, struct machine_facts *out)
 {
-	struct facts_ctx c = { .m = m, .out = out };
+	struct facts_ctx c = {.m = m, .out = out};
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));

@@ -18,12 +18,12 @@
  * integer in min..max (memory in MB, which the kernel never shows whole). */
 struct machine_fact {
 	enum machine_part part;
-	char what[96];      /* for people: "CPUs online", "node 1 memory (MB)" */
-	char path[96];      /* in the probe's document: "cpus.online", "disks.id=data.size_bytes" */
+	char what[96]; /* for people: "CPUs online", "node 1 memory (MB)" */
+	char path[96]; /* in the probe's document: "cpus.online", "disks.id=data.size_bytes" */
 	char want[192];
 	int64_t min, max;
 	bool follows_balloon; /* a memory range that moves with the balloon's size */
-	bool presence;      /* when this one is absent, skip the others under its path's parent */
+	bool presence;	      /* when this one is absent, skip the others under its path's parent */
 };
 
 struct machine_facts {

@@ -2,8 +2,8 @@
  * loss) the guest's own account of its hardware, `ktb-probe machine`, is
  * compared with the facts hw/ derives from the scenario's machine. A
  * mismatch fails the scenario at the step named "machine". */
-#ifndef KTB_MACHINE_CHECK_H
-#define KTB_MACHINE_CHECK_H
+#ifndef KTB_MACHINE_STEP_H
+#define KTB_MACHINE_STEP_H
 
 #include <jansson.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * declared. hw/expected.c says what to expect and where the probe shows
  * it; this file compares, names the likely cause from the kernel command
  * line, and runs the probe in the guest. */
-#include "machine_check.h"
+#include "machine_step.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,17 +22,15 @@
 /* Kernel arguments that make the guest see less of a part: a word of the
  * command line that starts with one of these is named as the likely cause. */
 static const char *const causes[MACHINE_PART_COUNT][10] = {
-	[MACHINE_PART_CPUS] = { "maxcpus=", "nr_cpus=", "nosmp", "possible_cpus=", NULL },
-	[MACHINE_PART_MEMORY] = { "mem=", "memmap=", "max_addr=", "crashkernel=", NULL },
-	[MACHINE_PART_NUMA] = { "numa=", "acpi=", "maxcpus=", "nr_cpus=", "nosmp", "mem=",
-				"memmap=", NULL },
-	[MACHINE_PART_DISKS] = { "module_blacklist=", "initcall_blacklist=",
-				 "nvme_core.multipath=", "scsi_mod.", "libata.", "virtio_blk.",
-				 "nvme.", "dm_mod.", NULL },
-	[MACHINE_PART_BALLOON] = { "module_blacklist=", "initcall_blacklist=", "virtio_balloon.",
-				   NULL },
-	[MACHINE_PART_HMAT] = { "numa=", "acpi=", "hmat", "memhp", NULL },
-	[MACHINE_PART_SLEEP] = { "nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL },
+    [MACHINE_PART_CPUS] = {"maxcpus=", "nr_cpus=", "nosmp", "possible_cpus=", NULL},
+    [MACHINE_PART_MEMORY] = {"mem=", "memmap=", "max_addr=", "crashkernel=", NULL},
+    [MACHINE_PART_NUMA] = {"numa=", "acpi=", "maxcpus=", "nr_cpus=", "nosmp",
+			   "mem=", "memmap=", NULL},
+    [MACHINE_PART_DISKS] = {"module_blacklist=", "initcall_blacklist=", "nvme_core.multipath=",
+			    "scsi_mod.", "libata.", "virtio_blk.", "nvme.", "dm_mod.", NULL},
+    [MACHINE_PART_BALLOON] = {"module_blacklist=", "initcall_blacklist=", "virtio_balloon.", NULL},
+    [MACHINE_PART_HMAT] = {"numa=", "acpi=", "hmat", "memhp", NULL},
+    [MACHINE_PART_SLEEP] = {"nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL},
 };
 
 /* " (W1 W2 on the command line?)" for the words of cmdline that can hide
@@ -100,10 +98,10 @@ struct compare_ctx {
 	const json_t *seen;
 	int64_t balloon_mb;
 	const char *cmdline;
-	json_t *facts;       /* the data's list of facts */
-	char *text;          /* the first mismatches, "; "-joined */
+	json_t *facts; /* the data's list of facts */
+	char *text;    /* the first mismatches, "; "-joined */
 	int mismatches;
-	char skip[8][96];    /* parents of absent devices: their facts are not compared */
+	char skip[8][96]; /* parents of absent devices: their facts are not compared */
 	unsigned skips;
 };
 
@@ -165,13 +163,13 @@ static char *mismatch_text(const struct compare_ctx *c, const struct machine_fac
 		return msg;
 	}
 	w = f->want[0] ? json_text(want)
-		       : xasprintf("%lld..%lld", (long long)json_integer_value(
-							json_object_get(want, "min")),
+		       : xasprintf("%lld..%lld",
+				   (long long)json_integer_value(json_object_get(want, "min")),
 				   (long long)json_integer_value(json_object_get(want, "max")));
 	s = seen ? json_text(seen) : xstrdup("nothing");
-	msg = xasprintf("%s: declared %s, the guest sees %s%s%s", f->what, w, s,
-			f->follows_balloon && c->balloon_mb >= 0 ? " (balloon-adjusted)" : "",
-			cause);
+	msg =
+	    xasprintf("%s: declared %s, the guest sees %s%s%s", f->what, w, s,
+		      f->follows_balloon && c->balloon_mb >= 0 ? " (balloon-adjusted)" : "", cause);
 	free(w);
 	free(s);
 	free(cause);
@@ -202,11 +200,10 @@ static void compare_fact(struct compare_ctx *c, const struct machine_fact *f)
 		return;
 	seen = machine_check_lookup(c->seen, f->path);
 	want = fact_want(c, f, seen, &ok);
-	json_array_append_new(c->facts,
-			      json_pack("{s:s, s:s, s:s, s:o, s:O?, s:b}", "part",
-					machine_part_name(f->part), "what", f->what, "path",
-					f->path, "want", json_incref(want), "seen", seen, "ok",
-					ok));
+	json_array_append_new(c->facts, json_pack("{s:s, s:s, s:s, s:o, s:O?, s:b}", "part",
+						  machine_part_name(f->part), "what", f->what,
+						  "path", f->path, "want", json_incref(want),
+						  "seen", seen, "ok", ok));
 	if (!ok)
 		note_mismatch(c, mismatch_text(c, f, want, seen));
 	if (!ok && f->presence)
@@ -232,7 +229,8 @@ static char *part_words(unsigned mask)
 	for (unsigned p = 0; p < MACHINE_PART_COUNT; p++) {
 		if (!(mask & MACHINE_PART_BIT(p)))
 			continue;
-		n = s ? xasprintf("%s, %s", s, machine_part_name(p)) : xstrdup(machine_part_name(p));
+		n = s ? xasprintf("%s, %s", s, machine_part_name(p))
+		      : xstrdup(machine_part_name(p));
 		free(s);
 		s = n;
 	}
@@ -242,9 +240,9 @@ static char *part_words(unsigned mask)
 static char *final_message(struct compare_ctx *c, unsigned off)
 {
 	char *more = c->mismatches > MESSAGE_MISMATCHES
-		? xasprintf("; and %d more (the step's data lists them)",
-			    c->mismatches - MESSAGE_MISMATCHES)
-		: xstrdup("");
+			 ? xasprintf("; and %d more (the step's data lists them)",
+				     c->mismatches - MESSAGE_MISMATCHES)
+			 : xstrdup("");
 	char *offs = part_words(off), *msg = NULL;
 
 	if (c->text)
@@ -261,8 +259,11 @@ int machine_check_compare(const struct machine *m, const json_t *seen, int64_t b
 			  char **message, json_t **data)
 {
 	struct compare_ctx c = {
-		.m = m, .seen = seen, .balloon_mb = balloon_mb, .facts = json_array(),
-		.cmdline = json_string_value(machine_check_lookup(seen, "kernel.cmdline")),
+	    .m = m,
+	    .seen = seen,
+	    .balloon_mb = balloon_mb,
+	    .facts = json_array(),
+	    .cmdline = json_string_value(machine_check_lookup(seen, "kernel.cmdline")),
 	};
 	struct machine_facts facts;
 	unsigned checked = 0, off = m->unverified & (MACHINE_PART_BIT(MACHINE_PART_COUNT) - 1);
@@ -326,15 +327,16 @@ void step_machine(struct run_ctx *c, struct step_result *sr, int64_t deadline)
 	seen = sr->out ? json_loads(sr->out, 0, NULL) : NULL;
 	if (!json_is_object(seen)) {
 		sr->status = ST_ERROR;
-		sr->message = xasprintf("%s printed no JSON document (exit %d): %s", MACHINE_PROBE,
-					sr->exit_code, sr->err && *sr->err ? sr->err : "no message");
-	} else if (machine_check_compare(c->s->machine, seen, balloon_mb, &sr->message,
-					 &sr->data) < 0) {
+		sr->message =
+		    xasprintf("%s printed no JSON document (exit %d): %s", MACHINE_PROBE,
+			      sr->exit_code, sr->err && *sr->err ? sr->err : "no message");
+	} else if (machine_check_compare(c->s->machine, seen, balloon_mb, &sr->message, &sr->data) <
+		   0) {
 		sr->status = ST_ERROR;
 		sr->message = xstrdup(strerror(ENOMEM));
 	} else {
-		sr->status = json_integer_value(json_object_get(sr->data, "mismatches")) ? ST_FAIL
-											  : ST_PASS;
+		sr->status =
+		    json_integer_value(json_object_get(sr->data, "mismatches")) ? ST_FAIL : ST_PASS;
 	}
 	json_decref(seen);
 }
