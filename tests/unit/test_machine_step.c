@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "harness/machine_step.h"
 #include "hw/expected.h"
 #include "hw/machine.h"
+#include "harness/scenario.h"
 
 static const struct machine_fact *find(const struct machine_facts *f, const char *path)
 {
@@ -315,6 +317,45 @@ static void test_lookup(void **state)
 	json_decref(doc);
 }
 
+/* Load text as a scenario file; 0 or the loader's error in err. */
+static int load_text(const char *text, struct scenario **s, struct scenario_error *err)
+{
+	char path[] = "/tmp/ktb-test-machine-XXXXXX.yaml";
+	int fd = mkstemps(path, 5), ret;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	ret = scenario_load(path, s, err);
+	unlink(path);
+	return ret;
+}
+
+static void test_unverified_load(void **state)
+{
+	struct scenario_error err;
+	struct scenario *s = NULL;
+
+	(void)state;
+	assert_int_equal(load_text("name: t\nmachine:\n  cpus: 2\n  unverified: [cpus, hmat]\n"
+				   "steps:\n  - run: \"true\"\n",
+				   &s, &err),
+			 0);
+	assert_int_equal(s->machine->unverified,
+			 MACHINE_PART_BIT(MACHINE_PART_CPUS) | MACHINE_PART_BIT(MACHINE_PART_HMAT));
+	assert_int_equal(s->machine_line, 2);
+	scenario_free(s);
+	s = NULL;
+	assert_int_equal(load_text("name: t\nmachine:\n  unverified: [cpus, disk]\n"
+				   "steps:\n  - run: \"true\"\n",
+				   &s, &err),
+			 -EINVAL);
+	assert_string_equal(err.field, "machine.unverified");
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.msg, "\"disk\" is not one of cpus, memory, numa, disks"));
+	assert_null(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +367,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_balloon),
 	    cmocka_unit_test(test_compare_unverified),
 	    cmocka_unit_test(test_lookup),
+	    cmocka_unit_test(test_unverified_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
