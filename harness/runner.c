@@ -195,8 +195,11 @@ static bool step_ended(struct run_ctx *c, const struct step_result *sr, const ch
 	if (sr->status == ST_PASS)
 		return false;
 	c->r->status = sr->status;
-	c->r->message = xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
-				  sr->message ? sr->message : "failed");
+	c->r->message = strcmp(which, sr->name)
+		? xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
+			    sr->message ? sr->message : "failed")
+		: xasprintf("step %s (line %d): %s", which, sr->line,
+			    sr->message ? sr->message : "failed");
 	return true;
 }
 
