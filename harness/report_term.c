@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine_step.h"
+
 /* The terminal view: quiet on success (one line per scenario), loud on
  * failure (the failing step, its output, the console tail, the artifacts).
  * Colour and live progress only on a TTY, and never with NO_COLOR set. */
@@ -131,8 +133,8 @@ static void term_step(FILE *f, const struct scenario_result *s, const struct ste
 	/* the scenario's steps keep their numbers in the file; the machine
 	 * checks the runner adds between them are named, not numbered */
 	for (const struct step_result *p = s->steps; p <= st; p++)
-		idx += !p->name || strcmp(p->name, "machine");
-	if (st->name && !strcmp(st->name, "machine"))
+		idx += !p->name || strcmp(p->name, MACHINE_STEP_NAME);
+	if (st->name && !strcmp(st->name, MACHINE_STEP_NAME))
 		fprintf(f, INDENT "step machine %s: ", status_name(st->status));
 	else
 		fprintf(f, INDENT "step %zu %s: ", idx, status_name(st->status));
