@@ -157,15 +157,47 @@ static void init_power(int how)
 		pause();	/* PID 1 must never exit: the kernel would panic */
 }
 
+/* A module's parameters from the kernel command line ("nvme_core.multipath=N"),
+ * as modprobe would pass them: appended to the list's own, after a space. */
+static void init_cmdline_params(const char *path, char *out, size_t len)
+{
+	const char *base = strrchr(path, '/'), *p = init_cmdline;
+	size_t at = strlen(out), nlen, tlen;
+	char name[64];
+
+	base = base ? base + 1 : path;
+	nlen = strcspn(base, ".");
+	if (nlen >= sizeof(name))
+		return;
+	for (size_t i = 0; i < nlen; i++)
+		name[i] = base[i] == '-' ? '_' : base[i];
+	name[nlen] = '\0';
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		tlen = strcspn(p, " ");
+		if (tlen == 2 && !strncmp(p, "--", 2))
+			break;
+		if (tlen > nlen + 1 && !strncmp(p, name, nlen) && p[nlen] == '.' &&
+		    at + tlen - nlen + 1 < len) {
+			at += (size_t)snprintf(out + at, len - at, "%s%.*s", at ? " " : "",
+					       (int)(tlen - nlen - 1), p + nlen + 1);
+		}
+		p += tlen;
+	}
+}
+
 /* One line of KTB_MODULES_LIST: "/path/mod.ko [param=value ...]". */
 static int init_load_module(char *line)
 {
-	char *params = line + strcspn(line, " \t");
+	char *rest = line + strcspn(line, " \t"), params[512];
 	size_t len;
 	int fd, flags = 0, ret = 0;
 
-	if (*params)
-		*params++ = '\0';
+	if (*rest)
+		*rest++ = '\0';
+	snprintf(params, sizeof(params), "%s", rest);
+	init_cmdline_params(line, params, sizeof(params));
 	len = strlen(line);
 	if ((len > 3 && !strcmp(line + len - 3, ".xz")) ||
 	    (len > 4 && !strcmp(line + len - 4, ".zst")) ||

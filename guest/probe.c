@@ -1,6 +1,7 @@
 /* ktb-probe: prints facts about the guest as JSON, for scenario steps to
  * check with `expect: json:`. Usage errors exit 2, a missing disk exits 1. */
 #include "facts.h"
+#include "facts_machine.h"
 #include "idle.h"
 #include "size.h"
 #include "json_out.h"
@@ -35,6 +36,8 @@ static void probe_usage(FILE *f)
 	for (c = probe_cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
 	fprintf(f, "  %-8s %s\n", "disk ID", "the disk whose serial is ID");
+	fprintf(f, "  %-8s %s\n", "machine",
+		"everything the harness's machine step checks, as one object");
 	fprintf(f, "  %-8s %s\n", "idle [--interval MS]",
 		"share of an interval (default 2000 ms) the CPUs spent idle");
 }
@@ -149,6 +152,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "idle"))
 		return probe_idle(&j, argc, argv);
+	if (!strcmp(argv[1], "machine") && argc == 2) {
+		int ret = facts_machine("", &j);
+
+		json_finish(&j);
+		return ret ? 1 : 0;
+	}
 	if (!strcmp(argv[1], "disk") && argc == 3)
 		return probe_disk(&j, argv[2]);
 	for (c = probe_cmds; c->name && argc == 2; c++)

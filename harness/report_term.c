@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine_step.h"
+
 /* The terminal view: quiet on success (one line per scenario), loud on
  * failure (the failing step, its output, the console tail, the artifacts).
  * Colour and live progress only on a TTY, and never with NO_COLOR set. */
@@ -126,9 +128,16 @@ static void term_tail(FILE *f, const char *label, const char *text, int max)
 
 static void term_step(FILE *f, const struct scenario_result *s, const struct step_result *st)
 {
-	size_t idx = (size_t)(st - s->steps) + 1;
+	size_t idx = 0;
 
-	fprintf(f, INDENT "step %zu %s: ", idx, status_name(st->status));
+	/* the scenario's steps keep their numbers in the file; the machine
+	 * checks the runner adds between them are named, not numbered */
+	for (const struct step_result *p = s->steps; p <= st; p++)
+		idx += !p->name || strcmp(p->name, MACHINE_STEP_NAME);
+	if (st->name && !strcmp(st->name, MACHINE_STEP_NAME))
+		fprintf(f, INDENT "step machine %s: ", status_name(st->status));
+	else
+		fprintf(f, INDENT "step %zu %s: ", idx, status_name(st->status));
 	term_clean_line(f, st->name, strlen(st->name ? st->name : ""));
 	if (st->line > 0)
 		fprintf(f, " (%s:%d)", s->file ? s->file : "?", st->line);

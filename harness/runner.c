@@ -11,6 +11,7 @@
 #include "console.h"
 #include "expect.h"
 #include "loop.h"
+#include "machine_step.h"
 #include "qga.h"
 #include "qmp.h"
 #include "util.h"
@@ -18,6 +19,7 @@
 #include "vm.h"
 
 #define DMESG_TIMEOUT_MS 5000
+#define MACHINE_CHECK_TIMEOUT_MS 30000
 
 static void progress(const struct run_ctx *c, const char *what)
 {
@@ -187,27 +189,64 @@ static step_fn step_lookup(enum step_kind k)
 	return NULL;
 }
 
+/* A step that did not pass ends the scenario with its status. */
+static bool step_ended(struct run_ctx *c, const struct step_result *sr, const char *which)
+{
+	if (sr->status == ST_PASS)
+		return false;
+	c->r->status = sr->status;
+	c->r->message = strcmp(which, sr->name)
+		? xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
+			    sr->message ? sr->message : "failed")
+		: xasprintf("step %s (line %d): %s", which, sr->line,
+			    sr->message ? sr->message : "failed");
+	return true;
+}
+
+static struct step_result *step_begin(struct run_ctx *c, const char *name, int line)
+{
+	struct step_result *sr = scenario_result_add_step(c->r);
+
+	sr->name = xstrdup(name);
+	sr->line = line;
+	sr->exit_code = -1;
+	sr->start_ms = loop_now(c->vm.loop) - c->t0;
+	progress(c, sr->name);
+	return sr;
+}
+
+/* The machine step, once per time the machine came up. */
+static bool run_machine_check(struct run_ctx *c)
+{
+	struct step_result *sr;
+	int64_t t = loop_now(c->vm.loop), dl = t + MACHINE_CHECK_TIMEOUT_MS;
+
+	if (c->boots == c->boots_checked)
+		return false;
+	c->boots_checked = c->boots;
+	sr = step_begin(c, MACHINE_STEP_NAME, c->s->machine_line);
+	step_machine(c, sr, dl < c->deadline ? dl : c->deadline);
+	sr->duration_ms = loop_now(c->vm.loop) - t;
+	return step_ended(c, sr, MACHINE_STEP_NAME);
+}
+
 static void run_steps(struct run_ctx *c)
 {
+	if (run_machine_check(c))
+		return;
 	for (unsigned i = 0; i < c->s->steps_count; i++) {
 		const struct step *st = &c->s->steps[i];
-		struct step_result *sr = scenario_result_add_step(c->r);
+		struct step_result *sr = step_begin(c, st->name, st->line);
 		int64_t t = loop_now(c->vm.loop);
 		int64_t dl = t + st->timeout_ms;
+		char which[16];
 
-		sr->name = xstrdup(st->name); /* the loader names every step */
-		sr->line = st->line;
-		sr->exit_code = -1;
-		sr->start_ms = t - c->t0;
-		progress(c, sr->name);
 		step_lookup(st->kind)(c, st, sr, dl < c->deadline ? dl : c->deadline);
 		sr->duration_ms = loop_now(c->vm.loop) - t;
-		if (sr->status != ST_PASS) {
-			c->r->status = sr->status;
-			c->r->message = xasprintf("step %u (%s, line %d): %s", i + 1, sr->name,
-						  sr->line, sr->message ? sr->message : "failed");
+		snprintf(which, sizeof(which), "%u", i + 1);
+		/* a step that restarted the machine (S4, power loss): check it again */
+		if (step_ended(c, sr, which) || run_machine_check(c))
 			return;
-		}
 	}
 }
 
@@ -342,7 +381,9 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline)
 	vc.append = c->restart_append;
 	vc.restart = true;
 	ret = vm_start(&c->vm, &vc, deadline);
-	return ret ? ret : vm_wait_agent(&c->vm, deadline);
+	ret = ret ?: vm_wait_agent(&c->vm, deadline);
+	c->boots += !ret;
+	return ret;
 }
 
 static int boot(struct run_ctx *c, const char *kernel, char *append, const char *workdir)
@@ -369,6 +410,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		ret = vm_wait_agent(&c->vm, c->deadline);
 	if (ret)
 		return ret;
+	c->boots++;
 	json_object_set_new(c->r->metrics, "boot_ms",
 			    json_integer(c->vm.ready_ms - c->vm.start_ms));
 	return 0;

@@ -47,6 +47,17 @@ static const cyaml_strval_t sleep_strings[] = {
 	{ "s3", SLEEP_S3 }, { "s4", SLEEP_S4 },
 };
 
+/* the machine step's parts, as hw/expected.c names them */
+static const cyaml_strval_t part_strings[] = {
+	{ "cpus", MACHINE_PART_BIT(MACHINE_PART_CPUS) },
+	{ "memory", MACHINE_PART_BIT(MACHINE_PART_MEMORY) },
+	{ "numa", MACHINE_PART_BIT(MACHINE_PART_NUMA) },
+	{ "disks", MACHINE_PART_BIT(MACHINE_PART_DISKS) },
+	{ "balloon", MACHINE_PART_BIT(MACHINE_PART_BALLOON) },
+	{ "hmat", MACHINE_PART_BIT(MACHINE_PART_HMAT) },
+	{ "sleep", MACHINE_PART_BIT(MACHINE_PART_SLEEP) },
+};
+
 #define OPT CYAML_FLAG_OPTIONAL
 #define PTR CYAML_FLAG_POINTER
 /* enums and flags take their names only, never a number */
@@ -179,6 +190,8 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
 				hibernate_fields),
 	CYAML_FIELD_MAPPING_PTR("balloon", PTR | OPT, struct machine, balloon, balloon_fields),
+	CYAML_FIELD_FLAGS("unverified", OPT | CYAML_FLAG_STRICT, struct machine, unverified,
+			  part_strings, COUNT(part_strings)),
 	CYAML_FIELD_END
 };
 
@@ -781,8 +794,11 @@ static void images_resolve(struct load_ctx *c, struct machine *m)
 static int machine_load(struct load_ctx *c, struct scenario *s)
 {
 	struct hw_error herr;
+	struct doc_hit h;
 	int ret;
 
+	doc_find(c, "machine", &h);
+	s->machine_line = h.complete && h.key ? (int)h.key->start_mark.line + 1 : 0;
 	if (!s->machine)
 		s->machine = xcalloc(1, sizeof(*s->machine));
 	if (s->machine->numa) {

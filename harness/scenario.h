@@ -90,6 +90,7 @@ struct scenario {
 	/* filled by scenario_load: */
 	char *file;
 	int64_t timeout_ms;
+	int machine_line;    /* line of the machine key; 0 when the file has none */
 };
 
 struct scenario_error {

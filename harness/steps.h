@@ -23,6 +23,8 @@ struct run_ctx {
 	char *append;
 	const char *workdir;
 	char *restart_append;    /* the kernel arguments of the last restart */
+	unsigned boots;          /* times the machine came up (boot, restarts) */
+	unsigned boots_checked;  /* of those, checked by the machine step */
 };
 
 typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,

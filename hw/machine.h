@@ -15,6 +15,15 @@ enum disk_sector { DISK_SECTOR_512N, DISK_SECTOR_512E, DISK_SECTOR_4KN };
 /* Sleep states the firmware offers (bit flags for machine.sleep). */
 enum { SLEEP_S3 = 1u << 0, SLEEP_S4 = 1u << 1 };
 
+/* The parts of a machine the runner verifies in the guest after each boot
+ * (the machine step); machine.unverified holds MACHINE_PART_BIT flags of
+ * parts a scenario deliberately hides from the guest. */
+enum machine_part {
+	MACHINE_PART_CPUS, MACHINE_PART_MEMORY, MACHINE_PART_NUMA, MACHINE_PART_DISKS,
+	MACHINE_PART_BALLOON, MACHINE_PART_HMAT, MACHINE_PART_SLEEP, MACHINE_PART_COUNT
+};
+#define MACHINE_PART_BIT(p) (1u << (p))
+
 #define MACHINE_MAX_DISKS 16
 #define MACHINE_MAX_NODES 8
 #define MACHINE_MAX_PATHS 4
@@ -126,6 +135,7 @@ struct machine {
 	struct numa *numa;      /* NULL: no NUMA topology */
 	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
 	struct balloon *balloon; /* NULL: no balloon device */
+	unsigned unverified;    /* MACHINE_PART_BIT flags the machine step leaves out */
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"

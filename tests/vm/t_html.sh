@@ -30,7 +30,7 @@ dom_has "$d" 'id="shown">2 of 2 shown<' "the filter did not count the rows"
 # each run's steps, metrics and console
 for s in 1 2; do
 	dom_has "$d" "<section id=\"s-$s\" class=\"scenario\"" "no section $s"
-	dom_has "$d" "<details id=\"s-$s-step-2-stdout\"" "run $s: no stdout of ktb-probe cpus"
+	dom_has "$d" "<details id=\"s-$s-step-1-stdout\"" "run $s: no stdout of the machine step (ktb-probe machine)"
 	dom_has "$d" "<pre id=\"s-$s-console\" class=\"console\">" "run $s: no console"
 done
 dom_has "$d" '<td>the guest runs the kernel the harness booted</td>' "no step label"

@@ -1,0 +1,122 @@
+#include "facts_machine.h"
+
+#include "facts.h"
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VIRTIO_ID_BALLOON 5
+#define VIRTIO_BALLOON_F_REPORTING 5
+
+/* The virtio device of type 5, if any: its directory name in dev. */
+static bool balloon_find(const char *root, char *dev, size_t len)
+{
+	char path[PATH_MAX], id[32];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices", root);
+	dir = opendir(path);
+	while (dir && !found && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices/%s/device", root,
+			 de->d_name);
+		if (sysfs_read(path, id, sizeof(id)) > 0 &&
+		    strtol(id, NULL, 0) == VIRTIO_ID_BALLOON) {
+			snprintf(dev, len, "%s", de->d_name);
+			found = true;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+int facts_balloon(const char *root, struct json_out *j)
+{
+	char dev[256], path[PATH_MAX], link[PATH_MAX], feat[512];
+	const char *slash;
+	bool device = balloon_find(root, dev, sizeof(dev)), driver = false, fpr = false;
+	ssize_t n = -1;
+
+	if (device) {
+		snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices/%s/driver", root, dev);
+		n = readlink(path, link, sizeof(link) - 1);
+	}
+	if (n > 0) {
+		link[n] = '\0';
+		slash = strrchr(link, '/');
+		driver = !strcmp(slash ? slash + 1 : link, "virtio_balloon");
+	}
+	/* features: one '0' or '1' per bit, bit 0 first */
+	if (driver) {
+		snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices/%s/features", root, dev);
+		fpr = sysfs_read(path, feat, sizeof(feat)) > VIRTIO_BALLOON_F_REPORTING &&
+		      feat[VIRTIO_BALLOON_F_REPORTING] == '1';
+	}
+	json_kv_bool(j, "device", device);
+	json_kv_bool(j, "driver", driver);
+	json_kv_bool(j, "free_page_reporting", fpr);
+	return 0;
+}
+
+/* Is word (bare or [bracketed]) one of the words of /sys/power/file? */
+static bool power_offers(const char *root, const char *file, const char *word)
+{
+	char path[PATH_MAX], buf[512], *w, *save = NULL;
+	size_t wl = strlen(word);
+
+	snprintf(path, sizeof(path), "%s/sys/power/%s", root, file);
+	if (sysfs_read(path, buf, sizeof(buf)) < 0)
+		return false;
+	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		if (*w == '[')
+			w++;
+		if (!strncmp(w, word, wl) && (!w[wl] || w[wl] == ']'))
+			return true;
+	}
+	return false;
+}
+
+int facts_sleep_offered(const char *root, struct json_out *j)
+{
+	int ret = facts_sleep(root, j);
+
+	json_kv_bool(j, "s3", power_offers(root, "mem_sleep", "deep"));
+	json_kv_bool(j, "s4", power_offers(root, "disk", "platform"));
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(const char *root, struct json_out *j);
+} machine_sections[] = {
+    {"kernel", facts_kernel}, {"cpus", facts_cpus},	      {"memory", facts_memory},
+    {"numa", facts_numa},     {"sleep", facts_sleep_offered}, {"balloon", facts_balloon},
+};
+
+int facts_machine(const char *root, struct json_out *j)
+{
+	int ret = 0, r;
+
+	json_obj_begin(j);
+	for (size_t i = 0; i < sizeof(machine_sections) / sizeof(machine_sections[0]); i++) {
+		json_key(j, machine_sections[i].name);
+		json_obj_begin(j);
+		r = machine_sections[i].fn(root, j);
+		json_obj_end(j);
+		ret = ret ?: r;
+	}
+	/* facts_disks writes the "disks" member itself */
+	r = facts_disks(root, j);
+	json_obj_end(j);
+	return ret ?: r;
+}

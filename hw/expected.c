@@ -1,0 +1,421 @@
+/* The machine model as the facts a guest must show: one function per part,
+ * a table over them. Paths name members of `ktb-probe machine`'s document;
+ * "disks.id=data" is the element of the disks array whose id is data. */
+#include "expected.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const part_names[MACHINE_PART_COUNT] = {
+    [MACHINE_PART_CPUS] = "cpus",	[MACHINE_PART_MEMORY] = "memory",
+    [MACHINE_PART_NUMA] = "numa",	[MACHINE_PART_DISKS] = "disks",
+    [MACHINE_PART_BALLOON] = "balloon", [MACHINE_PART_HMAT] = "hmat",
+    [MACHINE_PART_SLEEP] = "sleep",
+};
+
+const char *machine_part_name(enum machine_part p)
+{
+	return (unsigned)p < MACHINE_PART_COUNT ? part_names[p] : "?";
+}
+
+/* Measured on Debian's 6.1 kernel (docs/scenarios.md, "The machine step"):
+ * MemTotal falls short of the machine's memory by 84-87 MB plus 1/64 of it
+ * (the page structs), at 256M to 2G; 96M + 1/32 leaves room above that and
+ * still catches a mem= that takes away 1/32 or more. A node of a two-node
+ * machine falls short by 37-46 MB plus 1/64 of its size; the last node of a
+ * machine also holds what the kernel puts at the top of memory. */
+uint64_t machine_memtotal_slack_mb(uint64_t memory_mb)
+{
+	return 96 + memory_mb / 32;
+}
+
+uint64_t machine_node_slack_mb(uint64_t node_mb)
+{
+	return 64 + node_mb / 32;
+}
+
+struct facts_ctx {
+	const struct machine *m;
+	struct machine_facts *out;
+	enum machine_part part;
+};
+
+static struct machine_fact *fact_new(struct facts_ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static struct machine_fact *fact_new(struct facts_ctx *c, const char *path, const char *fmt, ...)
+{
+	struct machine_facts *o = c->out;
+	struct machine_fact *f;
+	va_list ap;
+
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 32;
+		struct machine_fact *v = realloc(o->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		o->v = v;
+		o->cap = cap;
+	}
+	f = &o->v[o->n++];
+	memset(f, 0, sizeof(*f));
+	f->part = c->part;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	va_start(ap, fmt);
+	vsnprintf(f->what, sizeof(f->what), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+/* A fact whose value is the JSON text want. */
+static int fact_json(struct facts_ctx *c, const char *path, const char *what, const char *want)
+{
+	struct machine_fact *f = fact_new(c, path, "%s", what);
+
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->want, sizeof(f->want), "%s", want);
+	return 0;
+}
+
+static int fact_uint(struct facts_ctx *c, const char *path, const char *what, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return fact_json(c, path, what, buf);
+}
+
+static int fact_bool(struct facts_ctx *c, const char *path, const char *what, bool v)
+{
+	return fact_json(c, path, what, v ? "true" : "false");
+}
+
+static int fact_range(struct facts_ctx *c, const char *path, const char *what, uint64_t mb,
+		      uint64_t slack)
+{
+	struct machine_fact *f = fact_new(c, path, "%s", what);
+
+	if (!f)
+		return -ENOMEM;
+	f->min = mb > slack ? (int64_t)(mb - slack) : 1;
+	f->max = (int64_t)mb;
+	return 0;
+}
+
+/* "[0,1,2]" */
+static void uint_list(char *buf, size_t len, const unsigned *v, unsigned n)
+{
+	size_t at = (size_t)snprintf(buf, len, "[");
+
+	for (unsigned i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%u", i ? "," : "", v[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
+}
+
+static unsigned machine_cpus(const struct machine *m)
+{
+	return m->cpus ? m->cpus : 1;
+}
+
+static int cpus_facts(struct facts_ctx *c)
+{
+	return fact_uint(c, "cpus.online", "CPUs online", machine_cpus(c->m));
+}
+
+static int memory_facts(struct facts_ctx *c)
+{
+	uint64_t mb = c->m->memory_bytes / HW_MIB;
+	int ret =
+	    fact_range(c, "memory.total_mb", "MemTotal (MB)", mb, machine_memtotal_slack_mb(mb));
+
+	if (!ret)
+		c->out->v[c->out->n - 1].follows_balloon = c->m->balloon != NULL;
+	return ret;
+}
+
+static int node_facts(struct facts_ctx *c, const struct numa *nu, unsigned i)
+{
+	const struct numa_node *nd = &nu->nodes[i];
+	uint64_t mb = nd->memory_bytes / HW_MIB;
+	char path[96], what[96], list[192];
+	int ret;
+
+	snprintf(path, sizeof(path), "numa.nodes.%u.cpus", i);
+	snprintf(what, sizeof(what), "node %u CPUs%s", i,
+		 nd->cpus_count ? "" : " (a memory-only node)");
+	uint_list(list, sizeof(list), nd->cpus, nd->cpus_count);
+	ret = fact_json(c, path, what, list);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "numa.nodes.%u.memory_mb", i);
+	snprintf(what, sizeof(what), "node %u memory (MB)", i);
+	return fact_range(c, path, what, mb, machine_node_slack_mb(mb));
+}
+
+/* Without a matrix the guest gets the kernel's defaults: 10 local, 20 remote. */
+static unsigned distance(const struct numa *nu, unsigned i, unsigned j)
+{
+	if (nu->distances)
+		return nu->distances[i * nu->nodes_count + j];
+	return i == j ? 10 : 20;
+}
+
+static int distance_facts(struct facts_ctx *c, const struct numa *nu)
+{
+	unsigned row[MACHINE_MAX_NODES];
+	char path[96], what[96], list[192];
+	int ret = 0;
+
+	for (unsigned i = 0; i < nu->nodes_count && !ret; i++) {
+		for (unsigned j = 0; j < nu->nodes_count; j++)
+			row[j] = distance(nu, i, j);
+		uint_list(list, sizeof(list), row, nu->nodes_count);
+		snprintf(path, sizeof(path), "numa.distances.%u", i);
+		snprintf(what, sizeof(what), "node %u distances%s", i,
+			 nu->distances ? "" : " (the kernel's defaults)");
+		ret = fact_json(c, path, what, list);
+	}
+	return ret;
+}
+
+/* No NUMA in the model: the guest has one node with every CPU. */
+static int numa_facts(struct facts_ctx *c)
+{
+	const struct numa *nu = c->m->numa;
+	int ret;
+
+	if (!nu)
+		return fact_uint(c, "numa.node_count", "NUMA nodes", 1);
+	ret = fact_uint(c, "numa.node_count", "NUMA nodes", nu->nodes_count);
+	for (unsigned i = 0; i < nu->nodes_count && !ret; i++)
+		ret = node_facts(c, nu, i);
+	return ret ?: distance_facts(c, nu);
+}
+
+/* The node the kernel reports access0 from for target t: t itself when it
+ * has CPUs, else the first node with CPUs (QEMU names it the initiator). */
+static unsigned local_initiator(const struct numa *nu, unsigned t)
+{
+	if (nu->nodes[t].cpus_count)
+		return t;
+	for (unsigned i = 0; i < nu->nodes_count; i++)
+		if (nu->nodes[i].cpus_count)
+			return i;
+	return t;
+}
+
+static int hmat_lb_facts(struct facts_ctx *c, const struct hmat_lb *lb)
+{
+	static const char *const lat[] = {"read_latency", "write_latency"};
+	static const char *const bw[] = {"read_bandwidth", "write_bandwidth"};
+	char path[96], what[96];
+	int ret = 0;
+
+	for (unsigned k = 0; k < 2 && !ret; k++) {
+		if (lb->latency) {
+			snprintf(path, sizeof(path), "numa.nodes.%u.access0.%s", lb->target,
+				 lat[k]);
+			snprintf(what, sizeof(what), "node %u %s from node %u (ns)", lb->target,
+				 lat[k], lb->initiator);
+			ret = fact_uint(c, path, what, lb->latency);
+		}
+		if (!ret && lb->bandwidth) {
+			snprintf(path, sizeof(path), "numa.nodes.%u.access0.%s", lb->target, bw[k]);
+			snprintf(what, sizeof(what), "node %u %s from node %u (MB/s)", lb->target,
+				 bw[k], lb->initiator);
+			ret = fact_uint(c, path, what, lb->bandwidth_bytes / HW_MIB);
+		}
+	}
+	return ret;
+}
+
+/* The kernel's codes for a cache's indexing and write policy. */
+static unsigned word_code(const char *w, const char *const *words, unsigned dflt)
+{
+	for (unsigned i = 0; w && words[i]; i++)
+		if (!strcmp(w, words[i]))
+			return i;
+	return dflt;
+}
+
+static int hmat_cache_facts(struct facts_ctx *c, const struct hmat_cache *hc)
+{
+	static const char *const indexing[] = {"direct", "complex", "none", NULL};
+	static const char *const policy[] = {"write-back", "write-through", "none", NULL};
+	const struct {
+		const char *key;
+		uint64_t v;
+	} attrs[] = {
+	    {"size", hc->size_bytes},
+	    {"line_size", hc->line ? hc->line : 64},
+	    {"indexing", word_code(hc->associativity, indexing, 0)},
+	    {"write_policy", word_code(hc->policy, policy, 0)},
+	};
+	char path[96], what[96];
+	unsigned level = hc->level ? hc->level : 1;
+	int ret = 0;
+
+	for (size_t k = 0; k < sizeof(attrs) / sizeof(attrs[0]) && !ret; k++) {
+		snprintf(path, sizeof(path), "numa.nodes.%u.caches.%u.%s", hc->node, level - 1,
+			 attrs[k].key);
+		snprintf(what, sizeof(what), "node %u level-%u memory-side cache %s", hc->node,
+			 level, attrs[k].key);
+		ret = fact_uint(c, path, what, attrs[k].v);
+	}
+	return ret;
+}
+
+/* The guest shows one initiator's view of each target, its local one. */
+static int hmat_facts(struct facts_ctx *c)
+{
+	const struct numa *nu = c->m->numa;
+	int ret = 0;
+
+	if (!nu)
+		return 0;
+	for (unsigned k = 0; k < nu->hmat_count && !ret; k++)
+		if (nu->hmat[k].target < nu->nodes_count &&
+		    nu->hmat[k].initiator == local_initiator(nu, nu->hmat[k].target))
+			ret = hmat_lb_facts(c, &nu->hmat[k]);
+	for (unsigned k = 0; k < nu->caches_count && !ret; k++)
+		ret = hmat_cache_facts(c, &nu->caches[k]);
+	return ret;
+}
+
+static const char *const bus_names[] = {
+    [DISK_BUS_VIRTIO] = "virtio", [DISK_BUS_SCSI] = "scsi",	[DISK_BUS_NVME] = "nvme",
+    [DISK_BUS_SATA] = "sata",	  [DISK_BUS_HYBRID] = "hybrid",
+};
+
+static const unsigned sector_sizes[][2] = {
+    [DISK_SECTOR_512N] = {512, 512},
+    [DISK_SECTOR_512E] = {512, 4096},
+    [DISK_SECTOR_4KN] = {4096, 4096},
+};
+
+/* paths > 1: native NVMe multipath is a head over N live controllers,
+ * SCSI a dm-multipath device over N active paths; one path is no
+ * multipath device at all. */
+static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *base)
+{
+	char path[96], what[96];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s.multipath", base);
+	if (d->paths <= 1) {
+		snprintf(what, sizeof(what), "disk %s multipath device (one path: none)", d->id);
+		return fact_json(c, path, what, "null");
+	}
+	snprintf(path, sizeof(path), "%s.multipath.kind", base);
+	snprintf(what, sizeof(what), "disk %s multipath kind", d->id);
+	ret = fact_json(c, path, what, d->bus == DISK_BUS_NVME ? "\"nvme\"" : "\"dm\"");
+	snprintf(path, sizeof(path), "%s.multipath.paths", base);
+	snprintf(what, sizeof(what), "disk %s paths", d->id);
+	ret = ret ?: fact_uint(c, path, what, d->paths);
+	snprintf(path, sizeof(path), "%s.multipath.active", base);
+	snprintf(what, sizeof(what), "disk %s paths live", d->id);
+	return ret ?: fact_uint(c, path, what, d->paths);
+}
+
+static int disk_facts(struct facts_ctx *c, const struct disk *d)
+{
+	const unsigned *g = sector_sizes[d->sector];
+	char base[64], path[96], what[96], want[64];
+	struct machine_fact *f;
+	int ret;
+
+	snprintf(base, sizeof(base), "disks.id=%s", d->id);
+	snprintf(path, sizeof(path), "%s.id", base);
+	snprintf(want, sizeof(want), "\"%s\"", d->id);
+	f = fact_new(c, path, "disk %s (%s, %s)", d->id, bus_names[d->bus], d->size);
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->want, sizeof(f->want), "%s", want);
+	f->presence = true;
+	snprintf(path, sizeof(path), "%s.size_bytes", base);
+	snprintf(what, sizeof(what), "disk %s size (bytes)", d->id);
+	ret = fact_uint(c, path, what, d->size_bytes);
+	snprintf(path, sizeof(path), "%s.logical_block_size", base);
+	snprintf(what, sizeof(what), "disk %s logical block size", d->id);
+	ret = ret ?: fact_uint(c, path, what, g[0]);
+	snprintf(path, sizeof(path), "%s.physical_block_size", base);
+	snprintf(what, sizeof(what), "disk %s physical block size", d->id);
+	ret = ret ?: fact_uint(c, path, what, g[1]);
+	snprintf(path, sizeof(path), "%s.zoned", base);
+	snprintf(what, sizeof(what), "disk %s zoned model", d->id);
+	ret = ret ?: fact_json(c, path, what, d->zoned ? "\"host-managed\"" : "\"none\"");
+	/* only scsi-hd and ide-hd tell the guest whether they rotate */
+	if (d->bus == DISK_BUS_SCSI || d->bus == DISK_BUS_SATA) {
+		snprintf(path, sizeof(path), "%s.rotational", base);
+		snprintf(what, sizeof(what), "disk %s rotational", d->id);
+		ret = ret ?: fact_bool(c, path, what, d->rotational);
+	}
+	return ret ?: disk_mp_facts(c, d, base);
+}
+
+static int disks_facts(struct facts_ctx *c)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < c->m->disks_count && !ret; i++)
+		ret = disk_facts(c, &c->m->disks[i]);
+	return ret;
+}
+
+/* The balloon is there when virtio_balloon drives it, absent otherwise;
+ * free page reporting is a feature the driver negotiates. */
+static int balloon_facts(struct facts_ctx *c)
+{
+	const struct balloon *b = c->m->balloon;
+	int ret =
+	    fact_bool(c, "balloon.driver", "virtio balloon (driven by virtio_balloon)", b != NULL);
+
+	if (!ret && b)
+		ret = fact_bool(c, "balloon.free_page_reporting", "balloon free page reporting",
+				b->free_page_reporting);
+	return ret;
+}
+
+/* S3: "deep" in /sys/power/mem_sleep; S4: "platform" in /sys/power/disk
+ * (the kernel offers it only when the firmware's ACPI tables have S4). */
+static int sleep_facts(struct facts_ctx *c)
+{
+	return fact_bool(c, "sleep.s3", "S3 (deep in /sys/power/mem_sleep)", c->m->sleep & SLEEP_S3)
+		   ?: fact_bool(c, "sleep.s4", "S4 (platform in /sys/power/disk)",
+				c->m->sleep & SLEEP_S4);
+}
+
+static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {
+    [MACHINE_PART_CPUS] = cpus_facts,	    [MACHINE_PART_MEMORY] = memory_facts,
+    [MACHINE_PART_NUMA] = numa_facts,	    [MACHINE_PART_DISKS] = disks_facts,
+    [MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
+    [MACHINE_PART_SLEEP] = sleep_facts,
+};
+
+int machine_expected_facts(const struct machine *m, struct machine_facts *out)
+{
+	struct facts_ctx c = {.m = m, .out = out};
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned p = 0; p < MACHINE_PART_COUNT && !ret; p++) {
+		c.part = (enum machine_part)p;
+		ret = part_facts[p](&c);
+	}
+	if (ret)
+		machine_facts_free(out);
+	return ret;
+}
+
+void machine_facts_free(struct machine_facts *f)
+{
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
