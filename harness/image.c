@@ -260,9 +260,9 @@ static int run_argv(char *const argv[], char **out, int logfd)
 	if (!pid) {
 		int devnull = open("/dev/null", O_RDWR);
 
-		/* a killed ktb stops its build; its own group, so the guardian
-		 * reaches what the build script started too */
-		proc_child_policy(parent, true);
+		/* a killed ktb stops its build. It stays in ktb's process group,
+		 * so a Ctrl-C before any scenario reaches the whole build */
+		proc_child_policy(parent, false);
 
 		dup2(out ? pfd[1] : logfd >= 0 ? logfd : 1, 1);
 		dup2(out ? devnull : logfd >= 0 ? logfd : 2, 2);
@@ -270,7 +270,6 @@ static int run_argv(char *const argv[], char **out, int logfd)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	proc_child_adopt(pid, true);
 	if (out) {
 		close(pfd[1]);
 		pfd[1] = -1;
@@ -290,7 +289,6 @@ static int run_argv(char *const argv[], char **out, int logfd)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	proc_child_reaped(pid);
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
 	if (pfd[0] >= 0)
