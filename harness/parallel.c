@@ -200,8 +200,13 @@ static int pool_reap(struct pool *p)
 	char c;
 
 	for (size_t i = 0; i < p->next; i++) {
-		if (p->pids[i] <= 0 || waitpid(p->pids[i], &wstatus, WNOHANG) != p->pids[i])
+		pid_t w = p->pids[i] > 0 ? waitpid(p->pids[i], &wstatus, WNOHANG) : 0;
+
+		/* ECHILD: gone already; its result.json says what it did */
+		if (w == 0 || (w < 0 && errno != ECHILD))
 			continue;
+		if (w < 0)
+			wstatus = 0;
 		proc_child_reaped(p->pids[i]);
 		p->pids[i] = 0;
 		p->running--;
