@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -206,15 +205,17 @@ static int scenario_check(const char *path)
 
 pid_t session_spawn(char *const argv[], const char *cwd, const char *log)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
-	if (pid)
+	if (pid) {
+		proc_child_adopt(pid, true);
 		return pid;
+	}
 	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* a judge killed with its bisect: its own guardian cleans up after it */
+	proc_child_policy(parent, true);
 	if (fd < 0 || nul < 0 || (cwd && chdir(cwd)))
 		_exit(125);
 	dup2(nul, 0);

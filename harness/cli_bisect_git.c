@@ -26,7 +26,7 @@ static int git(const char *dir, char **out, ...)
 	size_t len = 0, n = 3;
 	ssize_t got;
 	int fds[2], st = -1;
-	pid_t pid;
+	pid_t pid, parent;
 	va_list ap;
 
 	va_start(ap, out);
@@ -36,10 +36,12 @@ static int git(const char *dir, char **out, ...)
 	argv[n] = NULL;
 	if (pipe2(fds, O_CLOEXEC))
 		return -EIO;
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+		proc_child_policy(parent, true);
 		dup2(nul, 0);
 		dup2(fds[1], 1);
 		dup2(nul, 2);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "backend_libvirt.h"
+#include "guard.h"
 #include "parallel.h"
 #include "proc.h"
 #include "report.h"
@@ -256,6 +257,20 @@ static void plan_make(const struct run_cli *c, const struct scenario_set *set,
 		}
 }
 
+/* After a signal: the scenarios from i on are listed as skips, not run, as
+ * the -j workers' are. */
+static void run_not_run(const struct run_plan *plan, size_t i, struct run_result *rr,
+			FILE *out, bool verbose)
+{
+	for (; i < plan->n; i++) {
+		result_placeholder(&rr->scenarios[i], plan->items[i],
+				   plan->attempts ? plan->attempts[i] : 0, ST_SKIP,
+				   xasprintf("not run: interrupted by signal %d", proc_interrupted()));
+		rr->count = i + 1;
+		report_term_scenario(&rr->scenarios[i], out, verbose);
+	}
+}
+
 static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 			  const struct run_opts *opts, struct run_result *rr)
 {
@@ -266,6 +281,10 @@ static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 	o->progress = on_progress;
 	o->progress_ctx = &pc;
 	for (size_t i = 0; i < plan->n; i++) {
+		if (proc_interrupted()) {
+			run_not_run(plan, i, rr, out, c->verbose);
+			return KTB_EXIT_INTERRUPTED;
+		}
 		pc.idx = i + 1;
 		pc.name = plan->items[i]->name;
 		o->attempt = plan->attempts ? plan->attempts[i] : 0;
@@ -274,8 +293,10 @@ static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 		rr->count = i + 1;
 		report_term_progress(stderr, 0, 0, NULL, NULL);
 		report_term_scenario(&rr->scenarios[i], out, c->verbose);
-		if (r == -EINTR)
+		if (r == -EINTR) {
+			run_not_run(plan, i + 1, rr, out, c->verbose);
 			return KTB_EXIT_INTERRUPTED;
+		}
 	}
 	return 0;
 }
@@ -317,6 +338,33 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 	free(plan.items);
 	free(plan.attempts);
 	return r;
+}
+
+/* Everything the run puts in $TMPDIR (the scenarios' sockets and disk
+ * images, and whatever QEMU, the back ends and the image builder make there)
+ * goes to one private folder, which the guardian removes however ktb ends. */
+static int run_guard_start(void)
+{
+	char *tmpl = tmp_template("ktb"), *dir = NULL;
+	int ret = 0;
+
+	if (!mkdtemp(tmpl) || !(dir = realpath(tmpl, NULL))) {
+		ret = -errno;
+		fprintf(stderr, "ktb run: cannot create a temporary folder %s: %s\n", tmpl,
+			strerror(errno));
+		goto out;
+	}
+	ret = guard_start(dir);
+	if (ret < 0) {
+		fprintf(stderr, "ktb run: cannot start the clean-up guardian: %s\n", strerror(-ret));
+		rmdir(dir);
+		goto out;
+	}
+	setenv("TMPDIR", dir, 1);
+out:
+	free(tmpl);
+	free(dir);
+	return ret < 0 ? KTB_EXIT_UNTESTED : 0;
 }
 
 static bool wanted(const struct run_cli *c, const struct scenario *s)
@@ -377,12 +425,16 @@ int cli_run(int argc, char **argv)
 			run_list(&set);
 		goto out;
 	}
+	ret = run_guard_start();
+	if (ret)
+		goto out;
 	ret = image_prepare(&c.k, &img);
 	if (ret)
 		goto out;
 	rr.run_id = runner_new_run_id();
 	rr.started_unix_ms = (int64_t)time(NULL) * 1000;
 	ret = run_all(&c, &set, &img, &rr);
+	rr.interrupted = proc_interrupted();
 	rr.duration_ms = now_ms() - t0;
 	if (c.tap)
 		report_tap(&rr, stdout);
@@ -397,6 +449,7 @@ int cli_run(int argc, char **argv)
 		ret = KTB_EXIT_UNTESTED;
 	run_result_free(&rr);
 out:
+	guard_finish();
 	image_free(&img);
 	scenarios_free(&set);
 out_args:

@@ -3,6 +3,7 @@
  * when $CACHE/images/<key>/ does not hold a finished build yet. */
 #include "image.h"
 #include "sha256.h"
+#include "proc.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -248,7 +248,7 @@ static int run_argv(char *const argv[], char **out, int logfd)
 {
 	int pfd[2] = {-1, -1}, status;
 	size_t len = 0, cap = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (out && pipe2(pfd, O_CLOEXEC))
 		return -errno;
@@ -260,7 +260,9 @@ static int run_argv(char *const argv[], char **out, int logfd)
 	if (!pid) {
 		int devnull = open("/dev/null", O_RDWR);
 
-		prctl(PR_SET_PDEATHSIG, SIGTERM); /* a killed ktb stops its build */
+		/* a killed ktb stops its build. It stays in ktb's process group,
+		 * so a Ctrl-C before any scenario reaches the whole build */
+		proc_child_policy(parent, false);
 
 		dup2(out ? pfd[1] : logfd >= 0 ? logfd : 1, 1);
 		dup2(out ? devnull : logfd >= 0 ? logfd : 2, 2);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -19,6 +18,7 @@
 
 #include "../guest/protocol.h"
 #include "image.h"
+#include "proc.h"
 #include "util.h"
 
 #define KVM_QEMU "qemu-system-x86_64"
@@ -261,10 +261,7 @@ static void kvm_probe_child(int wfd, pid_t parent, char *const argv[])
 {
 	int null = open("/dev/null", O_RDONLY);
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
+	proc_child_policy(parent, true);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
 	dup2(wfd, STDOUT_FILENO);
@@ -295,7 +292,7 @@ static int kvm_probe_spawn(const char *kernel, const char *initrd, pid_t *pid, i
 	}
 	if (*pid == 0)
 		kvm_probe_child(fds[1], parent, argv);
-	setpgid(*pid, *pid); /* also here: whoever runs first wins the race */
+	proc_child_adopt(*pid, true);
 	close(fds[1]);
 	*rfd = fds[0];
 	return 0;
@@ -308,16 +305,18 @@ static void kvm_probe_reap(pid_t pid)
 	struct timespec tick = {0, 20 * 1000000};
 
 	if (waitpid(pid, NULL, WNOHANG) == pid)
-		return;
+		goto out;
 	kill(-pid, SIGTERM);
 	while (now_ms() < deadline) {
 		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return;
+			goto out;
 		nanosleep(&tick, NULL);
 	}
 	kill(-pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+out:
+	proc_child_reaped(pid);
 }
 
 struct kvm_probe_buf {

@@ -1,11 +1,11 @@
 #include "parallel.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,21 +27,24 @@ struct pool {
 	int *host;               /* the host items[i] runs on */
 	size_t *retry;           /* items to run again after a host failed */
 	size_t nretry;
+	int forwarded;           /* the signal passed on to the workers, 0: none yet */
 };
 
 /* The worker's exit status when its libvirt host failed. */
 #define WORKER_HOST_FAILED 3
 
 /* The child: its own signal pipe, no progress lines, and it dies with the
- * parent. _exit, because the parent's stdio buffers and heap are not ours. */
+ * parent (the one policy: SIGKILL; the guardian cleans up after it). Its own
+ * process group, so a terminal's Ctrl-C reaches the parent only, which passes
+ * it on. _exit, because the parent's stdio buffers and heap are not ours. */
 static void worker(const struct scenario *s, const struct run_opts *o, unsigned attempt,
-		   const char *uri)
+		   const char *uri, pid_t parent)
 {
 	struct run_opts wo = *o;
 	struct scenario_result r;
 	int ret;
 
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	proc_child_policy(parent, true);
 	wo.sig_fd = proc_signals_reinstall();
 	wo.progress = NULL;
 	wo.attempt = attempt;
@@ -59,7 +62,7 @@ static int pool_start(struct pool *p)
 	bool retry = p->nretry > 0;
 	size_t i = retry ? p->retry[0] : p->next;
 	int h = p->hosts ? hosts_acquire(p->hosts) : -1;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (p->hosts && h < 0)
 		return h;
@@ -72,7 +75,8 @@ static int pool_start(struct pool *p)
 	}
 	if (pid == 0)
 		worker(p->items[i], p->o, p->attempts ? p->attempts[i] : 0,
-		       p->hosts ? p->hosts->h[h].uri : NULL);
+		       p->hosts ? p->hosts->h[h].uri : NULL, parent);
+	proc_child_adopt(pid, true);
 	p->pids[i] = pid;
 	if (p->host)
 		p->host[i] = h;
@@ -84,8 +88,8 @@ static int pool_start(struct pool *p)
 	return 0;
 }
 
-static void result_placeholder(struct scenario_result *r, const struct scenario *s,
-			       unsigned attempt, enum status st, char *message)
+void result_placeholder(struct scenario_result *r, const struct scenario *s, unsigned attempt,
+			enum status st, char *message)
 {
 	memset(r, 0, sizeof(*r));
 	r->name = attempt ? xasprintf("%s#%u", s->name, attempt) : xstrdup(s->name);
@@ -172,23 +176,48 @@ static void pool_forward(struct pool *p, int sig)
 			kill(p->pids[i], sig);
 }
 
+/* Pass a signal on to the workers once, the one ktb got (Ctrl-C stays
+ * SIGINT), whenever it is noticed. */
+static void pool_pass_signal(struct pool *p)
+{
+	int sig = proc_interrupted();
+
+	if (sig && !p->forwarded) {
+		p->forwarded = sig;
+		pool_forward(p, sig);
+	}
+}
+
+/* Reap the workers that have ended. Waiting is on the signal pipe with a
+ * short tick rather than in waitpid(), so a signal that arrives just before
+ * the wait still ends it at once; ktb's other children (the guardian) are
+ * never reaped here. */
 static int pool_reap(struct pool *p)
 {
+	struct pollfd pf = {p->o->sig_fd, POLLIN, 0};
+	bool reaped = false;
 	int wstatus;
-	pid_t pid = waitpid(-1, &wstatus, 0);
+	char c;
 
-	if (pid < 0) {
-		if (errno == EINTR && proc_interrupted())
-			pool_forward(p, SIGTERM);
-		return errno == EINTR ? 0 : -errno;
-	}
 	for (size_t i = 0; i < p->next; i++) {
-		if (p->pids[i] != pid)
+		pid_t w = p->pids[i] > 0 ? waitpid(p->pids[i], &wstatus, WNOHANG) : 0;
+
+		/* ECHILD: gone already; its result.json says what it did */
+		if (w == 0 || (w < 0 && errno != ECHILD))
 			continue;
+		if (w < 0)
+			wstatus = 0;
+		proc_child_reaped(p->pids[i]);
 		p->pids[i] = 0;
 		p->running--;
+		reaped = true;
 		pool_collect(p, i, wstatus);
 	}
+	pool_pass_signal(p);
+	if (!reaped && poll(&pf, pf.fd >= 0, 50) > 0)
+		while (read(pf.fd, &c, 1) == 1)
+			;
+	pool_pass_signal(p);
 	return 0;
 }
 
@@ -198,7 +227,8 @@ static void pool_placeholder(struct pool *p, size_t i)
 
 	if (!p->hosts || proc_interrupted()) {
 		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,
-				   ST_SKIP, xstrdup("not run: interrupted"));
+				   ST_SKIP, xasprintf("not run: interrupted by signal %d",
+						      proc_interrupted()));
 	} else {
 		out = hosts_describe_out(p->hosts);
 		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,

@@ -31,4 +31,9 @@ int parallel_run_hosts(struct scenario *const *items, const unsigned *attempts, 
 		       const struct run_opts *o, unsigned jobs, struct hosts *hosts,
 		       struct scenario_result *out, parallel_done_fn done, void *ctx);
 
+/* A result for scenario s that did not run (or left none): status st,
+ * message (malloc'd, taken over), no steps, no artifacts. */
+void result_placeholder(struct scenario_result *r, const struct scenario *s, unsigned attempt,
+			enum status st, char *message);
+
 #endif

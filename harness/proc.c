@@ -10,21 +10,49 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
+
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t sig_seen;
 
-static void child_setup(int out_pipe[2], const struct proc_opts *o)
+void proc_child_policy(pid_t parent, bool own_group)
+{
+	/* PDEATHSIG fires when the thread that forked us ends: ktb forks from
+	 * its main thread only. The parent may have died before the prctl, in
+	 * which case nothing would ever fire: then go at once. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	if (own_group)
+		setpgid(0, 0);
+}
+
+void proc_child_adopt(pid_t pid, bool own_group)
+{
+	if (pid <= 0)
+		return;
+	/* also here: whoever runs first makes the group */
+	if (own_group) {
+		setpgid(pid, pid);
+		guard_track(pid);
+	}
+}
+
+void proc_child_reaped(pid_t pid)
+{
+	guard_untrack(pid);
+}
+
+static void child_setup(int out_pipe[2], const struct proc_opts *o, pid_t parent)
 {
 	int fd;
 
-	/* die with ktb whatever happens to it, and take our own group so a
-	 * stop reaches every helper QEMU might start */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* a stop of our own group reaches every helper QEMU might start */
+	proc_child_policy(parent, !o->interactive);
 	/* the flag survives exec: QEMU's guest RAM then faults in 4 KiB pages */
 	if (o->no_thp)
 		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (!o->interactive) {
-		setpgid(0, 0);
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0) {
 			dup2(fd, STDIN_FILENO);
@@ -48,11 +76,18 @@ static void child_setup(int out_pipe[2], const struct proc_opts *o)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+static void proc_reaped(struct proc *p)
+{
+	p->exited = true;
+	proc_child_reaped(p->pid);
+}
+
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
 {
 	int out_pipe[2] = {-1, -1};
 	int err_pipe[2];
 	int child_errno = 0;
+	pid_t parent = getpid();
 	ssize_t n;
 
 	memset(p, 0, sizeof(*p));
@@ -70,21 +105,20 @@ int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
 	}
 	if (p->pid == 0) {
 		close(err_pipe[0]);
-		child_setup(out_pipe, o);
+		child_setup(out_pipe, o, parent);
 		execvp(argv[0], argv);
 		child_errno = errno;
 		n = write(err_pipe[1], &child_errno, sizeof(child_errno));
 		(void)n;
 		_exit(127);
 	}
-	if (!o->interactive)
-		setpgid(p->pid, p->pid);
+	proc_child_adopt(p->pid, !o->interactive);
 	close(err_pipe[1]);
 	n = read(err_pipe[0], &child_errno, sizeof(child_errno));
 	close(err_pipe[0]);
 	if (n == sizeof(child_errno)) {
 		waitpid(p->pid, &p->status, 0);
-		p->exited = true;
+		proc_reaped(p);
 		if (out_pipe[0] >= 0) {
 			close(out_pipe[0]);
 			close(out_pipe[1]);
@@ -110,7 +144,7 @@ int proc_poll(struct proc *p)
 	if (p->pid <= 0 || p->exited)
 		return 1;
 	if (waitpid(p->pid, &p->status, WNOHANG) == p->pid)
-		p->exited = true;
+		proc_reaped(p);
 	return p->exited;
 }
 
@@ -135,7 +169,7 @@ void proc_stop(struct proc *p, int grace_ms)
 			kill(-p->pid, SIGKILL);
 			kill(p->pid, SIGKILL);
 			waitpid(p->pid, &p->status, 0);
-			p->exited = true;
+			proc_reaped(p);
 		}
 	}
 	if (p->out_fd >= 0) {
@@ -191,13 +225,23 @@ int proc_signals_install(void)
 
 int proc_signals_reinstall(void)
 {
+	int fd;
+
 	if (sig_pipe[0] >= 0) {
 		close(sig_pipe[0]);
 		close(sig_pipe[1]);
 		sig_pipe[0] = sig_pipe[1] = -1;
 	}
-	sig_seen = 0;
-	return proc_signals_install();
+	fd = proc_signals_install();
+	/* a signal that came between the fork and now is not lost: the parent
+	 * starts no worker once it has one, so it is this worker's */
+	if (fd >= 0 && sig_seen) {
+		char c = (char)sig_seen;
+		ssize_t n = write(sig_pipe[1], &c, 1);
+
+		(void)n;
+	}
+	return fd;
 }
 
 int proc_interrupted(void)

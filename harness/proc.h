@@ -1,6 +1,7 @@
-/* Child processes the harness owns (QEMU, daemons): started in their own
- * process group with PR_SET_PDEATHSIG so they die with ktb, and stopped with
- * escalation (a polite request first, then SIGTERM, then SIGKILL). */
+/* Child processes the harness owns (QEMU, daemons): started under the one
+ * policy of docs/architecture.md (PR_SET_PDEATHSIG(SIGKILL), their own
+ * process group, known to the run's guardian), and stopped with escalation
+ * (a polite request first, then SIGTERM, then SIGKILL). */
 #ifndef KTB_PROC_H
 #define KTB_PROC_H
 
@@ -22,6 +23,16 @@ struct proc_opts {
 };
 
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
+
+/* The policy for every process ktb forks, for callers that fork themselves.
+ * In the child, between fork and exec (PARENT: getpid() before the fork):
+ * SIGKILL when the parent dies, exit at once if it already has, and its own
+ * process group when own_group. In the parent right after the fork: the
+ * group made here too (whichever runs first) and told to the guardian; after
+ * reaping the child: untold. */
+void proc_child_policy(pid_t parent, bool own_group);
+void proc_child_adopt(pid_t pid, bool own_group);
+void proc_child_reaped(pid_t pid);
 /* Reap without blocking. 1 when the child has exited, else 0. */
 int proc_poll(struct proc *p);
 /* Wait up to timeout_ms for the child to exit by itself. 1 exited, 0 not. */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,10 +121,9 @@ static void last_line(const char *s, size_t n, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(n - start), s + start);
 }
 
-static void child(char **argv, int in_fd, int out_fd, int err_fd)
+static void child(char **argv, int in_fd, int out_fd, int err_fd, pid_t parent)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	setpgid(0, 0);
+	proc_child_policy(parent, true);
 	dup2(in_fd, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);
 	dup2(err_fd, STDERR_FILENO);
@@ -146,7 +144,7 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 	char *obuf = NULL, *ebuf = NULL, line[400];
 	size_t olen = 0, elen = 0;
 	int64_t until = now_ms() + timeout_ms;
-	pid_t pid = -1;
+	pid_t pid = -1, parent;
 
 	if (out)
 		*out = NULL;
@@ -160,6 +158,7 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 		snprintf(err, len, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
@@ -167,8 +166,8 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 		goto out;
 	}
 	if (pid == 0)
-		child(argv, in_fd, op[1], ep[1]);
-	setpgid(pid, pid);
+		child(argv, in_fd, op[1], ep[1], parent);
+	proc_child_adopt(pid, true);
 	close(op[1]);
 	close(ep[1]);
 	op[1] = ep[1] = -1;
@@ -215,6 +214,7 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 	if (ret) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
+		proc_child_reaped(pid);
 		snprintf(err, len, "ssh %s: %s", r->label,
 			 ret == -ETIMEDOUT ? "no answer within the time limit"
 			 : ret == -EINTR   ? "interrupted by a signal"
@@ -222,6 +222,7 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 		goto out;
 	}
 	waitpid(pid, &status, 0);
+	proc_child_reaped(pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		last_line(ebuf ? ebuf : "", elen, line, sizeof(line));
 		if (WIFEXITED(status))

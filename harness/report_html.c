@@ -255,7 +255,11 @@ static void page_summary(FILE *f, const struct run_result *r)
 	for (int s = ST_ERROR; s < ST_COUNT; s++)
 		if (n[s])
 			fprintf(f, ", %zu %s", n[s], words[s]);
-	fprintf(f, ". Started %s, took %.1fs.</p>\n", started, r->duration_ms / 1000.0);
+	fprintf(f, ". Started %s, took %.1fs.", started, r->duration_ms / 1000.0);
+	if (r->interrupted)
+		fprintf(f, " <strong id=\"interrupted\">Interrupted by signal %d.</strong>",
+			r->interrupted);
+	fputs("</p>\n", f);
 }
 
 /* With --repeat: one row per scenario, in run order. */

@@ -165,6 +165,11 @@ int report_junit(const struct run_result *r, FILE *f)
 	if (r->run_id)
 		xml_attr(f, "id", r->run_id);
 	fputs(">\n", f);
+	if (r->interrupted)
+		fprintf(f,
+			"    <properties>\n      <property name=\"interrupted\" "
+			"value=\"signal %d\"/>\n    </properties>\n",
+			r->interrupted);
 	for (size_t i = 0; i < r->count; i++)
 		junit_case(f, &r->scenarios[i]);
 	fputs("  </testsuite>\n</testsuites>\n", f);

@@ -100,5 +100,8 @@ int report_tap(const struct run_result *r, FILE *f)
 	fprintf(f, "TAP version 13\n1..%zu\n", r->count);
 	for (size_t i = 0; i < r->count; i++)
 		tap_point(f, i + 1, &r->scenarios[i]);
+	/* TAP's own word for a run stopped from outside */
+	if (r->interrupted)
+		fprintf(f, "Bail out! interrupted by signal %d\n", r->interrupted);
 	return ferror(f) ? -EIO : 0;
 }

@@ -224,6 +224,8 @@ void report_term_summary(const struct run_result *r, FILE *f)
 	if (n[ST_TIMEOUT] || n[ST_ERROR])
 		fprintf(f, "of which: %zu timed out, %zu errored\n", n[ST_TIMEOUT], n[ST_ERROR]);
 	term_pass_rates(r, f);
+	if (r->interrupted)
+		fprintf(f, "interrupted by signal %d\n", r->interrupted);
 	fprintf(f, "time: %.1fs\n", r->duration_ms / 1000.0);
 	fflush(f);
 }

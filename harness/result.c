@@ -44,6 +44,7 @@
  *   started       string   ISO-8601 UTC, "2025-01-31T12:00:00Z"
  *   duration_ms   integer
  *   summary       {total, pass, fail, error, timeout, skip}: integers
+ *   interrupted   boolean  a signal stopped the run (exit 130)
  *   scenarios     [result.json documents as above]
  *   pass_rates    with --repeat only: {NAME: {runs, pass, rate, flaky}}
  *
@@ -174,6 +175,21 @@ struct step_result *scenario_result_add_step(struct scenario_result *r)
 	return s;
 }
 
+void scenario_result_interrupt(struct scenario_result *r, int sig)
+{
+	struct step_result *last = r->steps_count ? &r->steps[r->steps_count - 1] : NULL;
+
+	r->status = ST_ERROR;
+	free(r->message);
+	r->message = xasprintf("interrupted by signal %d", sig);
+	/* the step the signal cut short says so, not what the cut looked like */
+	if (last && last->status != ST_PASS) {
+		last->status = ST_ERROR;
+		free(last->message);
+		last->message = xstrdup(r->message);
+	}
+}
+
 const struct step_result *scenario_result_failed_step(const struct scenario_result *r)
 {
 	for (size_t i = 0; i < r->steps_count; i++) {
@@ -239,6 +255,9 @@ int run_result_exit_code(const struct run_result *r)
 {
 	size_t n[ST_COUNT];
 
+	/* an interrupted run is not a verdict, whatever it saw: 130 */
+	if (r->interrupted)
+		return 130;
 	run_result_count(r, n);
 	if (n[ST_FAIL] || n[ST_TIMEOUT])
 		return 1;
@@ -333,6 +352,7 @@ json_t *run_result_to_json(const struct run_result *r)
 	json_object_set_new(j, "started", json_string(started));
 	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
 	json_object_set_new(j, "summary", run_summary_to_json(r));
+	json_object_set_new(j, "interrupted", json_boolean(r->interrupted != 0));
 	json_object_set_new(j, "scenarios", list);
 	rates = run_result_pass_rates(r);
 	if (rates)

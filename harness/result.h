@@ -50,6 +50,7 @@ struct run_result {
 	int64_t duration_ms;
 	struct scenario_result *scenarios;
 	size_t count;
+	int interrupted;       /* the signal that stopped the run, 0: none */
 };
 
 const char *status_name(enum status s);
@@ -60,11 +61,15 @@ struct step_result *scenario_result_add_step(struct scenario_result *r);
 void scenario_result_free(struct scenario_result *r);   /* frees members, not r */
 void run_result_free(struct run_result *r);             /* frees members, not r */
 
-/* Exit code for a whole run: 0 all passed (or skipped), 1 something failed
- * or timed out, 125 only errors kept it from being tested. */
+/* Exit code for a whole run: 130 interrupted, else 0 all passed (or
+ * skipped), 1 something failed or timed out, 125 only errors kept it from
+ * being tested. */
 int run_result_exit_code(const struct run_result *r);
 /* How many scenarios have each status, indexed by enum status. */
 void run_result_count(const struct run_result *r, size_t counts[ST_COUNT]);
+/* A signal cut scenario r short: it is an error "interrupted by signal SIG",
+ * and so is its last step, unless that one had passed. */
+void scenario_result_interrupt(struct scenario_result *r, int sig);
 /* The first step that failed, errored or timed out; NULL if none did. */
 const struct step_result *scenario_result_failed_step(const struct scenario_result *r);
 

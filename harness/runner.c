@@ -453,11 +453,8 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 		run_steps(&c);
 	collect_dmesg(&c);
 	storage_collect_metrics(&c);
-	if (proc_interrupted()) {
-		r->status = ST_ERROR;
-		free(r->message);
-		r->message = xasprintf("interrupted by signal %d", proc_interrupted());
-	}
+	if (proc_interrupted())
+		scenario_result_interrupt(r, proc_interrupted());
 	vm_drain_console(&c.vm);
 	if (r->status != ST_PASS && c.vm.console)
 		r->console_tail = console_tail(c.vm.console, 30);

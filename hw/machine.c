@@ -2,19 +2,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MACHINE_MAX_CPUS 64
 #define MACHINE_MIN_MEMORY (64 * HW_MIB)
 #define MACHINE_DEFAULT_MEMORY "512M"
-
-extern char **environ;
 
 int hw_fail(struct hw_error *err, const char *field, const char *fmt, ...)
 {
@@ -108,21 +107,41 @@ static int image_format(const char *path, const char **fmt)
 	return 0;
 }
 
+/* The child side of run_tool: the harness's policy for every child (see
+ * docs/architecture.md) -- SIGKILL when the parent dies, at once if it already
+ * has, its own process group -- then stderr into the pipe, stdout dropped. */
+static _Noreturn void run_tool_child(char *const argv[], int errfd, pid_t parent)
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	dup2(errfd, STDERR_FILENO);
+	if (null >= 0)
+		dup2(null, STDOUT_FILENO);
+	execvp(argv[0], argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
 /* Run argv, its stderr's first line into why. 0 when it exits 0. */
 static int run_tool(char *const argv[], char *why, size_t len)
 {
-	posix_spawn_file_actions_t fa;
-	int pfd[2], status = 0, ret;
+	int pfd[2], status = 0, ret = 0;
+	pid_t pid, parent = getpid();
 	ssize_t n;
-	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDERR_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	ret = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	pid = fork();
+	if (pid == 0)
+		run_tool_child(argv, pfd[1], parent);
+	if (pid < 0)
+		ret = -errno;
+	else
+		setpgid(pid, pid);
 	close(pfd[1]);
 	n = ret ? 0 : read(pfd[0], why, len - 1);
 	why[n > 0 ? n : 0] = '\0';

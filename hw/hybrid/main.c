@@ -360,7 +360,8 @@ int main(int argc, char **argv)
 	struct stat sb;
 	int ret;
 
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* no death signal of its own: ktb sets SIGKILL before exec, its one
+	 * policy for every child (docs/architecture.md) */
 	media_config_defaults(&mc);
 	h.blk.logical = h.blk.physical = 512;
 	h.blk.wce = true;

@@ -232,7 +232,35 @@ static void test_tap(void **state)
 	/* '#' in a name would start a directive */
 	assert_non_null(strstr(tap, "\nnot ok 4 - suspend\\#1\n  ---\n  status: timeout\n"));
 	assert_non_null(strstr(tap, "\nok 5 - s4 # SKIP no S4 on this machine\n"));
+	assert_null(strstr(tap, "Bail out!"));
 	free(tap);
+	run_result_free(&r);
+}
+
+/* An interrupted run says so in every view, after what it has. */
+static void test_interrupted_views(void **state)
+{
+	struct run_result r;
+	FILE *f = tmpfile(), *g = tmpfile(), *h = tmpfile();
+	char *tap, *xml, *term;
+
+	(void)state;
+	run_fill(&r);
+	r.interrupted = 2;
+	assert_int_equal(report_tap(&r, f), 0);
+	tap = slurp(f);
+	assert_non_null(strstr(tap, "\nok 5 - s4 # SKIP no S4 on this machine\n"
+				    "Bail out! interrupted by signal 2\n"));
+	assert_int_equal(report_junit(&r, g), 0);
+	xml = slurp(g);
+	assert_true(xml_wellformed(xml));
+	assert_non_null(strstr(xml, "<property name=\"interrupted\" value=\"signal 2\"/>"));
+	report_term_summary(&r, h);
+	term = slurp(h);
+	assert_non_null(strstr(term, "\ninterrupted by signal 2\ntime: "));
+	free(tap);
+	free(xml);
+	free(term);
 	run_result_free(&r);
 }
 
@@ -403,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_junit_empty),
 		cmocka_unit_test(test_tap),
+		cmocka_unit_test(test_interrupted_views),
 		cmocka_unit_test(test_term_pass),
 		cmocka_unit_test(test_term_fail),
 		cmocka_unit_test(test_term_summary),

@@ -108,6 +108,65 @@ static void test_exit_code(void **state)
 	assert_int_equal(exit_code_of((enum status[]){ ST_ERROR, ST_FAIL }, 2), 1);
 }
 
+/* Interrupted: 130 whatever the scenarios say; the document says so. */
+static void test_interrupted_run(void **state)
+{
+	struct run_result r = { 0 };
+	json_t *j;
+
+	(void)state;
+	r.count = 2;
+	r.scenarios = xcalloc(r.count, sizeof(*r.scenarios));
+	scenario_fill(&r.scenarios[0], "a", ST_FAIL);
+	scenario_fill(&r.scenarios[1], "b", ST_PASS);
+	assert_int_equal(run_result_exit_code(&r), 1);
+	j = run_result_to_json(&r);
+	assert_true(json_is_false(json_object_get(j, "interrupted")));
+	json_decref(j);
+	r.interrupted = 15;
+	assert_int_equal(run_result_exit_code(&r), 130);
+	j = run_result_to_json(&r);
+	assert_true(json_is_true(json_object_get(j, "interrupted")));
+	json_decref(j);
+	run_result_free(&r);
+}
+
+/* The scenario and the step the signal cut short are errors saying so; a
+ * step that had passed keeps its pass. */
+static void test_interrupt_scenario(void **state)
+{
+	struct scenario_result s;
+	struct step_result *st;
+
+	(void)state;
+	scenario_fill(&s, "s3", ST_FAIL);
+	free(s.steps[0].message);
+	s.steps[0].message = xstrdup("interrupted by a signal");
+	scenario_result_interrupt(&s, 2);
+	assert_int_equal(s.status, ST_ERROR);
+	assert_string_equal(s.message, "interrupted by signal 2");
+	assert_int_equal(s.steps[0].status, ST_ERROR);
+	assert_string_equal(s.steps[0].message, "interrupted by signal 2");
+	scenario_result_free(&s);
+
+	scenario_fill(&s, "boot", ST_PASS);
+	st = &s.steps[0];
+	scenario_result_interrupt(&s, 15);
+	assert_int_equal(s.status, ST_ERROR);
+	assert_string_equal(s.message, "interrupted by signal 15");
+	assert_int_equal(st->status, ST_PASS);
+	assert_null(st->message);
+	scenario_result_free(&s);
+
+	/* no step at all: interrupted during boot */
+	memset(&s, 0, sizeof(s));
+	s.status = ST_ERROR;
+	s.message = xstrdup("VM did not boot: interrupted by a signal");
+	scenario_result_interrupt(&s, 2);
+	assert_string_equal(s.message, "interrupted by signal 2");
+	scenario_result_free(&s);
+}
+
 /* The keys of obj, in order, joined by commas. */
 static char *keys_of(json_t *obj)
 {
@@ -230,7 +289,7 @@ static void test_run_json(void **state)
 		scenario_fill(&r.scenarios[i], "s", st[i]);
 	j = run_result_to_json(&r);
 	keys = keys_of(j);
-	assert_string_equal(keys, "run_id,started,duration_ms,summary,scenarios");
+	assert_string_equal(keys, "run_id,started,duration_ms,summary,interrupted,scenarios");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "started")), "2025-01-31T12:00:00Z");
 	sum = json_object_get(j, "summary");
@@ -296,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_status_worse),
 		cmocka_unit_test(test_add_step),
 		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_interrupted_run),
+		cmocka_unit_test(test_interrupt_scenario),
 		cmocka_unit_test(test_scenario_json),
 		cmocka_unit_test(test_pass_rates),
 		cmocka_unit_test(test_run_json),
