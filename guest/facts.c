@@ -333,19 +333,25 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	static unsigned cpus[FACTS_MAX_CPUS];
 	char path[PATH_MAX], list[1024];
 	uint64_t kb = 0;
-	int n = 0;
+	int n = -1, mem;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, id);
 	if (sysfs_read(path, list, sizeof(list)) >= 0)
 		n = sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/meminfo", root, id);
-	facts_meminfo(path, "MemTotal", &kb);
+	mem = facts_meminfo(path, "MemTotal", &kb);
 	json_obj_begin(j);
 	json_kv_u64(j, "id", (uint64_t)id);
+	/* unread is null: [] would pass for a CPU-less node, 0 for {le: N} */
 	json_key(j, "cpus");
-	facts_u32_array(j, cpus, n < 0 ? 0 : n);
-	json_kv_u64(j, "memory_kb", kb);
-	json_kv_u64(j, "memory_mb", kb / 1024);
+	if (n < 0)
+		json_null(j);
+	else
+		facts_u32_array(j, cpus, n);
+	json_key(j, "memory_kb");
+	mem ? json_null(j) : json_u64(j, kb);
+	json_key(j, "memory_mb");
+	mem ? json_null(j) : json_u64(j, kb / 1024);
 	facts_node_access(root, id, j);
 	facts_node_caches(root, id, j);
 	json_obj_end(j);

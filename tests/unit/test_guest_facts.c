@@ -71,6 +71,16 @@ static void test_numa_flat(void **state)
 		      "\"memory_mb\":128}],\"distances\":[[10]]}");
 }
 
+/* A node whose cpulist and meminfo cannot be read: null, not the [] of a
+ * CPU-less node or the 0 that {le: N} would take */
+static void test_numa_unread(void **state)
+{
+	(void)state;
+	check_section(facts_numa, KTB_TEST_DATA "/guest-bare", 0,
+		      "{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":null,\"memory_kb\":null,"
+		      "\"memory_mb\":null}],\"distances\":[[10]]}");
+}
+
 static void test_cpus(void **state)
 {
 	(void)state;
@@ -126,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_numa_hmat),
 		cmocka_unit_test(test_numa_flat),
+		cmocka_unit_test(test_numa_unread),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_sleep),
