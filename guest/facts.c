@@ -58,7 +58,12 @@ int facts_cpus(const char *root, struct json_out *j)
 	n_possible = facts_count_cpus(root, "possible", possible, sizeof(possible));
 	json_kv_u64(j, "online", (uint64_t)n_online);
 	json_kv_str(j, "list", online);
-	json_kv_u64(j, "possible", n_possible < 0 ? (uint64_t)n_online : (uint64_t)n_possible);
+	/* unread is null, not the online count: that would pass a possible: N */
+	json_key(j, "possible");
+	if (n_possible < 0)
+		json_null(j);
+	else
+		json_u64(j, (uint64_t)n_possible);
 	return 0;
 }
 
@@ -96,14 +101,19 @@ int facts_memory(const char *root, struct json_out *j)
 	ret = facts_meminfo(path, "MemTotal", &total);
 	if (ret)
 		return ret;
-	if (facts_meminfo(path, "MemFree", &free_kb))
-		free_kb = 0;
-	if (facts_meminfo(path, "MemAvailable", &avail))
-		avail = free_kb;
 	json_kv_u64(j, "total_kb", total);
 	json_kv_u64(j, "total_mb", total / 1024);
-	json_kv_u64(j, "free_kb", free_kb);
-	json_kv_u64(j, "available_kb", avail);
+	/* a line that is missing is null: not 0, not another line's value */
+	json_key(j, "free_kb");
+	if (facts_meminfo(path, "MemFree", &free_kb))
+		json_null(j);
+	else
+		json_u64(j, free_kb);
+	json_key(j, "available_kb");
+	if (facts_meminfo(path, "MemAvailable", &avail))
+		json_null(j);
+	else
+		json_u64(j, avail);
 	return 0;
 }
 

@@ -85,6 +85,9 @@ static void test_cpus(void **state)
 {
 	(void)state;
 	check_section(facts_cpus, ROOT, 0, "{\"online\":3,\"list\":\"0-2\",\"possible\":4}");
+	/* no cpu/possible: null, not the online count */
+	check_section(facts_cpus, ROOT "/flat", 0,
+		      "{\"online\":2,\"list\":\"0-1\",\"possible\":null}");
 }
 
 static void test_memory(void **state)
@@ -94,6 +97,10 @@ static void test_memory(void **state)
 		      "{\"total_kb\":786432,\"total_mb\":768,\"free_kb\":600000,"
 		      "\"available_kb\":650000}");
 	check_section(facts_memory, "/nonexistent", -ENOENT, "{}");
+	/* no MemAvailable: null, never MemFree in its place */
+	check_section(facts_memory, ROOT "/flat", 0,
+		      "{\"total_kb\":131072,\"total_mb\":128,\"free_kb\":100000,"
+		      "\"available_kb\":null}");
 }
 
 static void test_sleep(void **state)
