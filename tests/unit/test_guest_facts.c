@@ -103,6 +103,24 @@ static void test_memory(void **state)
 		      "\"available_kb\":null}");
 }
 
+static int disk_bare(const char *root, struct json_out *j)
+{
+	return facts_disk(root, "bare", j);
+}
+
+/* A disk whose queue attributes cannot be read: null each, never the 512,
+ * false, "none" and 0 the reader keeps in their place */
+static void test_disk_unread(void **state)
+{
+	(void)state;
+	check_section(disk_bare, KTB_TEST_DATA "/guest-bare", 0,
+		      "{\"id\":\"bare\",\"name\":\"vdz\",\"dev\":\"/dev/vdz\","
+		      "\"size_bytes\":67108864,\"logical_block_size\":null,"
+		      "\"physical_block_size\":null,\"rotational\":null,\"zoned\":null,"
+		      "\"zones\":null,\"serial\":\"bare\",\"transport\":\"virtio\","
+		      "\"majmin\":\"254:16\",\"multipath\":null}");
+}
+
 static void test_sleep(void **state)
 {
 	(void)state;
@@ -144,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_numa_hmat),
 		cmocka_unit_test(test_numa_flat),
 		cmocka_unit_test(test_numa_unread),
+		cmocka_unit_test(test_disk_unread),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_sleep),
