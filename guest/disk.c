@@ -189,8 +189,7 @@ static void disk_read_queue(const char *root, struct disk_info *d)
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/physical_block_size", root, d->name);
 	if (sysfs_read_u64(path, &v))
 		d->unread |= DISK_UNREAD_PBS;
-	d->physical_block_size =
-	    d->unread & DISK_UNREAD_PBS ? d->logical_block_size : (uint32_t)v;
+	d->physical_block_size = d->unread & DISK_UNREAD_PBS ? d->logical_block_size : (uint32_t)v;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/rotational", root, d->name);
 	if (sysfs_read_u64(path, &v))
 		d->unread |= DISK_UNREAD_ROTATIONAL;

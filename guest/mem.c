@@ -462,26 +462,18 @@ static int op_bind(const struct mem_opts *o)
 	return per_node[o->node] == pages ? 0 : 1;
 }
 
-/* AnonHugePages of the smaps entry that starts at addr, in kB. */
-static uint64_t smaps_huge_kb(const void *addr)
+/* AnonHugePages of the smaps entry that starts at addr, in kB; -errno
+ * when smaps cannot be read or has no such entry (then null, not 0). */
+static int smaps_huge_kb(const void *addr, uint64_t *kb)
 {
-	char line[256], want[32];
-	bool in = false;
-	uint64_t kb = 0;
 	FILE *f = fopen("/proc/self/smaps", "re");
+	int ret;
 
 	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)addr);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') && line[0] != ' ' &&
-		    strncmp(line, "AnonHuge", 8))
-			in = !strncmp(line, want, strlen(want));
-		if (in && sscanf(line, "AnonHugePages: %" SCNu64, &kb) == 1)
-			break;
-	}
+		return -errno;
+	ret = memcheck_smaps_huge_kb(f, (uintptr_t)addr, kb);
 	fclose(f);
-	return kb;
+	return ret;
 }
 
 static int op_thp(const struct mem_opts *o)
@@ -506,12 +498,16 @@ static int op_thp(const struct mem_opts *o)
 	if (madvise(p, sz, MADV_HUGEPAGE) < 0)
 		return fail_json("thp", "madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	fill_all(p, sz / MEMCHECK_PAGE, o->seed);
-	kb = smaps_huge_kb(p);
+	err = smaps_huge_kb(p, &kb);
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "thp");
 	json_kv_u64(&j, "size_kb", sz >> 10);
-	json_kv_u64(&j, "anon_huge_kb", kb);
+	json_key(&j, "anon_huge_kb");
+	if (err)
+		json_null(&j);
+	else
+		json_u64(&j, kb);
 	json_kv_u64(&j, "meminfo_anon_huge_kb", meminfo_kb("AnonHugePages"));
 	json_obj_end(&j);
 	json_finish(&j);
