@@ -43,7 +43,8 @@ static int64_t mp_min(int64_t a, int64_t b)
 }
 
 /* `ktb-probe disk ID` parsed; NULL (step failed) when the agent cannot run
- * it, or when it did not answer with the disk's JSON (exit status, output). */
+ * it, or when it printed no JSON object. A disk that is gone is an object
+ * too ({"error": "no disk with id ID"}, exit 1): the guest's state to judge. */
 static json_t *mp_probe(struct mp_op *op)
 {
 	struct qga_exec_result res = {0};
@@ -54,8 +55,7 @@ static json_t *mp_probe(struct mp_op *op)
 
 	if (ret)
 		step_wait_failed(op->c, op->sr, ret, NULL);
-	else if (res.exit_code || !(j = json_loads(res.out ? res.out : "", 0, NULL)) ||
-		 !json_is_object(j)) {
+	else if (!(j = json_loads(res.out ? res.out : "", 0, NULL)) || !json_is_object(j)) {
 		mp_fail(op->sr, ST_ERROR,
 			xasprintf("%s: exit %d, output: %.200s", cmd, res.exit_code,
 				  res.out && *res.out ? res.out : "(none)"));
@@ -90,11 +90,16 @@ static json_t *mp_device(json_t *probe)
 	return json_is_object(mp) && kind && *kind ? mp : NULL;
 }
 
+/* What the probe showed of the device: its multipath object, or why it
+ * has none (the disk is gone). */
 static char *mp_show(json_t *probe)
 {
 	json_t *mp = json_object_get(probe, "multipath");
+	const char *err = json_string_value(json_object_get(probe, "error"));
 	char *s = mp ? json_dumps(mp, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 
+	if (!s && err)
+		return xasprintf("none: %s", err);
 	return s ? s : xstrdup("no multipath key");
 }
 
@@ -112,16 +117,17 @@ int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why)
 		miss = "no such path";
 	else if (before && !up && !active)
 		miss = "it not active";
-	if (before && miss) {
+	if (miss) {
 		seen = mp_show(probe);
-		*why = xasprintf("before %s of path %u: the guest shows %s (multipath: %s)",
-				 up ? "restore_path" : "fail_path", path, miss, seen);
+		*why = xasprintf("%s %s of path %u: the guest shows %s (multipath: %s)",
+				 before ? "before" : "after", up ? "restore_path" : "fail_path",
+				 path, miss, seen);
 		free(seen);
 		return -ENOENT;
 	}
 	if (before)
 		return 0;
-	return mp && (up ? active : !active) ? 0 : 1;
+	return (up ? active : !active) ? 0 : 1;
 }
 
 /* Run a guest shell command that must succeed. */
@@ -255,9 +261,17 @@ static json_t *mp_wait_effect(struct mp_op *op, int64_t *seen_ms)
 		until = op->deadline;
 	for (;;) {
 		probe = mp_probe(op);
-		if (!probe || !mp_judge(probe, op->ref->path, op->up, false, &why)) {
+		ret = probe ? mp_judge(probe, op->ref->path, op->up, false, &why) : 0;
+		if (!ret) {
 			*seen_ms = loop_now(op->c->vm.loop) - t0;
 			return probe;
+		}
+		if (ret < 0) {
+			/* the multipath device itself went: no "path down" to wait for */
+			mp_fail(op->sr, ST_FAIL, xasprintf("disk %s: %s", op->d->id, why));
+			free(why);
+			json_decref(probe);
+			return NULL;
 		}
 		if (loop_now(op->c->vm.loop) + MP_POLL_MS >= until) {
 			char *last = mp_show(probe);

@@ -63,8 +63,9 @@ static const char *const mp_no_device[] = {
 };
 
 /* Two controllers the kernel did not join (nvme_core.multipath=N) are two
- * plain disks: no multipath device, so neither step may act, and a pull
- * is never seen: the path's absence alone is not its failure. */
+ * plain disks: no multipath device, so neither step may act, and after the
+ * action its absence fails the step: a path missing is not a path down
+ * unless the multipath device is still there. */
 static void test_judge_no_device(void **state)
 {
 	char *why;
@@ -77,12 +78,22 @@ static void test_judge_no_device(void **state)
 			assert_non_null(strstr(why, up ? "before restore_path of path 0"
 						       : "before fail_path of path 0"));
 			free(why);
-			assert_int_equal(judge(mp_no_device[i], 0, up, false, &why), 1);
-			assert_null(why);
+			assert_int_equal(judge(mp_no_device[i], 0, up, false, &why), -ENOENT);
+			assert_non_null(strstr(why, up ? "after restore_path of path 0: the "
+							 "guest shows no multipath device"
+						       : "after fail_path of path 0: the guest "
+							 "shows no multipath device"));
+			free(why);
 		}
 	}
 	assert_int_equal(judge("{\"multipath\":null}", 0, false, true, &why), -ENOENT);
 	assert_non_null(strstr(why, "(multipath: null)"));
+	free(why);
+	/* the last path pulled takes an NVMe head with it: the probe finds no
+	 * disk, and says so */
+	assert_int_equal(judge("{\"error\":\"no disk with id data\"}", 1, false, false, &why),
+			 -ENOENT);
+	assert_non_null(strstr(why, "(multipath: none: no disk with id data)"));
 	free(why);
 }
 
