@@ -183,16 +183,26 @@ static void disk_read_queue(const char *root, struct disk_info *d)
 	uint64_t v;
 
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/logical_block_size", root, d->name);
-	d->logical_block_size = sysfs_read_u64(path, &v) ? 512 : (uint32_t)v;
+	if (sysfs_read_u64(path, &v))
+		d->unread |= DISK_UNREAD_LBS;
+	d->logical_block_size = d->unread & DISK_UNREAD_LBS ? 512 : (uint32_t)v;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/physical_block_size", root, d->name);
-	d->physical_block_size = sysfs_read_u64(path, &v) ? d->logical_block_size : (uint32_t)v;
+	if (sysfs_read_u64(path, &v))
+		d->unread |= DISK_UNREAD_PBS;
+	d->physical_block_size = d->unread & DISK_UNREAD_PBS ? d->logical_block_size : (uint32_t)v;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/rotational", root, d->name);
-	d->rotational = !sysfs_read_u64(path, &v) && v;
+	if (sysfs_read_u64(path, &v))
+		d->unread |= DISK_UNREAD_ROTATIONAL;
+	d->rotational = !(d->unread & DISK_UNREAD_ROTATIONAL) && v;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/nr_zones", root, d->name);
-	d->nr_zones = sysfs_read_u64(path, &v) ? 0 : (uint32_t)v;
+	if (sysfs_read_u64(path, &v))
+		d->unread |= DISK_UNREAD_ZONES;
+	d->nr_zones = d->unread & DISK_UNREAD_ZONES ? 0 : (uint32_t)v;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/zoned", root, d->name);
-	if (sysfs_read(path, d->zoned, sizeof(d->zoned)) <= 0)
+	if (sysfs_read(path, d->zoned, sizeof(d->zoned)) <= 0) {
+		d->unread |= DISK_UNREAD_ZONED;
 		strcpy(d->zoned, "none");
+	}
 }
 
 int disk_info_read(const char *root, const char *name, struct disk_info *d)

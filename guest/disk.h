@@ -21,6 +21,18 @@ struct disk_info {
 	uint32_t physical_block_size;
 	uint32_t nr_zones;
 	bool rotational;
+	unsigned unread; /* DISK_UNREAD_*: queue attributes sysfs did not give */
+};
+
+/* The queue attributes above hold a default when their file cannot be read
+ * (512, false, "none", 0); these bits say so, and ktb-probe reports them as
+ * null, so that a check for 512 or "none" cannot pass on a missing file. */
+enum {
+	DISK_UNREAD_LBS = 1 << 0,
+	DISK_UNREAD_PBS = 1 << 1,
+	DISK_UNREAD_ROTATIONAL = 1 << 2,
+	DISK_UNREAD_ZONED = 1 << 3,
+	DISK_UNREAD_ZONES = 1 << 4,
 };
 
 /* root prefixes "/sys" (empty in the guest, a fake tree in unit tests). */

@@ -58,7 +58,12 @@ int facts_cpus(const char *root, struct json_out *j)
 	n_possible = facts_count_cpus(root, "possible", possible, sizeof(possible));
 	json_kv_u64(j, "online", (uint64_t)n_online);
 	json_kv_str(j, "list", online);
-	json_kv_u64(j, "possible", n_possible < 0 ? (uint64_t)n_online : (uint64_t)n_possible);
+	/* unread is null, not the online count: that would pass a possible: N */
+	json_key(j, "possible");
+	if (n_possible < 0)
+		json_null(j);
+	else
+		json_u64(j, (uint64_t)n_possible);
 	return 0;
 }
 
@@ -96,14 +101,19 @@ int facts_memory(const char *root, struct json_out *j)
 	ret = facts_meminfo(path, "MemTotal", &total);
 	if (ret)
 		return ret;
-	if (facts_meminfo(path, "MemFree", &free_kb))
-		free_kb = 0;
-	if (facts_meminfo(path, "MemAvailable", &avail))
-		avail = free_kb;
 	json_kv_u64(j, "total_kb", total);
 	json_kv_u64(j, "total_mb", total / 1024);
-	json_kv_u64(j, "free_kb", free_kb);
-	json_kv_u64(j, "available_kb", avail);
+	/* a line that is missing is null: not 0, not another line's value */
+	json_key(j, "free_kb");
+	if (facts_meminfo(path, "MemFree", &free_kb))
+		json_null(j);
+	else
+		json_u64(j, free_kb);
+	json_key(j, "available_kb");
+	if (facts_meminfo(path, "MemAvailable", &avail))
+		json_null(j);
+	else
+		json_u64(j, avail);
 	return 0;
 }
 
@@ -180,17 +190,32 @@ static void facts_disk_multipath(const char *root, const struct disk_info *d,
 	json_obj_end(j);
 }
 
+/* key: v, or null when its file could not be read */
+static void facts_kv_u64_read(struct json_out *j, const char *key, uint64_t v, bool read)
+{
+	json_key(j, key);
+	if (read)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
 static void facts_disk_members(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	json_kv_str(j, "id", d->id[0] ? d->id : NULL);
 	json_kv_str(j, "name", d->name);
 	json_kv_str(j, "dev", d->dev);
 	json_kv_u64(j, "size_bytes", d->size_bytes);
-	json_kv_u64(j, "logical_block_size", d->logical_block_size);
-	json_kv_u64(j, "physical_block_size", d->physical_block_size);
-	json_kv_bool(j, "rotational", d->rotational);
-	json_kv_str(j, "zoned", d->zoned);
-	json_kv_u64(j, "zones", d->nr_zones);
+	facts_kv_u64_read(j, "logical_block_size", d->logical_block_size,
+			  !(d->unread & DISK_UNREAD_LBS));
+	facts_kv_u64_read(j, "physical_block_size", d->physical_block_size,
+			  !(d->unread & DISK_UNREAD_PBS));
+	if (d->unread & DISK_UNREAD_ROTATIONAL)
+		facts_kv_u64_read(j, "rotational", 0, false);
+	else
+		json_kv_bool(j, "rotational", d->rotational);
+	json_kv_str(j, "zoned", d->unread & DISK_UNREAD_ZONED ? NULL : d->zoned);
+	facts_kv_u64_read(j, "zones", d->nr_zones, !(d->unread & DISK_UNREAD_ZONES));
 	json_kv_str(j, "serial", d->id);
 	json_kv_str(j, "transport", d->transport);
 	json_kv_str(j, "majmin", d->majmin);
@@ -333,19 +358,25 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	static unsigned cpus[FACTS_MAX_CPUS];
 	char path[PATH_MAX], list[1024];
 	uint64_t kb = 0;
-	int n = 0;
+	int n = -1, mem;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, id);
 	if (sysfs_read(path, list, sizeof(list)) >= 0)
 		n = sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/meminfo", root, id);
-	facts_meminfo(path, "MemTotal", &kb);
+	mem = facts_meminfo(path, "MemTotal", &kb);
 	json_obj_begin(j);
 	json_kv_u64(j, "id", (uint64_t)id);
+	/* unread is null: [] would pass for a CPU-less node, 0 for {le: N} */
 	json_key(j, "cpus");
-	facts_u32_array(j, cpus, n < 0 ? 0 : n);
-	json_kv_u64(j, "memory_kb", kb);
-	json_kv_u64(j, "memory_mb", kb / 1024);
+	if (n < 0)
+		json_null(j);
+	else
+		facts_u32_array(j, cpus, n);
+	json_key(j, "memory_kb");
+	mem ? json_null(j) : json_u64(j, kb);
+	json_key(j, "memory_mb");
+	mem ? json_null(j) : json_u64(j, kb / 1024);
 	facts_node_access(root, id, j);
 	facts_node_caches(root, id, j);
 	json_obj_end(j);

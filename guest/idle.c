@@ -64,8 +64,18 @@ int facts_idle(const char *root, uint64_t interval_ms, struct json_out *j)
 		return ret;
 	pct = idle_pct(&a, &b);
 	json_kv_u64(j, "interval_ms", interval_ms);
-	json_kv_double(j, "idle_pct", pct);
-	json_kv_double(j, "busy_pct", pct < 0 ? -1 : 100 - pct);
-	json_kv_u64(j, "ticks", b.total - a.total);
+	/* no tick counted: nothing measured, null rather than a number that
+	 * {idle_pct: {le: 10}} would take for a busy CPU */
+	json_key(j, "idle_pct");
+	if (pct < 0)
+		json_null(j);
+	else
+		json_double(j, pct);
+	json_key(j, "busy_pct");
+	if (pct < 0)
+		json_null(j);
+	else
+		json_double(j, 100 - pct);
+	json_kv_u64(j, "ticks", b.total >= a.total ? b.total - a.total : 0);
 	return pct < 0 ? -EAGAIN : 0;
 }

@@ -157,31 +157,32 @@ static void init_power(int how)
 		pause();	/* PID 1 must never exit: the kernel would panic */
 }
 
-/* A module's parameters from the kernel command line ("nvme_core.multipath=N"),
- * as modprobe would pass them: appended to the list's own, after a space. */
-static void init_cmdline_params(const char *path, char *out, size_t len)
+/* Appends the kernel arguments "MOD.param=value" for module file path to
+ * params, as modprobe does: the kernel applies them only to built-in code,
+ * so without this `nvme_core.multipath=N` would do nothing to a module. */
+static void init_module_args(const char *path, char *params, size_t len)
 {
 	const char *base = strrchr(path, '/'), *p = init_cmdline;
-	size_t at = strlen(out), nlen, tlen;
-	char name[64];
+	char mod[64];
+	size_t n, tlen, used = strlen(params);
 
 	base = base ? base + 1 : path;
-	nlen = strcspn(base, ".");
-	if (nlen >= sizeof(name))
+	n = strcspn(base, ".");
+	if (n >= sizeof(mod))
 		return;
-	for (size_t i = 0; i < nlen; i++)
-		name[i] = base[i] == '-' ? '_' : base[i];
-	name[nlen] = '\0';
+	for (size_t i = 0; i < n; i++)
+		mod[i] = base[i] == '-' ? '_' : base[i];
+	mod[n] = '\0';
 	while (*p) {
 		while (*p == ' ')
 			p++;
 		tlen = strcspn(p, " ");
 		if (tlen == 2 && !strncmp(p, "--", 2))
 			break;
-		if (tlen > nlen + 1 && !strncmp(p, name, nlen) && p[nlen] == '.' &&
-		    at + tlen - nlen + 1 < len) {
-			at += (size_t)snprintf(out + at, len - at, "%s%.*s", at ? " " : "",
-					       (int)(tlen - nlen - 1), p + nlen + 1);
+		if (tlen > n + 1 && !strncmp(p, mod, n) && p[n] == '.' && memchr(p, '=', tlen) &&
+		    used + tlen - n + 1 < len) {
+			used += (size_t)snprintf(params + used, len - used, "%s%.*s",
+						 used ? " " : "", (int)(tlen - n - 1), p + n + 1);
 		}
 		p += tlen;
 	}
@@ -190,14 +191,15 @@ static void init_cmdline_params(const char *path, char *out, size_t len)
 /* One line of KTB_MODULES_LIST: "/path/mod.ko [param=value ...]". */
 static int init_load_module(char *line)
 {
-	char *rest = line + strcspn(line, " \t"), params[512];
+	char *params = line + strcspn(line, " \t"), all[1024];
 	size_t len;
 	int fd, flags = 0, ret = 0;
 
-	if (*rest)
-		*rest++ = '\0';
-	snprintf(params, sizeof(params), "%s", rest);
-	init_cmdline_params(line, params, sizeof(params));
+	if (*params)
+		*params++ = '\0';
+	snprintf(all, sizeof(all), "%s", params);
+	init_module_args(line, all, sizeof(all));
+	params = all;
 	len = strlen(line);
 	if ((len > 3 && !strcmp(line + len - 3, ".xz")) ||
 	    (len > 4 && !strcmp(line + len - 4, ".zst")) ||

@@ -47,6 +47,7 @@ struct mem_opts {
 struct counters {
 	uint64_t pswpin, pswpout, pgmajfault;
 	struct psi_line some, full;
+	bool vmstat_ok, psi_ok;
 };
 
 static int64_t now_ms(void)
@@ -92,20 +93,23 @@ static uint64_t meminfo_kb(const char *name)
 	return slurp("/proc/meminfo", buf, sizeof(buf)) ? 0 : memcheck_meminfo_kb(buf, name);
 }
 
-static void counters_read(struct counters *c)
+/* Each counter file read and parsed, or NULL: the counters of a file that
+ * is missing or unreadable (PSI off: psi=0) are reported as null, never as
+ * 0, so a check like {psi_some_us: {le: N}} cannot pass on nothing. */
+static const char *counters_read(struct counters *c)
 {
 	static char buf[16384];
 
 	memset(c, 0, sizeof(*c));
-	if (!slurp("/proc/vmstat", buf, sizeof(buf))) {
+	c->vmstat_ok = !slurp("/proc/vmstat", buf, sizeof(buf));
+	if (c->vmstat_ok) {
 		c->pswpin = memcheck_vmstat(buf, "pswpin");
 		c->pswpout = memcheck_vmstat(buf, "pswpout");
 		c->pgmajfault = memcheck_vmstat(buf, "pgmajfault");
 	}
-	if (!slurp("/proc/pressure/memory", buf, sizeof(buf))) {
-		memcheck_psi(buf, "some", &c->some);
-		memcheck_psi(buf, "full", &c->full);
-	}
+	c->psi_ok = !slurp("/proc/pressure/memory", buf, sizeof(buf)) &&
+		    !memcheck_psi(buf, "some", &c->some) && !memcheck_psi(buf, "full", &c->full);
+	return !c->vmstat_ok ? "/proc/vmstat" : !c->psi_ok ? "/proc/pressure/memory" : NULL;
 }
 
 /* The first line of an error as the JSON report, so a step always has JSON. */
@@ -186,15 +190,35 @@ static uint64_t opt_size(const struct mem_opts *o, const char *def, int *err)
 	return sz & ~(uint64_t)(MEMCHECK_PAGE - 1);
 }
 
+static void kv_u64_or_null(struct json_out *j, const char *key, bool ok, uint64_t v)
+{
+	json_key(j, key);
+	if (ok)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
+static void kv_double_or_null(struct json_out *j, const char *key, bool ok, double v)
+{
+	json_key(j, key);
+	if (ok)
+		json_double(j, v);
+	else
+		json_null(j);
+}
+
 static void report_counters(struct json_out *j, const struct counters *a, const struct counters *b)
 {
-	json_kv_u64(j, "pswpin", b->pswpin - a->pswpin);
-	json_kv_u64(j, "pswpout", b->pswpout - a->pswpout);
-	json_kv_u64(j, "pgmajfault", b->pgmajfault - a->pgmajfault);
-	json_kv_double(j, "psi_some_avg10", b->some.avg10);
-	json_kv_double(j, "psi_full_avg10", b->full.avg10);
-	json_kv_u64(j, "psi_some_us", b->some.total_us - a->some.total_us);
-	json_kv_u64(j, "psi_full_us", b->full.total_us - a->full.total_us);
+	bool vm = a->vmstat_ok && b->vmstat_ok, psi = a->psi_ok && b->psi_ok;
+
+	kv_u64_or_null(j, "pswpin", vm, b->pswpin - a->pswpin);
+	kv_u64_or_null(j, "pswpout", vm, b->pswpout - a->pswpout);
+	kv_u64_or_null(j, "pgmajfault", vm, b->pgmajfault - a->pgmajfault);
+	kv_double_or_null(j, "psi_some_avg10", psi, b->some.avg10);
+	kv_double_or_null(j, "psi_full_avg10", psi, b->full.avg10);
+	kv_u64_or_null(j, "psi_some_us", psi, b->some.total_us - a->some.total_us);
+	kv_u64_or_null(j, "psi_full_us", psi, b->full.total_us - a->full.total_us);
 }
 
 struct pressure_res {
@@ -438,26 +462,18 @@ static int op_bind(const struct mem_opts *o)
 	return per_node[o->node] == pages ? 0 : 1;
 }
 
-/* AnonHugePages of the smaps entry that starts at addr, in kB. */
-static uint64_t smaps_huge_kb(const void *addr)
+/* AnonHugePages of the smaps entry that starts at addr, in kB; -errno
+ * when smaps cannot be read or has no such entry (then null, not 0). */
+static int smaps_huge_kb(const void *addr, uint64_t *kb)
 {
-	char line[256], want[32];
-	bool in = false;
-	uint64_t kb = 0;
 	FILE *f = fopen("/proc/self/smaps", "re");
+	int ret;
 
 	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)addr);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') && line[0] != ' ' &&
-		    strncmp(line, "AnonHuge", 8))
-			in = !strncmp(line, want, strlen(want));
-		if (in && sscanf(line, "AnonHugePages: %" SCNu64, &kb) == 1)
-			break;
-	}
+		return -errno;
+	ret = memcheck_smaps_huge_kb(f, (uintptr_t)addr, kb);
 	fclose(f);
-	return kb;
+	return ret;
 }
 
 static int op_thp(const struct mem_opts *o)
@@ -482,12 +498,16 @@ static int op_thp(const struct mem_opts *o)
 	if (madvise(p, sz, MADV_HUGEPAGE) < 0)
 		return fail_json("thp", "madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	fill_all(p, sz / MEMCHECK_PAGE, o->seed);
-	kb = smaps_huge_kb(p);
+	err = smaps_huge_kb(p, &kb);
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "thp");
 	json_kv_u64(&j, "size_kb", sz >> 10);
-	json_kv_u64(&j, "anon_huge_kb", kb);
+	json_key(&j, "anon_huge_kb");
+	if (err)
+		json_null(&j);
+	else
+		json_u64(&j, kb);
 	json_kv_u64(&j, "meminfo_anon_huge_kb", meminfo_kb("AnonHugePages"));
 	json_obj_end(&j);
 	json_finish(&j);
@@ -648,10 +668,15 @@ static int op_psi(const struct mem_opts *o)
 {
 	struct counters a, b;
 	struct json_out j;
+	const char *missing = counters_read(&a);
 
-	counters_read(&a);
+	/* ktb-mem psi is nothing but these counters: without them, an error */
+	if (missing)
+		return fail_json("psi", "cannot read %s (PSI off, psi=0?)", missing);
 	usleep((useconds_t)(o->settle_ms * 1000));
-	counters_read(&b);
+	missing = counters_read(&b);
+	if (missing)
+		return fail_json("psi", "cannot read %s", missing);
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "psi");

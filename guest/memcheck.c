@@ -1,6 +1,7 @@
 #include "memcheck.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,4 +105,21 @@ int64_t memcheck_saved_pct(uint64_t before, uint64_t after)
 	if (!before)
 		return 0;
 	return (int64_t)(((double)before - (double)after) * 100.0 / (double)before);
+}
+
+int memcheck_smaps_huge_kb(FILE *f, uintptr_t addr, uint64_t *kb)
+{
+	char line[256], want[32];
+	bool in = false;
+
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		/* an entry's first line is "START-END perms ..." */
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') && line[0] != ' ' &&
+		    strncmp(line, "AnonHuge", 8))
+			in = !strncmp(line, want, strlen(want));
+		if (in && sscanf(line, "AnonHugePages: %" SCNu64, kb) == 1)
+			return 0;
+	}
+	return -ENOENT;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define MEMCHECK_PAGE 4096u
 
@@ -42,5 +43,9 @@ int memcheck_size(const char *s, uint64_t memtotal, uint64_t *out);
 /* How many percent fewer writes after than before (0 when before is 0;
  * negative when after is more). */
 int64_t memcheck_saved_pct(uint64_t before, uint64_t after);
+
+/* The AnonHugePages (kB) of the /proc/self/smaps entry of f that starts at
+ * addr: 0, or -ENOENT when there is no such entry or it has no such line. */
+int memcheck_smaps_huge_kb(FILE *f, uintptr_t addr, uint64_t *kb);
 
 #endif

@@ -51,7 +51,9 @@ static void mpath_dm_path(const char *root, const char *name, const char *status
 		strcpy(p->state, "unknown");
 	p->path = mpath_scsi_target(root, name);
 	p->dm = status ? mpath_dm_state(status, p->majmin) : 0;
-	p->active = !strcmp(p->state, "running") && (!status || p->dm == 'A');
+	/* dm's own word is needed: a running SCSI device dm still holds failed
+	 * is not a path back, and without `dmsetup status` nobody knows */
+	p->active = !strcmp(p->state, "running") && p->dm == 'A';
 }
 
 /* A request-based dm device is a blk-mq queue and has an "mq" directory. */

@@ -895,7 +895,13 @@ static int check_regex(struct load_ctx *c, const char *field, const char *patter
 		regerror(r, &re, why, sizeof(why));
 		return fail(c, field, "not a POSIX extended regular expression: %s", why);
 	}
+	/* one that matches nothing at all and an unlikely byte matches every
+	 * text, so an empty stdout or console would pass it */
+	r = !regexec(&re, "", 0, NULL, 0) && !regexec(&re, "\x01", 0, NULL, 0);
 	regfree(&re);
+	if (r)
+		return fail(c, field, "/%s/ matches any text, even none: it checks nothing",
+			    pattern);
 	return 0;
 }
 

@@ -42,7 +42,9 @@ static int64_t mp_min(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* `ktb-probe disk ID` parsed; NULL (step failed) when the agent cannot run it. */
+/* `ktb-probe disk ID` parsed; NULL (step failed) when the agent cannot run
+ * it, or when it printed no JSON object. A disk that is gone is an object
+ * too ({"error": "no disk with id ID"}, exit 1): the guest's state to judge. */
 static json_t *mp_probe(struct mp_op *op)
 {
 	struct qga_exec_result res = {0};
@@ -51,19 +53,24 @@ static json_t *mp_probe(struct mp_op *op)
 	int ret = qga_exec(op->c->vm.qga, cmd, (const char *const *)op->c->env, &res, dl);
 	json_t *j = NULL;
 
-	free(cmd);
 	if (ret)
 		step_wait_failed(op->c, op->sr, ret, NULL);
-	else
-		j = json_loads(res.out ? res.out : "", 0, NULL);
+	else if (!(j = json_loads(res.out ? res.out : "", 0, NULL)) || !json_is_object(j)) {
+		mp_fail(op->sr, ST_ERROR,
+			xasprintf("%s: exit %d, output: %.200s", cmd, res.exit_code,
+				  res.out && *res.out ? res.out : "(none)"));
+		json_decref(j);
+		j = NULL;
+	}
+	free(cmd);
 	qga_exec_result_free(&res);
-	return ret || j ? j : json_object();
+	return j;
 }
 
 /* The probe's entry for path p (borrowed), or NULL when the guest has none. */
-static json_t *mp_path_entry(json_t *probe, unsigned p)
+static json_t *mp_path_entry(json_t *mp, unsigned p)
 {
-	json_t *list = json_object_get(json_object_get(probe, "multipath"), "list"), *e;
+	json_t *list = json_object_get(mp, "list"), *e;
 	size_t i;
 
 	json_array_foreach (list, i, e)
@@ -72,12 +79,55 @@ static json_t *mp_path_entry(json_t *probe, unsigned p)
 	return NULL;
 }
 
-static bool mp_effect_seen(json_t *probe, const struct mp_op *op)
+/* The multipath object of a probe, or NULL when the disk is not multipath
+ * (null, or no kind: two controllers the kernel did not join show up as
+ * two plain disks). */
+static json_t *mp_device(json_t *probe)
 {
-	json_t *e = mp_path_entry(probe, op->ref->path);
-	bool active = e && json_is_true(json_object_get(e, "active"));
+	json_t *mp = json_object_get(probe, "multipath");
+	const char *kind = json_string_value(json_object_get(mp, "kind"));
 
-	return op->up ? active : !active;
+	return json_is_object(mp) && kind && *kind ? mp : NULL;
+}
+
+/* What the probe showed of the device: its multipath object, or why it
+ * has none (the disk is gone). */
+static char *mp_show(json_t *probe)
+{
+	json_t *mp = json_object_get(probe, "multipath");
+	const char *err = json_string_value(json_object_get(probe, "error"));
+	char *s = mp ? json_dumps(mp, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+
+	if (!s && err)
+		return xasprintf("none: %s", err);
+	return s ? s : xstrdup("no multipath key");
+}
+
+int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why)
+{
+	json_t *mp = mp_device(probe), *e = mp_path_entry(mp, path);
+	bool active = e && json_is_true(json_object_get(e, "active"));
+	const char *miss = NULL;
+	char *seen;
+
+	*why = NULL;
+	if (!mp)
+		miss = "no multipath device";
+	else if (before && !up && !e)
+		miss = "no such path";
+	else if (before && !up && !active)
+		miss = "it not active";
+	if (miss) {
+		seen = mp_show(probe);
+		*why = xasprintf("%s %s of path %u: the guest shows %s (multipath: %s)",
+				 before ? "before" : "after", up ? "restore_path" : "fail_path",
+				 path, miss, seen);
+		free(seen);
+		return -ENOENT;
+	}
+	if (before)
+		return 0;
+	return (up ? active : !active) ? 0 : 1;
 }
 
 /* Run a guest shell command that must succeed. */
@@ -108,8 +158,8 @@ static int mp_dm_act(struct mp_op *op)
 
 	if (!probe)
 		return -EIO;
-	e = mp_path_entry(probe, op->ref->path);
-	dm = json_string_value(json_object_get(json_object_get(probe, "multipath"), "name"));
+	e = mp_path_entry(mp_device(probe), op->ref->path);
+	dm = json_string_value(json_object_get(mp_device(probe), "name"));
 	name = json_string_value(json_object_get(e, "name"));
 	majmin = json_string_value(json_object_get(e, "majmin"));
 	if (!dm || !name || !majmin) {
@@ -204,24 +254,35 @@ static json_t *mp_wait_effect(struct mp_op *op, int64_t *seen_ms)
 {
 	int64_t t0 = loop_now(op->c->vm.loop), until = op->deadline - MP_PROBE_RESERVE_MS;
 	json_t *probe;
+	char *why;
 	int ret;
 
 	if (until < t0 + MP_POLL_MS)
 		until = op->deadline;
 	for (;;) {
 		probe = mp_probe(op);
-		if (!probe || mp_effect_seen(probe, op)) {
+		ret = probe ? mp_judge(probe, op->ref->path, op->up, false, &why) : 0;
+		if (!ret) {
 			*seen_ms = loop_now(op->c->vm.loop) - t0;
 			return probe;
 		}
+		if (ret < 0) {
+			/* the multipath device itself went: no "path down" to wait for */
+			mp_fail(op->sr, ST_FAIL, xasprintf("disk %s: %s", op->d->id, why));
+			free(why);
+			json_decref(probe);
+			return NULL;
+		}
 		if (loop_now(op->c->vm.loop) + MP_POLL_MS >= until) {
-			char *last = json_dumps(json_object_get(probe, "multipath"), JSON_COMPACT);
+			char *last = mp_show(probe);
 
 			mp_fail(op->sr, ST_FAIL,
-				xasprintf("the guest never showed path %u of %s %s (last: %s)",
-					  op->ref->path, op->d->id,
-					  op->up ? "back and active" : "gone or failed",
-					  last ? last : "no multipath"));
+				xasprintf(
+				    "the guest never showed path %u of %s %s (last: %s)",
+				    op->ref->path, op->d->id,
+				    op->up ? "back and active"
+					   : "gone or failed beside a multipath device still there",
+				    last));
 			free(last);
 			json_decref(probe);
 			return NULL;
@@ -236,6 +297,25 @@ static json_t *mp_wait_effect(struct mp_op *op, int64_t *seen_ms)
 	}
 }
 
+/* Before acting: the multipath device, and for fail_path the path present
+ * and active, as the guest shows them; else fail naming what it showed, so
+ * that "gone" after the action can only mean the action's effect. */
+static int mp_precheck(struct mp_op *op)
+{
+	json_t *probe = mp_probe(op);
+	char *why;
+	int ret;
+
+	if (!probe)
+		return -EIO;
+	ret = mp_judge(probe, op->ref->path, op->up, true, &why);
+	if (ret)
+		mp_fail(op->sr, ST_FAIL, xasprintf("disk %s: %s", op->d->id, why));
+	free(why);
+	json_decref(probe);
+	return ret;
+}
+
 static void mp_step(struct run_ctx *c, const struct step *st, const struct path_ref *ref, bool up,
 		    struct step_result *sr, int64_t deadline)
 {
@@ -244,7 +324,7 @@ static void mp_step(struct run_ctx *c, const struct step *st, const struct path_
 	json_t *probe, *mp;
 	int64_t seen_ms;
 
-	if (nvme ? mp_nvme_act(&op) : mp_dm_act(&op))
+	if (mp_precheck(&op) || (nvme ? mp_nvme_act(&op) : mp_dm_act(&op)))
 		return;
 	probe = mp_wait_effect(&op, &seen_ms);
 	if (!probe)

@@ -48,6 +48,13 @@ void step_fail_path(struct run_ctx *c, const struct step *st, struct step_result
 		    int64_t deadline);
 void step_restore_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		       int64_t deadline);
+/* fail_path (up false) or restore_path (up true) judged on a `ktb-probe
+ * disk` object. before: may the step act? 0, or -ENOENT with *why naming
+ * what the guest showed (no multipath device; for fail_path the path absent
+ * or not active). After: 0 when the effect is seen (the path gone or
+ * inactive / present and active), 1 not yet, -ENOENT with *why when the
+ * multipath device itself is gone. */
+int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why);
 /* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
  * NULL when no disk needs one. Static storage, valid until the next call. */
 const char *mp_kernel_arg(const struct machine *m);

@@ -16,7 +16,7 @@ static const char *disks_out =
 	"{\"nodes\": [{\"cpus\": 2}, {\"cpus\": 4.0}],\n"
 	" \"disks\": [{\"name\": \"sda\", \"logical_block_size\": 512, \"size_bytes\": 1073741824},\n"
 	"           {\"name\": \"nvme0n1\", \"logical_block_size\": 4096, \"size_bytes\": 2147483648}],\n"
-	" \"model\": \"QEMU HARDDISK\", \"tags\": [\"a\", \"b\"]}\n";
+	" \"model\": \"QEMU HARDDISK\", \"tags\": [\"a\", \"b\"], \"nothing\": null}\n";
 
 /* Run the check and return why ("" on pass), owned by a static slot. */
 static const char *check(const struct expect *e, int code, const char *out, json_t *data,
@@ -154,6 +154,20 @@ static const struct json_case json_ops_cases[] = {
 	  "json model: expected length 1, got length 13; "
 	  "json nodes.0.cpus: expected length 1, got 2" },
 	{ "{\"missing\": {\"ge\": 1}}", "json missing: expected >= 1, got nothing" },
+	/* a key that is absent satisfies nothing: not a bound, not !=, not a
+	 * regex that matches the empty string, not length 0, not 0 or null */
+	{ "{\"missing\": {\"le\": 5}}", "json missing: expected <= 5, got nothing" },
+	{ "{\"missing\": {\"ne\": 0}}", "json missing: expected != 0, got nothing" },
+	{ "{\"missing.deeper\": {\"ne\": \"x\"}}",
+	  "json missing.deeper: expected != \"x\", got nothing" },
+	{ "{\"missing\": {\"re\": \"\"}}",
+	  "json missing: expected a string matching //, got nothing" },
+	{ "{\"missing\": {\"len\": 0}}", "json missing: expected length 0, got nothing" },
+	{ "{\"nothing\": {\"ne\": 512}}", "json nothing: expected != 512, got null" },
+	{ "{\"nothing\": {\"ne\": null}}", "json nothing: expected != null, got null" },
+	{ "{\"nothing\": {\"le\": 5}}", "json nothing: expected <= 5, got null" },
+	{ "{\"missing\": 0, \"tags.5\": null}",
+	  "json missing: expected 0, got nothing; json tags.5: expected null, got nothing" },
 	/* an object with other keys is a value, not operators */
 	{ "{\"nodes.0\": {\"cpus\": 2}}", "" },
 	{ "{\"nodes.0\": {\"ge\": 1, \"cpus\": 2}}",

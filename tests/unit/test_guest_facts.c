@@ -71,10 +71,23 @@ static void test_numa_flat(void **state)
 		      "\"memory_mb\":128}],\"distances\":[[10]]}");
 }
 
+/* A node whose cpulist and meminfo cannot be read: null, not the [] of a
+ * CPU-less node or the 0 that {le: N} would take */
+static void test_numa_unread(void **state)
+{
+	(void)state;
+	check_section(facts_numa, KTB_TEST_DATA "/guest-bare", 0,
+		      "{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":null,\"memory_kb\":null,"
+		      "\"memory_mb\":null}],\"distances\":[[10]]}");
+}
+
 static void test_cpus(void **state)
 {
 	(void)state;
 	check_section(facts_cpus, ROOT, 0, "{\"online\":3,\"list\":\"0-2\",\"possible\":4}");
+	/* no cpu/possible: null, not the online count */
+	check_section(facts_cpus, ROOT "/flat", 0,
+		      "{\"online\":2,\"list\":\"0-1\",\"possible\":null}");
 }
 
 static void test_memory(void **state)
@@ -84,6 +97,28 @@ static void test_memory(void **state)
 		      "{\"total_kb\":786432,\"total_mb\":768,\"free_kb\":600000,"
 		      "\"available_kb\":650000}");
 	check_section(facts_memory, "/nonexistent", -ENOENT, "{}");
+	/* no MemAvailable: null, never MemFree in its place */
+	check_section(facts_memory, ROOT "/flat", 0,
+		      "{\"total_kb\":131072,\"total_mb\":128,\"free_kb\":100000,"
+		      "\"available_kb\":null}");
+}
+
+static int disk_bare(const char *root, struct json_out *j)
+{
+	return facts_disk(root, "bare", j);
+}
+
+/* A disk whose queue attributes cannot be read: null each, never the 512,
+ * false, "none" and 0 the reader keeps in their place */
+static void test_disk_unread(void **state)
+{
+	(void)state;
+	check_section(disk_bare, KTB_TEST_DATA "/guest-bare", 0,
+		      "{\"id\":\"bare\",\"name\":\"vdz\",\"dev\":\"/dev/vdz\","
+		      "\"size_bytes\":67108864,\"logical_block_size\":null,"
+		      "\"physical_block_size\":null,\"rotational\":null,\"zoned\":null,"
+		      "\"zones\":null,\"serial\":\"bare\",\"transport\":\"virtio\","
+		      "\"majmin\":\"254:16\",\"multipath\":null}");
 }
 
 static void test_sleep(void **state)
@@ -126,6 +161,8 @@ int main(void)
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_numa_hmat),
 		cmocka_unit_test(test_numa_flat),
+		cmocka_unit_test(test_numa_unread),
+		cmocka_unit_test(test_disk_unread),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_sleep),

@@ -1,5 +1,10 @@
 /* Idle accounting from /proc/stat: the parse and the percentage. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,11 +43,47 @@ static void test_pct(void **state)
 	assert_true(idle_pct(&a, &a) < 0);
 }
 
+/* A /proc/stat that does not move between the two samples: no tick was
+ * counted, so there is no idle share to report, only null and -EAGAIN. */
+static void test_nothing_measured(void **state)
+{
+	char root[] = "/tmp/ktb-idle-XXXXXX", path[256], *buf = NULL;
+	struct json_out j;
+	size_t len = 0;
+	FILE *f, *mem;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/stat", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(stat_a, f);
+	fclose(f);
+	mem = open_memstream(&buf, &len);
+	json_init(&j, mem);
+	json_obj_begin(&j);
+	assert_int_equal(facts_idle(root, 0, &j), -EAGAIN);
+	json_obj_end(&j);
+	json_finish(&j);
+	fclose(mem);
+	assert_non_null(strstr(buf, "\"idle_pct\":null"));
+	assert_non_null(strstr(buf, "\"busy_pct\":null"));
+	assert_non_null(strstr(buf, "\"ticks\":0"));
+	free(buf);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc", root);
+	rmdir(path);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_pct),
+		cmocka_unit_test(test_nothing_measured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,12 +109,48 @@ static void test_saved_pct(void **state)
 	assert_int_equal(memcheck_saved_pct(0, 5), 0);
 }
 
+/* ktb-mem thp: the region's AnonHugePages, or nothing when smaps has no
+ * such entry (an unread region is not "0 kB of huge pages") */
+static void test_smaps(void **state)
+{
+	static char smaps[] = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n"
+			      "Size:               2048 kB\n"
+			      "AnonHugePages:         0 kB\n"
+			      "7f0000400000-7f0001400000 rw-p 00000000 00:00 0 \n"
+			      "Size:              16384 kB\n"
+			      "AnonHugePages:     14336 kB\n"
+			      "7f0002000000-7f0002001000 r--p 00000000 00:00 0 \n"
+			      "Size:                  4 kB\n";
+	uint64_t kb = 99;
+	FILE *f;
+
+	(void)state;
+	f = fmemopen(smaps, strlen(smaps), "r");
+	assert_int_equal(memcheck_smaps_huge_kb(f, 0x7f0000400000, &kb), 0);
+	assert_int_equal(kb, 14336);
+	rewind(f);
+	assert_int_equal(memcheck_smaps_huge_kb(f, 0x7f0000000000, &kb), 0);
+	assert_int_equal(kb, 0);
+	rewind(f);
+	kb = 99;
+	/* no entry at that address, or one without the line: no number */
+	assert_int_equal(memcheck_smaps_huge_kb(f, 0x7f0003000000, &kb), -ENOENT);
+	rewind(f);
+	assert_int_equal(memcheck_smaps_huge_kb(f, 0x7f0002000000, &kb), -ENOENT);
+	assert_int_equal(kb, 99);
+	fclose(f);
+	f = fmemopen(smaps, 1, "r");
+	assert_int_equal(memcheck_smaps_huge_kb(f, 0x7f0000400000, &kb), -ENOENT);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fill_verify),	   cmocka_unit_test(test_damage),
 	    cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
 	    cmocka_unit_test(test_size),	   cmocka_unit_test(test_saved_pct),
+	    cmocka_unit_test(test_smaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,10 +79,13 @@ static void test_dm_paths(void **state)
 	assert_string_equal(mp.paths[1].state, "offline");
 	assert_int_equal(mp.paths[1].dm, 'F');
 	assert_false(mp.paths[1].active);
-	/* without dm's word, the SCSI state decides */
+	/* without dm's word no path is active: the SCSI state alone would
+	 * call path 0 back while dm may still hold it failed */
 	assert_int_equal(mpath_read(ROOT, &d, NULL, &mp), 0);
 	assert_int_equal(mp.paths[0].dm, 0);
-	assert_int_equal(mp.nactive, 1);
+	assert_string_equal(mp.paths[0].state, "running");
+	assert_false(mp.paths[0].active);
+	assert_int_equal(mp.nactive, 0);
 	/* no mq directory: bio-based */
 	assert_int_equal(disk_find(ROOT, "other", &d), 0);
 	assert_int_equal(mpath_read(ROOT, &d, NULL, &mp), 0);

@@ -201,6 +201,9 @@ static const struct bad_case {
 	{ "bad-for-on-run", 3, 10, "steps[0].for", "\"for\" belongs to a wait step" },
 	{ "bad-qmp-json", 2, 10, "steps[0].qmp", "\"execute\"" },
 	{ "bad-regex", 4, 15, "steps[0].expect.stdout", "not a POSIX extended regular expression" },
+	{ "bad-regex-any", 4, 15, "steps[0].expect.stdout", "/.*/ matches any text, even none: "
+	  "it checks nothing" },
+	{ "bad-regex-empty", 3, 10, "steps[0].for", "// matches any text, even none" },
 	{ "bad-json-list", 4, 13, "steps[0].expect.json", "expected a mapping, got a list" },
 	{ "bad-Name", 0, 0, "name", "rename the file or set name:" },
 	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector", "QEMU's ide-hd cannot present "

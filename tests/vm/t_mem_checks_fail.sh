@@ -6,6 +6,12 @@
 # and its pattern names each failure.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
+# PSI off: ktb-mem psi has nothing to report and says so, rather than 0 stall
+ktb_run run --artifacts "$(artifacts)" --append psi=0 "$KTB_SRC/scenarios/paging-psi.yaml"
+expect_rc 1
+expect_out 'step 1 .*quiet before, PSI present'
+expect_out 'cannot read /proc/pressure/memory'
+
 mutations <<EOF_TABLE
 paging-swap-4kn${T}s/swapon "\$dev"/:/; s/grep -c "^\$dev " \/proc\/swaps/echo 1/; s/--size 1.5x/--size 0.5x/${T}pswpout: expected >= 20000
 paging-swap-4kn${T}s/--seed 7\$/--seed 7 --corrupt/${T}mismatches: expected 0, got 1

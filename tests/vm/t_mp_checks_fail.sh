@@ -10,9 +10,23 @@ ktb_run run --artifacts "$(artifacts)" "$(mutate mp-nvme-failover 's/paths: 2}/p
 expect_rc 2
 expect_out 'fail_path.disk: disk data has one path; give it paths: 2 or more'
 
+# no multipath device: told not to join the controllers, the kernel shows two
+# plain disks; neither step may act, each names what the guest showed
+noprobe='/^  - name: one head, two live paths/,+3d'
+ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
+	"$(mutate mp-nvme-failover "$noprobe")"
+expect_rc 1
+expect_out 'before fail_path of path 0: the guest shows no multipath device \(multipath: null\)'
+ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
+	"$(mutate mp-nvme-failover "$noprobe; /fail_path: {disk: data, path: 0}/d")"
+expect_rc 1
+expect_out 'step 3 .*restore_path'
+expect_out 'before restore_path of path 0: the guest shows no multipath device'
+
 mutations <<EOF_TABLE
+mp-nvme-failover${T}s/restore_path: {disk: data, path: 0}/fail_path: {disk: data, path: 0}/${T}before fail_path of path 0: the guest shows no such path
 mp-nvme-failover${T}s/paths: 2}/paths: 3}/${T}multipath.paths: expected 2, got 3
-mp-nvme-failover${T}/restore_path: {disk: data, path: 0}/d; s/restore_path: {disk: data, path: 1}/restore_path: {disk: data, path: 0}/${T}step 8 .*io_errors: expected 0
+mp-nvme-failover${T}/restore_path: {disk: data, path: 0}/d; s/restore_path: {disk: data, path: 1}/restore_path: {disk: data, path: 0}/${T}after fail_path of path 1: the guest shows no multipath device \(multipath: none: no disk with id data\)
 mp-nvme-failover${T}s/^  - restore_path: {disk: data, path: 0}\$/  - run: echo disable > \/sys\/firmware\/acpi\/interrupts\/gpe01\n&\n    timeout: 8s/${T}the guest never showed path 0 of data back and active
 mp-dm-rq-failover${T}s/mode: rq}/mode: bio}/; s/multipath.mode: rq, //${T}step 2 .*stdout did not match
 mp-dm-rq-failover${T}s/--seed 7 --until/--seed 7 --corrupt 64 --until/${T}step 10 .*mismatches: expected 0
