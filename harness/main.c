@@ -1,6 +1,6 @@
 /* ktb: the command line. Subcommands are rows of {name, fn, help}; each
  * parses its options, validates, then acts. Exit codes are the same for
- * every subcommand (DESIGN.md): 0 pass, 1 fail, 2 bad input, 125 could not
+ * every subcommand (docs/cli.md): 0 pass, 1 fail, 2 bad input, 125 could not
  * test. */
 #include <dirent.h>
 #include <errno.h>

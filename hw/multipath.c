@@ -1,7 +1,7 @@
 /* Multipath and zoned disks: the checks and the extra QEMU devices for
  * `paths: N` (an NVMe subsystem with one controller per PCIe root port, or N
  * virtio-scsi HBAs each with a scsi-hd on the same block node) and for
- * `zoned:` (a ZNS namespace). disk.c calls in here; see RECIPES.md. */
+ * `zoned:` (a ZNS namespace). disk.c calls in here; see docs/storage.md. */
 #include "internal.h"
 
 #include <errno.h>

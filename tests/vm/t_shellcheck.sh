@@ -1,5 +1,5 @@
 # label: cli
-# The project's shell scripts pass shellcheck (STYLE.md).
+# The project's shell scripts pass shellcheck (docs/contributing.md).
 set -uo pipefail
 : "${KTB_SRC:?set KTB_SRC to the source tree}"
 command -v shellcheck >/dev/null || { echo "FAIL: shellcheck is not installed (./bootstrap installs it)" >&2; exit 1; }
