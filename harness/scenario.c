@@ -964,9 +964,10 @@ static int word_index(const char *w, const char *const *words, size_t n)
 	return -1;
 }
 
-/* Which wake sources can end which sleep here (docs/pm.md, "Which wake ends which sleep"): QEMU's
- * system_wakeup and the RTC alarm wake S3 but not s2idle; a key or the
- * ACPI power button wake s2idle. S4 ends by restarting the machine. */
+/* Which wake sources can end which sleep here (docs/pm.md, "Which wake
+ * ends which sleep"): QEMU's system_wakeup and the RTC alarm wake S3 but not
+ * s2idle; a key or the ACPI power button wake s2idle. S4 ends by restarting
+ * the machine. */
 static int step_check_wake(struct load_ctx *c, struct step *st, const char *path)
 {
 	static const char *const wakes[] = { "", "qmp", "rtc", "key", "button" };
