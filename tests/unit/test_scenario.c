@@ -235,7 +235,7 @@ static const struct bad_case {
 	{ "bad-numa-cpus", 6, 7, "machine.numa.nodes", "cpu 2 is in no node" },
 	{ "bad-numa-memory", 6, 7, "machine.numa.nodes", "add up to 768M but machine.memory is 1G" },
 	{ "bad-syntax", 4, 4, "", "YAML syntax error" },
-	{ "bad-empty", 0, 0, "", "the file is empty" },
+	{ "bad-empty", 1, 1, "", "the file is empty" },
 };
 
 static void check_bad(const struct bad_case *b)
