@@ -258,28 +258,36 @@ static int scan_key(struct scan *s, const yaml_event_t *ev)
 	return 0;
 }
 
-/* Any node: counted, no anchor, and placed in its list or mapping. */
+/* Any node: placed in its list or mapping (so that a message names it),
+ * then counted and checked: no anchor, a string not too long. */
 static int scan_node(struct scan *s, const yaml_event_t *ev, const yaml_char_t *anchor)
 {
 	struct frame *f = s->depth ? &s->f[s->depth - 1] : NULL;
+	bool key = f && f->map && f->want_key;
+	int ret = 0;
 
+	if (key)
+		ret = scan_key(s, ev);
+	else if (f && !f->map && f->entries >= SCENARIO_MAX_ENTRIES) {
+		f->entries = 0; /* the message names the list, not its last entry */
+		return scan_fail(s, ev, "more than %d entries in one list", SCENARIO_MAX_ENTRIES);
+	} else if (f && !f->map)
+		f->entries++;
+	if (ret < 0)
+		return ret;
 	if (anchor)
 		return scan_fail(s, ev,
 				 "anchors and aliases (&NAME, *NAME) are not supported; "
 				 "write the value out");
+	if (ev->type == YAML_SCALAR_EVENT && ev->data.scalar.length > SCENARIO_MAX_SCALAR)
+		return scan_fail(s, ev, "a string of %zu bytes; strings are at most %u (64K)",
+				 ev->data.scalar.length, SCENARIO_MAX_SCALAR);
 	if (++s->nodes > SCENARIO_MAX_NODES)
 		return scan_fail(s, ev, "more than %d values in the file", SCENARIO_MAX_NODES);
-	if (!f)
-		return 0;
-	if (f->map && f->want_key)
-		return scan_key(s, ev);
-	if (f->map) {
+	/* a value done: the mapping waits for its next key (scan_open undoes
+	 * this while inside a list or mapping value) */
+	if (f && f->map && !key)
 		f->want_key = true;
-		return 0;
-	}
-	if (f->entries >= SCENARIO_MAX_ENTRIES)
-		return scan_fail(s, ev, "more than %d entries in one list", SCENARIO_MAX_ENTRIES);
-	f->entries++;
 	return 0;
 }
 
@@ -328,11 +336,6 @@ static int scan_event(struct scan *s, const yaml_event_t *ev, unsigned *docs)
 				 "anchors and aliases (&NAME, *NAME) are not supported; "
 				 "write the value out");
 	case YAML_SCALAR_EVENT:
-		if (ev->data.scalar.length > SCENARIO_MAX_SCALAR)
-			return scan_fail(s, ev,
-					 "a string of %zu bytes; strings are at most %u "
-					 "(64K)",
-					 ev->data.scalar.length, SCENARIO_MAX_SCALAR);
 		return scan_node(s, ev, ev->data.scalar.anchor);
 	case YAML_SEQUENCE_START_EVENT:
 		return scan_open(s, ev, ev->data.sequence_start.anchor, false);

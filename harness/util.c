@@ -188,8 +188,7 @@ int parse_duration_ms(const char *s, int64_t *out)
 	errno = 0;
 	v = strtod(s, &end);
 	/* digits first: strtod also takes "nan", "inf" and hex */
-	if (errno || end == s || !(v >= 0) || !strchr("0123456789.", *s) ||
-	    strpbrk(s, "xX"))
+	if (errno || end == s || !(v >= 0) || !strchr("0123456789.", *s) || strpbrk(s, "xX"))
 		return -EINVAL;
 	if (!strcmp(end, "ms"))
 		mult = 1;
