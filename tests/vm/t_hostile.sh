@@ -1,20 +1,27 @@
 # label: cli
-# Hostile scenario files, made here on the fly: every one ends `ktb list` and
-# `ktb run` with exit 2 and a message naming file:line:col and field, within
-# 100 MB of peak RSS, and leaves no results behind.
+# Hostile scenario files, made here on the fly: every one ends each command
+# that loads scenarios (list, run, run --list, bisect, boot --scenario) with
+# exit 2 and one message naming file:line:col and field, within 100 MB of
+# peak RSS, and leaves no results behind.
 . "$(dirname "$0")/lib.sh"
 [ -x /usr/bin/time ] || fail "/usr/bin/time is missing (Debian package time)"
 max_kb=$((100 * 1024))
 n=0
+peak=0
 
-# hostile NAME PATTERN: $work/NAME.yaml must be refused by list and run with
-# a message matching "NAME.yaml:LINE:COL: PATTERN".
+# hostile NAME PATTERN: $work/NAME.yaml must be refused by every command
+# with a message matching "NAME.yaml:LINE:COL: PATTERN".
 hostile() {
 	local f=$work/$1.yaml cmd kb
 	local -a args
-	for cmd in list run; do
-		args=("$cmd")
-		[ "$cmd" = run ] && args+=(--artifacts "$work/art")
+	for cmd in list run run-list bisect boot; do
+		case $cmd in
+		run) args=(run --artifacts "$work/art") ;;
+		run-list) args=(run --list) ;;
+		bisect) args=(bisect --kernels "6.1.0-47,6.1.0-53") ;;
+		boot) args=(boot --scenario) ;;
+		*) args=("$cmd") ;;
+		esac
 		rc=0
 		/usr/bin/time -f %M -o "$work/rss" "$KTB" "${args[@]}" "$f" \
 			>"$out" 2>&1 </dev/null || rc=$?
@@ -23,6 +30,7 @@ hostile() {
 		expect_out "^ktb: $f:[0-9]+:[0-9]+: $2"
 		[ "$(wc -l <"$out")" -eq 1 ] || fail "$1: ktb $cmd: more than one line"
 		[ "$kb" -le "$max_kb" ] || fail "$1: ktb $cmd: peak RSS ${kb} KB > $max_kb KB"
+		[ "$kb" -le "$peak" ] || peak=$kb
 		[ ! -e "$work/art" ] || fail "$1: ktb run left $work/art behind"
 	done
 	n=$((n + 1))
@@ -159,6 +167,6 @@ done
 printf 'name: %s\nsteps:\n  - run: "true"\n' "$(rep 100 a)" >"$work/long-name.yaml"
 hostile long-name 'name: 100 characters; a name is at most 64'
 
-echo "$n hostile files refused by list and run, each under $max_kb KB"
+echo "$n hostile files refused by every command; peak RSS at most $peak KB (limit $max_kb KB)"
 pgrep -f "$work" >/dev/null && fail "a process was started for a hostile scenario"
 exit 0
