@@ -400,11 +400,15 @@ static void locate_field(const char *data, size_t off, struct scenario_error *er
 /* ---- regular expressions ---- */
 
 /* glibc's regcomp copies a repeated atom once per count ({2,100}: 100
- * copies, "+": 2), nested repetitions multiply, and the copies' automaton
- * can take gigabytes. The weight is that number of copies, counted the
- * same way; each group's frame sums its atoms and remembers the last one. */
+ * copies, "+": 2), so nested repetitions multiply; and it computes every
+ * node's epsilon closure, which grows with the square of the nodes when
+ * ?, * and optional copies chain them (((a?){31}){32} took 150 MB). The
+ * weight estimates the nodes: 1 per atom and group, 1 more per ?, * and
+ * |, each repetition's copies plus 1 per optional one. Each group's frame
+ * sums its atoms and remembers the last one. */
 struct re_frame {
 	uint64_t sum, last;
+	bool anchored, last_anchored; /* holds an anchor; the last atom does */
 };
 
 static uint64_t re_cap(uint64_t v)
@@ -420,10 +424,28 @@ static void re_repeat(struct re_frame *f, uint64_t times)
 	f->last = grown;
 }
 
-static void re_atom(struct re_frame *f, uint64_t w)
+/* k more nodes on the last atom: the empty branch of ?, * or an optional
+ * copy, through which epsilon closures grow */
+static void re_grow(struct re_frame *f, uint64_t k)
+{
+	f->sum = re_cap(f->sum + k);
+	f->last = re_cap(f->last + k);
+}
+
+static void re_atom(struct re_frame *f, uint64_t w, bool anchor)
 {
 	f->sum = re_cap(f->sum + w);
 	f->last = w;
+	f->last_anchored = anchor;
+	f->anchored |= anchor;
+}
+
+/* ^ $ \b \B \< \> \` \' at p: an anchor. glibc copies the epsilon closure
+ * of every node per anchor context, which repeated anchors blow up
+ * ((()|^b?){64} took 80 MB), so a repeated anchor is refused. */
+static bool re_is_anchor(const char *p)
+{
+	return *p == '^' || *p == '$' || (*p == '\\' && p[1] && strchr("bB<>`'", p[1]));
 }
 
 /* The end of the bracket expression starting at p ("[...]"). */
@@ -478,11 +500,17 @@ static long re_interval(const char **pp)
 
 static int re_weigh(const char *pattern, char *why, size_t len)
 {
-	struct re_frame st[REGEX_MAX_GROUPS + 1] = {{0, 0}};
+	struct re_frame st[REGEX_MAX_GROUPS + 1] = {{0, 0, false, false}};
 	unsigned d = 0;
 	long times;
 
 	for (const char *p = pattern; *p; p++) {
+		if (strchr("?*+{", *p) && st[d].last_anchored) {
+			snprintf(why, len,
+				 "an anchor (^, $, \\b, ...) under a repetition; glibc "
+				 "copies the automaton per anchor, anchor outside the repetition");
+			return -EINVAL;
+		}
 		switch (*p) {
 		case '\\':
 			if (p[1] >= '1' && p[1] <= '9') {
@@ -492,12 +520,12 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 					 p[1]);
 				return -EINVAL;
 			}
+			re_atom(&st[d], 1, re_is_anchor(p));
 			p += p[1] != '\0';
-			re_atom(&st[d], 1);
 			break;
 		case '[':
 			p = re_bracket_end(p);
-			re_atom(&st[d], 1);
+			re_atom(&st[d], 1, false);
 			break;
 		case '(':
 			if (d >= REGEX_MAX_GROUPS) {
@@ -505,16 +533,24 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 					 REGEX_MAX_GROUPS);
 				return -EINVAL;
 			}
-			st[++d] = (struct re_frame){0, 0};
+			st[++d] = (struct re_frame){0, 0, false, false};
 			break;
 		case ')':
 			if (!d)
 				break;
 			d--;
-			re_atom(&st[d], st[d + 1].sum ? st[d + 1].sum : 1);
+			re_atom(&st[d], st[d + 1].sum + 1, st[d + 1].anchored);
 			break;
 		case '+':
 			re_repeat(&st[d], 2);
+			re_grow(&st[d], 1);
+			break;
+		case '?':
+		case '*':
+			re_grow(&st[d], 1);
+			break;
+		case '|':
+			st[d].sum = re_cap(st[d].sum + 1);
 			break;
 		case '{':
 			times = re_interval(&p);
@@ -522,15 +558,13 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 				snprintf(why, len, "a repetition count over %d", REGEX_MAX_REPEAT);
 				return -EINVAL;
 			}
-			if (times >= 0)
+			if (times >= 0) {
 				re_repeat(&st[d], (uint64_t)times);
-			break;
-		case '|':
-		case '*':
-		case '?':
+				re_grow(&st[d], (uint64_t)times);
+			}
 			break;
 		default:
-			re_atom(&st[d], 1);
+			re_atom(&st[d], 1, re_is_anchor(p));
 		}
 		if (st[d].sum > REGEX_MAX_WEIGHT) {
 			snprintf(why, len,

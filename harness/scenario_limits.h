@@ -19,7 +19,7 @@
 #define SCENARIO_MAX_NAME 64		/* the scenario's name */
 #define REGEX_MAX_BYTES 1024		/* one regular expression */
 #define REGEX_MAX_REPEAT 255		/* one {n,m} count */
-#define REGEX_MAX_WEIGHT 4096		/* atoms once repetitions are expanded */
+#define REGEX_MAX_WEIGHT 1000		/* atoms once repetitions are expanded */
 #define REGEX_MAX_GROUPS 32		/* nested ( ) */
 
 /* Read at most SCENARIO_MAX_BYTES of path. 0 with *data (NUL-terminated,

@@ -45,7 +45,9 @@ step_with() { printf 'steps:\n  - run: "true"\n    expect:\n%s\n' "$1"; }
 step_with '      stdout: "(((a{1,1000}){1,1000}){1,1000})"' >"$work/re-nested.yaml"
 hostile re-nested 'steps\[0\]\.expect\.stdout: a repetition count over 255'
 step_with '      stdout: "((((a{1,200}){1,200}){1,200}){1,200})"' >"$work/re-expand.yaml"
-hostile re-expand 'steps\[0\]\.expect\.stdout: its repetitions expand to more than 4096'
+hostile re-expand 'steps\[0\]\.expect\.stdout: its repetitions expand to more than 1000'
+step_with '      stdout: "(()|^b?){64}"' >"$work/re-anchor.yaml"
+hostile re-anchor 'steps\[0\]\.expect\.stdout: an anchor .* under a repetition'
 step_with '      json: {a.b: {re: "(a{,255}){,255}"}}' >"$work/re-json.yaml"
 hostile re-json 'steps\[0\]\.expect\.json\.a\.b\.re: its repetitions expand'
 step_with '      json: {a: {ne: 1, re: [x]}}' >"$work/re-json-list.yaml"
