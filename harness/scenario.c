@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "scenario_limits.h"
 #include "util.h"
 
 #define SCENARIO_TIMEOUT_MS 120000
@@ -428,6 +429,15 @@ static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Report at the file's first line: what is wrong is the file as a whole. */
+static int fail_line1(struct load_ctx *c, const char *msg)
+{
+	c->err->line = 1;
+	c->err->col = 1;
+	snprintf(c->err->msg, sizeof(c->err->msg), "%s", msg);
+	return -EINVAL;
+}
+
 void scenario_error_format(const struct scenario_error *e, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -776,6 +786,28 @@ static int distances_load(struct load_ctx *c, struct numa *nu)
 	return 0;
 }
 
+/* A base image is named relative to the scenario file and stays in its
+ * folder or below: the guest reads the image, so a scenario from elsewhere
+ * must not be able to hand it /etc/shadow or ~/.ssh. */
+static int images_check(struct load_ctx *c, const struct machine *m)
+{
+	char f[64];
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		const char *img = m->disks[i].image;
+
+		if (!img)
+			continue;
+		snprintf(f, sizeof(f), "machine.disks[%u].image", i);
+		if (!img[0] || img[0] == '/' || !strcmp(img, "..") || !strncmp(img, "../", 3) ||
+		    strstr(img, "/../") || (strlen(img) >= 3 && !strcmp(img + strlen(img) - 3, "/..")))
+			return fail(c, f, "\"%.60s\" is not inside the scenario's folder; name the "
+				    "base image relative to the scenario file, without a leading / "
+				    "or ..", img);
+	}
+	return 0;
+}
+
 /* Base images are named relative to the scenario file. */
 static void images_resolve(struct load_ctx *c, struct machine *m)
 {
@@ -806,6 +838,9 @@ static int machine_load(struct load_ctx *c, struct scenario *s)
 		if (ret < 0)
 			return ret;
 	}
+	ret = images_check(c, s->machine);
+	if (ret < 0)
+		return ret;
 	images_resolve(c, s->machine);
 	if (machine_validate(s->machine, &herr) < 0)
 		return fail(c, herr.field, "%s", herr.msg);
@@ -884,24 +919,40 @@ static const char *step_arg(const struct step *st, const struct step_kind_row *r
 	return *(char *const *)((const char *)st + row->field);
 }
 
-/* The runner matches with POSIX extended regexes: refuse one that does not compile. */
+/* The runner matches with POSIX extended regexes: refuse one that does not
+ * compile, or whose compiled form could take more memory or time than a
+ * scenario may (scenario_limits.c). */
 static int check_regex(struct load_ctx *c, const char *field, const char *pattern)
 {
+	char why[256];
 	regex_t re;
-	char why[128];
-	int r = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+	int r;
 
-	if (r) {
-		regerror(r, &re, why, sizeof(why));
-		return fail(c, field, "not a POSIX extended regular expression: %s", why);
-	}
+	if (limits_check_regex(pattern, why, sizeof(why)) < 0)
+		return fail(c, field, "%s", why);
 	/* one that matches nothing at all and an unlikely byte matches every
 	 * text, so an empty stdout or console would pass it */
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+		return fail(c, field, "not a POSIX extended regular expression");
 	r = !regexec(&re, "", 0, NULL, 0) && !regexec(&re, "\x01", 0, NULL, 0);
 	regfree(&re);
 	if (r)
-		return fail(c, field, "/%s/ matches any text, even none: it checks nothing",
+		return fail(c, field, "/%.60s/ matches any text, even none: it checks nothing",
 			    pattern);
+	return 0;
+}
+
+/* A duration field into *out; eg: examples for the message. */
+static int duration_field(struct load_ctx *c, const char *f, const char *v, int64_t *out,
+			  const char *eg)
+{
+	int r = parse_duration_ms(v, out);
+
+	if (r == -ERANGE)
+		return fail(c, f, "\"%.40s\" is longer than 24h, the longest duration a scenario "
+			    "may give", v);
+	if (r < 0)
+		return fail(c, f, "\"%.60s\" is not a duration; write e.g. %s", v, eg);
 	return 0;
 }
 
@@ -915,8 +966,8 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 	char f[64];
 
 	snprintf(f, sizeof(f), "%s.wait", path);
-	if (parse_duration_ms(st->wait, &st->wait_ms) < 0)
-		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 5s, 2m", st->wait);
+	if (duration_field(c, f, st->wait, &st->wait_ms, "500ms, 5s, 2m") < 0)
+		return -EINVAL;
 	snprintf(f, sizeof(f), "%s.for", path);
 	return st->wait_for ? check_regex(c, f, st->wait_for) : 0;
 }
@@ -1018,8 +1069,8 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 			    "core", st->pm_test);
 	snprintf(f, sizeof(f), "%s.after", path);
 	st->after_ms = 1000;
-	if (st->after && parse_duration_ms(st->after, &st->after_ms) < 0)
-		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 2s", st->after);
+	if (st->after && duration_field(c, f, st->after, &st->after_ms, "500ms, 2s") < 0)
+		return -EINVAL;
 	snprintf(f, sizeof(f), "%s.cycles", path);
 	if (st->cycles > 1000)
 		return fail(c, f, "%u cycles is more than 1000", st->cycles);
@@ -1099,15 +1150,16 @@ static int step_check_measure(struct load_ctx *c, struct step *st, const char *p
 		return fail(c, f, "no earlier measure step saved \"%s\"; give one as: %s",
 			    st->since, st->since);
 	snprintf(f, sizeof(f), "%s.within", path);
-	if (st->within && parse_duration_ms(st->within, &st->within_ms) < 0)
-		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 20s", st->within);
+	if (st->within && duration_field(c, f, st->within, &st->within_ms, "500ms, 20s") < 0)
+		return -EINVAL;
 	if (st->within && !st->expect)
 		return fail(c, f, "within: samples until expect holds; give an expect");
 	snprintf(f, sizeof(f), "%s.settle", path);
-	if (st->settle && (parse_duration_ms(st->settle, &st->settle_ms) < 0 ||
-			   st->settle_ms < MEASURE_SETTLE_MIN_MS))
-		return fail(c, f, "\"%s\" is not a duration of at least 2s; write e.g. 10s",
-			    st->settle);
+	if (st->settle && duration_field(c, f, st->settle, &st->settle_ms, "10s, 30s") < 0)
+		return -EINVAL;
+	if (st->settle && st->settle_ms < MEASURE_SETTLE_MIN_MS)
+		return fail(c, f, "\"%s\" is shorter than 2s, the shortest settle that holds "
+			    "four samples", st->settle);
 	return 0;
 }
 
@@ -1202,6 +1254,60 @@ static int expect_check_allowed(struct load_ctx *c, const struct expect *e, unsi
 	return 0;
 }
 
+/* A mapping of expect.json operators only ({ge: 1, re: x}), as expect.c
+ * tells them from a value to compare with. */
+static bool expect_ops_only(struct load_ctx *c, yaml_node_t *m)
+{
+	static const char *const ops[] = { "ge", "gt", "le", "lt", "ne", "re", "len" };
+	yaml_node_t *k;
+
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		k = doc_node(c, p->key);
+		if (!k || k->type != YAML_SCALAR_NODE ||
+		    word_index((const char *)k->data.scalar.value, ops, COUNT(ops)) < 0)
+			return false;
+	}
+	return true;
+}
+
+static int check_regex_node(struct load_ctx *c, yaml_node_t *n, const char *field)
+{
+	char why[256];
+
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return fail_at(c, n, field, "expected a string, a regular expression");
+	if (limits_check_regex((const char *)n->data.scalar.value, why, sizeof(why)) < 0)
+		return fail_at(c, n, field, "%s", why);
+	return 0;
+}
+
+/* {re: RE} operators of expect.json are compiled when the step runs: their
+ * patterns get the same checks as stdout's, here, with the exact line. */
+static int expect_check_json_res(struct load_ctx *c, const char *path)
+{
+	yaml_node_t *json = doc_get(c, path), *k, *ops;
+	yaml_node_pair_t *re;
+	char f[128];
+	int ret;
+
+	if (!json || json->type != YAML_MAPPING_NODE)
+		return 0;
+	for (yaml_node_pair_t *p = json->data.mapping.pairs.start; p < json->data.mapping.pairs.top;
+	     p++) {
+		k = doc_node(c, p->key);
+		ops = doc_node(c, p->value);
+		re = doc_pair(c, ops, "re", 2);
+		if (!re || !k || k->type != YAML_SCALAR_NODE || !expect_ops_only(c, ops))
+			continue;
+		snprintf(f, sizeof(f), "%s.%s.re", path, (const char *)k->data.scalar.value);
+		ret = check_regex_node(c, doc_node(c, re->value), f);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int expect_load(struct load_ctx *c, struct step *st, const struct step_kind_row *row,
 		       const char *path)
 {
@@ -1212,7 +1318,7 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 	if (!e)
 		return 0;
 	snprintf(f, sizeof(f), "%s.expect.json", path);
-	ret = mapping_field_json(c, f, &e->json);
+	ret = mapping_field_json(c, f, &e->json) ?: expect_check_json_res(c, f);
 	if (ret < 0)
 		return ret;
 	ret = expect_check_allowed(c, e, row->expects, row, path);
@@ -1230,9 +1336,8 @@ static int step_check_timeout(struct load_ctx *c, struct step *st, const char *p
 	if (st->kind == STEP_SUSPEND)
 		st->timeout_ms = STEP_TIMEOUT_MS * st->cycles;
 	snprintf(f, sizeof(f), "%s.timeout", path);
-	if (st->timeout && parse_duration_ms(st->timeout, &st->timeout_ms) < 0)
-		return fail(c, f, "\"%s\" is not a duration; write e.g. 500ms, 30s, 2m",
-			    st->timeout);
+	if (st->timeout && duration_field(c, f, st->timeout, &st->timeout_ms, "500ms, 30s, 2m") < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -1299,13 +1404,15 @@ static int header_load(struct load_ctx *c, struct scenario *s)
 				       "name \"%s\", which does not match [a-z0-9][a-z0-9._-]*; "
 				       "rename the file or set name:", s->name);
 	}
+	if (strlen(s->name) > SCENARIO_MAX_NAME)
+		return fail(c, "name", "%zu characters; a name is at most %d (it names a folder)",
+			    strlen(s->name), SCENARIO_MAX_NAME);
 	if (!name_valid(s->name))
 		return fail(c, "name", "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
 			    "case letters, digits, '.', '_' and '-'", s->name);
 	s->timeout_ms = SCENARIO_TIMEOUT_MS;
-	if (s->timeout && parse_duration_ms(s->timeout, &s->timeout_ms) < 0)
-		return fail(c, "timeout", "\"%s\" is not a duration; write e.g. 120s, 5m",
-			    s->timeout);
+	if (s->timeout && duration_field(c, "timeout", s->timeout, &s->timeout_ms, "120s, 5m") < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -1334,13 +1441,12 @@ static int scenario_parse(struct load_ctx *c, const char *data, size_t len, stru
 {
 	cyaml_config_t cfg = {
 		.log_fn = cy_log_collect, .log_ctx = c, .mem_fn = cyaml_mem,
-		.log_level = CYAML_LOG_ERROR,
+		.log_level = CYAML_LOG_ERROR, .flags = CYAML_CFG_NO_ALIAS,
 	};
 	cyaml_err_t e;
 
 	if (!yaml_document_get_root_node(&c->doc))
-		return fail_at(c, NULL, NULL, "the file is empty; a scenario needs at least "
-			       "steps:");
+		return fail_line1(c, "the file is empty; a scenario needs at least steps:");
 	e = cyaml_load_data((const uint8_t *)data, len, &cfg, &scenario_schema,
 			    (cyaml_data_t **)out, NULL);
 	if (e != CYAML_OK)
@@ -1348,12 +1454,18 @@ static int scenario_parse(struct load_ctx *c, const char *data, size_t len, stru
 	return 0;
 }
 
-int scenario_load(const char *path, struct scenario **out, struct scenario_error *err)
+/* The whole-file limits, before libyaml builds a document or libcyaml a
+ * struct from it: both allocate in proportion to what they are given. */
+static int limits_load(struct load_ctx *c, const char *data, size_t len)
+{
+	return limits_check_bytes(data, len, c->err) ?: limits_check_yaml(data, len, c->err);
+}
+
+int scenario_load_buffer(const char *path, const char *data, size_t len, struct scenario **out,
+			 struct scenario_error *err)
 {
 	struct load_ctx *c = xcalloc(1, sizeof(*c));
 	struct scenario *s = NULL;
-	size_t len = 0;
-	char *data;
 	int ret;
 
 	memset(err, 0, sizeof(*err));
@@ -1361,16 +1473,9 @@ int scenario_load(const char *path, struct scenario **out, struct scenario_error
 	*out = NULL;
 	c->path = path;
 	c->err = err;
-	data = read_file(path, &len);
-	if (!data) {
-		ret = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read the scenario: %s",
-			 strerror(-ret));
-		goto out_ctx;
-	}
-	ret = yaml_load_doc(c, data, len);
+	ret = limits_load(c, data, len) ?: yaml_load_doc(c, data, len);
 	if (ret < 0)
-		goto out_data;
+		goto out_ctx;
 	ret = scenario_parse(c, data, len, &s);
 	if (ret < 0)
 		goto out_doc;
@@ -1384,10 +1489,30 @@ int scenario_load(const char *path, struct scenario **out, struct scenario_error
 	*out = s;
 out_doc:
 	yaml_document_delete(&c->doc);
-out_data:
-	free(data);
 out_ctx:
 	free(c);
+	return ret;
+}
+
+int scenario_load(const char *path, struct scenario **out, struct scenario_error *err)
+{
+	size_t len = 0;
+	char *data;
+	int ret;
+
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	*out = NULL;
+	ret = limits_read_file(path, &data, &len, err);
+	if (ret == -EFBIG)
+		return -EINVAL;
+	if (ret < 0) {
+		snprintf(err->msg, sizeof(err->msg), "cannot read the scenario: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	ret = scenario_load_buffer(path, data, len, out, err);
+	free(data);
 	return ret;
 }
 

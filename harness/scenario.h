@@ -106,6 +106,10 @@ void scenario_error_format(const struct scenario_error *e, char *buf, size_t len
 /* Load and check a scenario. 0, or -EINVAL (bad input, err filled) or -errno
  * (cannot read the file, err filled). */
 int scenario_load(const char *path, struct scenario **out, struct scenario_error *err);
+/* The same from len bytes at data (need not be NUL-terminated); path names
+ * the file in messages and is the folder relative base images resolve in. */
+int scenario_load_buffer(const char *path, const char *data, size_t len, struct scenario **out,
+			 struct scenario_error *err);
 void scenario_free(struct scenario *s);
 
 /* Step kind name ("run", "wait", "qmp"). */

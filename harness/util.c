@@ -187,7 +187,8 @@ int parse_duration_ms(const char *s, int64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	/* digits first: strtod also takes "nan", "inf" and hex */
+	if (errno || end == s || !(v >= 0) || !strchr("0123456789.", *s) || strpbrk(s, "xX"))
 		return -EINVAL;
 	if (!strcmp(end, "ms"))
 		mult = 1;
@@ -199,8 +200,8 @@ int parse_duration_ms(const char *s, int64_t *out)
 		mult = 3600000;
 	else
 		return -EINVAL;
-	if (v * mult > 1e12)
-		return -EINVAL;
+	if (v * mult > DURATION_MAX_MS)
+		return -ERANGE;
 	*out = (int64_t)(v * mult + 0.5);
 	return 0;
 }

@@ -20,7 +20,10 @@ int rm_rf(const char *path);                                      /* 0 or -errno
 int unix_connect(const char *path);
 /* "$TMPDIR/PREFIX-XXXXXX" (TMPDIR defaults to /tmp), for mkdtemp. Caller frees. */
 char *tmp_template(const char *prefix);
-/* "120s", "500ms", "2m", "1h", bare number = seconds. 0 or -EINVAL. */
+/* The longest duration a scenario may give (docs/scenarios.md, Limits). */
+#define DURATION_MAX_MS (24ll * 3600 * 1000)
+/* "120s", "500ms", "2m", "1h", bare number = seconds. 0, -EINVAL, or -ERANGE
+ * over DURATION_MAX_MS. */
 int parse_duration_ms(const char *s, int64_t *out);
 
 #endif

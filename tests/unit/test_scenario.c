@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -238,7 +240,7 @@ static const struct bad_case {
 	{ "bad-numa-cpus", 6, 7, "machine.numa.nodes", "cpu 2 is in no node" },
 	{ "bad-numa-memory", 6, 7, "machine.numa.nodes", "add up to 768M but machine.memory is 1G" },
 	{ "bad-syntax", 4, 4, "", "YAML syntax error" },
-	{ "bad-empty", 0, 0, "", "the file is empty" },
+	{ "bad-empty", 1, 1, "", "the file is empty" },
 };
 
 static void check_bad(const struct bad_case *b)
@@ -330,6 +332,145 @@ static void test_multipath(void **state)
 	scenario_free(s);
 }
 
+
+/* Hostile input, from memory: each is refused at an exact place, by the
+ * limits (scenario_limits.c) before anything is built from it. */
+static const struct buf_case {
+	const char *yaml;
+	size_t len;             /* 0: strlen */
+	int line, col;
+	const char *field;
+	const char *msg;
+} buf_cases[] = {
+	{ "steps:\n  - run: x\n    expect: {stdout: \"(((a{1,1000}){1,1000}){1,1000})\"}\n", 0,
+	  3, 22, "steps[0].expect.stdout", "a repetition count over 255" },
+	{ "steps:\n  - wait: 1s\n    for: \"(a{,255}){,255}\"\n", 0, 3, 10, "steps[0].for",
+	  "expand to more than 1000" },
+	{ "steps:\n  - wait: 1s\n    for: \"(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)\"\n", 0, 3, 10,
+	  "steps[0].for", "expand to more than 1000" },
+	{ "steps:\n  - wait: 1s\n    for: \"(()|^b?){64}\"\n", 0, 3, 10, "steps[0].for",
+	  "an anchor (^, $, \\b, ...) under a repetition" },
+	{ "steps:\n  - wait: 1s\n    for: \"(^|[^0-9])[0-9]+$\"\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - wait: 1s\n    for: \"(a{15}){15}\"\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - run: x\n    expect: {stdout: \"(a)\\\\1\"}\n", 0, 3, 22,
+	  "steps[0].expect.stdout", "back-reference \\1" },
+	{ "steps:\n  - run: x\n    expect: {json: {a.b: {ge: 1, re: \"a{300}\"}}}\n", 0, 3, 38,
+	  "steps[0].expect.json.a.b.re", "a repetition count over 255" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {re: [x]}}}\n", 0, 3, 29,
+	  "steps[0].expect.json.a.re", "expected a string" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {re: x, other: 1}}}\n", 0, 0, 0, NULL,
+	  NULL },
+	{ "steps:\n  - qmp: x\n    arguments: {a: &a [1], b: *a}\n", 0, 3, 20, "steps[0].arguments.a",
+	  "anchors and aliases" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"
+	  "]]]]]]]]]]}}}\n", 0, 3, 51, "steps[0].expect.json.a[0][0][0][0][0][0][0][0][0][0][0][0]"
+	  "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]", "nest more than 32 deep" },
+	{ "steps:\n  - qmp: x\n    arguments: {a: 1, b: 2, a: 3}\n", 0, 3, 29, "steps[0].arguments",
+	  "key \"a\" appears twice (first on line 3)" },
+	{ "steps:\n  - run: x\n---\nsteps: []\n", 0, 3, 1, "", "a second YAML document" },
+	{ "steps:\n  - {? [a] : b}\n", 0, 2, 8, "steps[0]", "a key must be a string" },
+	{ "steps:\n  - run: \"a\0b\"\n", 20, 2, 12, "steps[0].run", "control character U+0000" },
+	{ "steps:\n  - run: \"a\xc0\xafz\"\n", 0, 2, 12, "steps[0].run", "byte 0xc0 is not UTF-8" },
+	{ "steps:\n  - run: \"a\xed\xa0\x80z\"\n", 0, 2, 12, "steps[0].run", "byte 0xed is not UTF-8" },
+	{ "\xef\xbb\xbfsteps:\n  - run: \"\xc3\xa9\"\n", 0, 0, 0, NULL, NULL },
+	{ "", 0, 1, 1, "", "the file is empty" },
+	{ "name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nsteps: [{run: x}]\n",
+	  0, 1, 7, "name", "65 characters; a name is at most 64" },
+	{ "machine: {disks: [{id: d, bus: nvme, size: 1M, image: a/../../b}]}\nsteps: [{run: x}]\n",
+	  0, 1, 55, "machine.disks[0].image", "is not inside the scenario's folder" },
+	{ "machine: {disks: [{id: d, bus: nvme, size: 1M, image: sub/b..c}]}\nsteps: [{run: x}]\n",
+	  0, 0, 0, NULL, NULL },
+	{ "timeout: 1e300s\nsteps: [{run: x}]\n", 0, 1, 10, "timeout", "longer than 24h" },
+	{ "timeout: nan\nsteps: [{run: x}]\n", 0, 1, 10, "timeout", "not a duration" },
+	{ "timeout: 0x10\nsteps: [{run: x}]\n", 0, 1, 10, "timeout", "not a duration" },
+	{ "timeout: 24h\nsteps: [{run: x}]\n", 0, 0, 0, NULL, NULL },
+	{ "machine: {cpus: 18446744073709551616}\nsteps: [{run: x}]\n", 0, 1, 17, "machine.cpus",
+	  "expected a whole number" },
+};
+
+static void check_buf(const struct buf_case *b)
+{
+	size_t len = b->len ? b->len : strlen(b->yaml);
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	char msg[1024];
+	int ret = scenario_load_buffer("dir/hostile.yaml", b->yaml, len, &s, &err);
+
+	scenario_error_format(&err, msg, sizeof(msg));
+	print_message("%s\n", ret ? msg : "loads");
+	if (!b->msg) {
+		if (ret)
+			fail_msg("%s: unexpected error: %s", b->yaml, msg);
+		scenario_free(s);
+		return;
+	}
+	assert_int_equal(ret, -EINVAL);
+	assert_null(s);
+	assert_string_equal(err.field, b->field);
+	assert_int_equal(err.line, b->line);
+	assert_int_equal(err.col, b->col);
+	if (!strstr(err.msg, b->msg))
+		fail_msg("message \"%s\" lacks \"%s\"", err.msg, b->msg);
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf_cases) / sizeof(buf_cases[0]); i++)
+		check_buf(&buf_cases[i]);
+}
+
+/* The limits on counts: entries of one list, values of the file. */
+static void test_hostile_counts(void **state)
+{
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	char *y = malloc(1 << 20), *p = y;
+
+	(void)state;
+	p += sprintf(p, "tags: [");
+	for (int i = 0; i < 1001; i++)
+		p += sprintf(p, "t,");
+	p += sprintf(p, "]\nsteps: [{run: x}]\n");
+	assert_int_equal(scenario_load_buffer("h.yaml", y, strlen(y), &s, &err), -EINVAL);
+	assert_string_equal(err.field, "tags");
+	assert_non_null(strstr(err.msg, "more than 1000 entries"));
+	p = y + sprintf(y, "steps:\n");
+	for (int i = 0; i < 51; i++) {
+		p += sprintf(p, "  - {run: x, expect: {json: {a: [");
+		for (int j = 0; j < 999; j++)
+			p += sprintf(p, "1,");
+		p += sprintf(p, "]}}}\n");
+	}
+	assert_int_equal(scenario_load_buffer("h.yaml", y, strlen(y), &s, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "more than 50000 values"));
+	free(y);
+}
+
+/* A file over 1M is refused while being read, at the line the limit falls on. */
+static void test_hostile_size(void **state)
+{
+	char path[] = "/tmp/ktb-test-big-XXXXXX";
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fprintf(f, "steps:\n  - run: \"");
+	for (int i = 0; i < (1 << 20); i++)
+		fputc('x', f);
+	fprintf(f, "\"\n");
+	fclose(f);
+	assert_int_equal(scenario_load(path, &s, &err), -EINVAL);
+	unlink(path);
+	assert_null(s);
+	assert_int_equal(err.line, 2);
+	assert_string_equal(err.field, "steps[0].run");
+	assert_non_null(strstr(err.msg, "goes on past 1048576 bytes"));
+}
+
 /* Every scenario of the library in the tree must load, too. */
 static void test_library(void **state)
 {
@@ -370,6 +511,9 @@ int main(void)
 		cmocka_unit_test(test_error_format),
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
