@@ -972,6 +972,36 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 	return st->wait_for ? check_regex(c, f, st->wait_for) : 0;
 }
 
+/* QMP commands that read or write files on the host, run host programs or
+ * plug in devices behind the machine model's back (migrate "exec:", a
+ * memory dump to a host path, a loader device reading a host file): a
+ * scenario drives the guest, never the host. */
+static const char *const qmp_host_commands[] = {
+	"add-fd", "block-commit", "block-stream", "blockdev-add", "blockdev-backup",
+	"blockdev-change-medium", "blockdev-create", "blockdev-mirror", "blockdev-snapshot-sync",
+	"change-backing-file", "chardev-add", "chardev-change", "device_add", "drive-backup",
+	"drive-mirror", "dump-guest-memory", "getfd", "memsave", "migrate", "migrate-incoming",
+	"netdev_add", "object-add", "pmemsave", "qom-set", "screendump", "snapshot-load",
+	"snapshot-save", "xen-load-devices-state", "xen-save-devices-state",
+};
+
+/* 0, or the step refused: cmd may touch the host (human-monitor-command
+ * only for "info ..."). */
+static int qmp_check_host(struct load_ctx *c, const char *f, const char *cmd, json_t *args)
+{
+	const char *hmp = json_string_value(json_object_get(args, "command-line"));
+
+	for (size_t i = 0; i < sizeof(qmp_host_commands) / sizeof(qmp_host_commands[0]); i++)
+		if (!strcmp(cmd, qmp_host_commands[i]))
+			return fail(c, f, "%s reaches past the guest to the host's files, programs "
+				    "or devices; a scenario may not use it", cmd);
+	if (!strcmp(cmd, "human-monitor-command") &&
+	    (!hmp || strncmp(hmp, "info ", 5) || strpbrk(hmp, ";\n")))
+		return fail(c, f, "human-monitor-command takes only \"info ...\" here: other "
+			    "monitor commands reach the host");
+	return 0;
+}
+
 static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *f)
 {
 	json_error_t jerr;
@@ -985,6 +1015,9 @@ static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *
 	else if (st->arguments)
 		ret = fail(c, f, "give the arguments inside the JSON command or as arguments:, "
 			   "not both");
+	else
+		ret = qmp_check_host(c, f, json_string_value(json_object_get(j, "execute")),
+				     json_object_get(j, "arguments"));
 	json_decref(j);
 	return ret;
 }
@@ -1004,7 +1037,7 @@ static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path)
 	if (!st->qmp[0] || strpbrk(st->qmp, " \t\n"))
 		return fail(c, f, "\"%s\" is not a QMP command name; write e.g. query-status, "
 			    "or a JSON object {\"execute\": ...}", st->qmp);
-	return 0;
+	return qmp_check_host(c, f, st->qmp, st->arguments);
 }
 
 static int word_index(const char *w, const char *const *words, size_t n)

@@ -386,6 +386,17 @@ static const struct buf_case {
 	{ "timeout: 24h\nsteps: [{run: x}]\n", 0, 0, 0, NULL, NULL },
 	{ "machine: {cpus: 18446744073709551616}\nsteps: [{run: x}]\n", 0, 1, 17, "machine.cpus",
 	  "expected a whole number" },
+	{ "steps: [{qmp: migrate, arguments: {uri: \"exec:touch /tmp/x\"}}]\n", 0, 1, 15,
+	  "steps[0].qmp", "migrate reaches past the guest to the host" },
+	{ "steps: [{qmp: '{\"execute\": \"dump-guest-memory\", \"arguments\": {\"paging\": false, "
+	  "\"protocol\": \"file:/tmp/x\"}}'}]\n", 0, 1, 15, "steps[0].qmp",
+	  "dump-guest-memory reaches past the guest" },
+	{ "steps: [{qmp: human-monitor-command, arguments: {command-line: \"migrate exec:id\"}}]\n",
+	  0, 1, 15, "steps[0].qmp", "takes only \"info ...\"" },
+	{ "steps: [{qmp: human-monitor-command, arguments: {command-line: \"info numa\"}}]\n", 0,
+	  0, 0, NULL, NULL },
+	{ "steps: [{qmp: device_add, arguments: {driver: loader, file: /etc/shadow}}]\n", 0, 1, 15,
+	  "steps[0].qmp", "device_add reaches past" },
 };
 
 static void check_buf(const struct buf_case *b)
