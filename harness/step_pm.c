@@ -36,19 +36,19 @@
  * the next suspend step saves again. */
 #define LPC_CONFIG "/sys/bus/pci/devices/0000:00:1f.0/config"
 #define LPC_SAVE "dd if=" LPC_CONFIG " of=/run/ktb-lpc-pm bs=1 skip=64 count=8 2>/dev/null"
-#define LPC_RESTORE                                                                        \
-	"( [ -f /run/ktb-lpc-pm ] || exit 0; "                                             \
-	"dd if=" LPC_CONFIG " of=/run/ktb-lpc-now bs=1 skip=64 count=8 2>/dev/null; "      \
-	"cmp -s /run/ktb-lpc-pm /run/ktb-lpc-now && exit 0; "                              \
-	"dd if=/run/ktb-lpc-pm of=" LPC_CONFIG " bs=1 seek=64 count=8 conv=notrunc "       \
+#define LPC_RESTORE                                                                                \
+	"( [ -f /run/ktb-lpc-pm ] || exit 0; "                                                     \
+	"dd if=" LPC_CONFIG " of=/run/ktb-lpc-now bs=1 skip=64 count=8 2>/dev/null; "              \
+	"cmp -s /run/ktb-lpc-pm /run/ktb-lpc-now && exit 0; "                                      \
+	"dd if=/run/ktb-lpc-pm of=" LPC_CONFIG " bs=1 seek=64 count=8 conv=notrunc "               \
 	"2>/dev/null && echo restored ); "
 
 /* The kernel's account of a wake: the event count of each of its wakeup
  * sources ("W COUNT NAME") and the IRQ that ended the sleep ("I IRQ", empty
  * when none did, as after an S3 wake). Shell builtins only: one exec. */
-#define PM_WAKEUP_LIST                                                                     \
-	"for d in /sys/class/wakeup/*; do read -r n < $d/event_count && "                 \
-	"read -r m < $d/name && echo \"W $n $m\"; done 2>/dev/null; i=; "                  \
+#define PM_WAKEUP_LIST                                                                             \
+	"for d in /sys/class/wakeup/*; do read -r n < $d/event_count && "                          \
+	"read -r m < $d/name && echo \"W $n $m\"; done 2>/dev/null; i=; "                          \
 	"read -r i < /sys/power/pm_wakeup_irq 2>/dev/null; echo \"I $i\""
 
 static const char *const state_word[] = { "s3", "s2idle", "s4" };
@@ -127,9 +127,8 @@ static char *pm_setup_script(const struct run_ctx *c, const struct step *st)
 			 "echo 1 > /sys/power/pm_debug_messages; echo %s > /sys/power/mem_sleep; "
 			 "%s echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
 			 "echo %s > /sys/power/pm_test",
-			 c->lpc_saved ? "" : "[ -e " LPC_CONFIG " ] && " LPC_SAVE ";",
-			 variant, wake,
-			 st->pm_test ? st->pm_test : "none");
+			 c->lpc_saved ? "" : "[ -e " LPC_CONFIG " ] && " LPC_SAVE ";", variant,
+			 wake, st->pm_test ? st->pm_test : "none");
 }
 
 static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_result *sr,
@@ -172,9 +171,9 @@ struct sleep_cycle {
 	int64_t suspend_ms, resume_ms;
 	int64_t cycle_ms;        /* request → agent answering again */
 	int *fixups;             /* firmware fix-ups so far in this step */
-	json_t **counts;         /* the wakeup sources' event counts before this cycle */
-	json_t *wakeup_sources;        /* the sources whose count grew during it */
-	int wakeup_irq;          /* the IRQ that ended the sleep, 0 if none */
+	json_t **counts;	 /* the wakeup sources' event counts before this cycle */
+	json_t *wakeup_sources;	 /* the sources whose count grew during it */
+	int wakeup_irq;		 /* the IRQ that ended the sleep, 0 if none */
 };
 
 /* Collect the sleep command's exit: it returns only after resume, and a
@@ -412,7 +411,8 @@ static json_t *pm_wakeup_parse(char *out, int *irq, bool *restored)
 	json_t *counts = json_object();
 	char *save = NULL, *end;
 
-	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(l, "W ", 2)) {
 			long long n = strtoll(l + 2, &end, 10);
 
@@ -435,7 +435,7 @@ static json_t *pm_wakeup_grew(json_t *before, json_t *after)
 	const char *name;
 	size_t n = 0;
 
-	json_object_foreach(after, name, v) {
+	json_object_foreach (after, name, v) {
 		json_t *b = json_object_get(before, name);
 
 		if (json_integer_value(v) > (b ? json_integer_value(b) : 0))
@@ -451,8 +451,8 @@ static json_t *pm_wakeup_grew(json_t *before, json_t *after)
 /* One guest script: the LPC registers put back if the wake reset them
  * (counted as a fix-up), then the wakeup sources' counts. With restore
  * false, only the counts (the baseline before the first cycle). */
-static int pm_wakeup_read(struct run_ctx *c, struct step_result *sr, bool restore,
-			  json_t **counts, int *irq, int *fixups, int64_t deadline)
+static int pm_wakeup_read(struct run_ctx *c, struct step_result *sr, bool restore, json_t **counts,
+			  int *irq, int *fixups, int64_t deadline)
 {
 	struct qga_exec_result res;
 	bool restored = false;

@@ -24,7 +24,7 @@ struct run_ctx {
 	char *append;
 	const char *workdir;
 	char *restart_append;    /* the kernel arguments of the last restart */
-	bool lpc_saved;          /* the guest holds this boot's ICH9 LPC ACPI registers (step_pm.c) */
+	bool lpc_saved; /* the guest holds this boot's ICH9 LPC ACPI registers (step_pm.c) */
 };
 
 typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
