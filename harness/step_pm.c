@@ -27,17 +27,29 @@
 
 /* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
  * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
- * the guest's next write to PM1a_CNT goes nowhere, and a second S3 in one
- * boot silently never happens. Save them before the first sleep and put them
- * back after each resume, saying so in the step's result. */
+ * and until they are back the guest's ACPI I/O goes nowhere (the next S3
+ * silently never happens, the power-off that ends a hibernation neither, the
+ * power button is not seen). So save them once per boot, at its first suspend
+ * step, while they still hold what the firmware set at power-on (a save after
+ * an S3 would keep the reset values), and put them back after every resume,
+ * saying so in the step's result. An S4 restore starts the firmware afresh:
+ * the next suspend step saves again. */
 #define LPC_CONFIG "/sys/bus/pci/devices/0000:00:1f.0/config"
 #define LPC_SAVE "dd if=" LPC_CONFIG " of=/run/ktb-lpc-pm bs=1 skip=64 count=8 2>/dev/null"
-#define LPC_RESTORE                                                                        \
-	"[ -f /run/ktb-lpc-pm ] || exit 0; "                                               \
-	"dd if=" LPC_CONFIG " of=/run/ktb-lpc-now bs=1 skip=64 count=8 2>/dev/null; "      \
-	"cmp -s /run/ktb-lpc-pm /run/ktb-lpc-now && exit 0; "                              \
-	"dd if=/run/ktb-lpc-pm of=" LPC_CONFIG " bs=1 seek=64 count=8 conv=notrunc "       \
-	"2>/dev/null && echo restored"
+#define LPC_RESTORE                                                                                \
+	"( [ -f /run/ktb-lpc-pm ] || exit 0; "                                                     \
+	"dd if=" LPC_CONFIG " of=/run/ktb-lpc-now bs=1 skip=64 count=8 2>/dev/null; "              \
+	"cmp -s /run/ktb-lpc-pm /run/ktb-lpc-now && exit 0; "                                      \
+	"dd if=/run/ktb-lpc-pm of=" LPC_CONFIG " bs=1 seek=64 count=8 conv=notrunc "               \
+	"2>/dev/null && echo restored ); "
+
+/* The kernel's account of a wake: the event count of each of its wakeup
+ * sources ("W COUNT NAME") and the IRQ that ended the sleep ("I IRQ", empty
+ * when none did, as after an S3 wake). Shell builtins only: one exec. */
+#define PM_WAKEUP_LIST                                                                             \
+	"for d in /sys/class/wakeup/*; do read -r n < $d/event_count && "                          \
+	"read -r m < $d/name && echo \"W $n $m\"; done 2>/dev/null; i=; "                          \
+	"read -r i < /sys/power/pm_wakeup_irq 2>/dev/null; echo \"I $i\""
 
 static const char *const state_word[] = { "s3", "s2idle", "s4" };
 static const char *const wake_word[] = { "default", "qmp", "rtc", "key", "button" };
@@ -105,7 +117,14 @@ static int pm_check_offered(struct run_ctx *c, const struct step *st, struct ste
 /* The guest side of the preparation, as one shell script: timings on, the
  * sleep variant chosen, the wake source enabled, the pm_test level set.
  * A write the kernel refuses fails the script with the kernel's reason. */
-static char *pm_setup_script(const struct step *st)
+/* The registers were saved in this boot: a restart (S4, power loss) starts
+ * the firmware afresh, and its values are the ones to keep. */
+static bool lpc_saved(const struct run_ctx *c)
+{
+	return c->lpc_saved_boot == c->boots;
+}
+
+static char *pm_setup_script(const struct run_ctx *c, const struct step *st)
 {
 	const char *variant = st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle";
 	const char *wake = st->wake_by == WAKE_KEY
@@ -115,9 +134,8 @@ static char *pm_setup_script(const struct step *st)
 			 "echo 1 > /sys/power/pm_debug_messages; echo %s > /sys/power/mem_sleep; "
 			 "%s echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
 			 "echo %s > /sys/power/pm_test",
-			 st->sleep_state == SLEEP_STATE_S3 ? "[ -e " LPC_CONFIG " ] && " LPC_SAVE ";" : "",
-			 variant, wake,
-			 st->pm_test ? st->pm_test : "none");
+			 lpc_saved(c) ? "" : "[ -e " LPC_CONFIG " ] && " LPC_SAVE ";", variant,
+			 wake, st->pm_test ? st->pm_test : "none");
 }
 
 static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_result *sr,
@@ -129,7 +147,7 @@ static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_resu
 
 	if (ret)
 		return ret;
-	script = pm_setup_script(st);
+	script = pm_setup_script(c, st);
 	ret = pm_guest(c, sr, script, &res, deadline);
 	free(script);
 	if (ret)
@@ -139,6 +157,8 @@ static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_resu
 					       res.err ? trim(res.err) : "(no message)"));
 		ret = -EINVAL;
 	}
+	if (!ret)
+		c->lpc_saved_boot = c->boots;
 	qga_exec_result_free(&res);
 	return ret;
 }
@@ -152,20 +172,6 @@ static void pm_drain_events(struct run_ctx *c)
 		qmp_event_free(ev);
 }
 
-static int pm_lpc_restore(struct run_ctx *c, struct step_result *sr, int *fixups,
-			  int64_t deadline)
-{
-	struct qga_exec_result res;
-	int ret = pm_guest(c, sr, LPC_RESTORE, &res, deadline);
-
-	if (ret)
-		return ret;
-	if (res.out && strstr(res.out, "restored"))
-		(*fixups)++;
-	qga_exec_result_free(&res);
-	return 0;
-}
-
 struct sleep_cycle {
 	long long pid;           /* the guest's "echo mem > /sys/power/state" */
 	bool pid_pending;        /* the guest slept before the agent told the pid */
@@ -173,6 +179,9 @@ struct sleep_cycle {
 	int64_t suspend_ms, resume_ms;
 	int64_t cycle_ms;        /* request → agent answering again */
 	int *fixups;             /* firmware fix-ups so far in this step */
+	json_t **counts;	 /* the wakeup sources' event counts before this cycle */
+	json_t *wakeup_sources;	 /* the sources whose count grew during it */
+	int wakeup_irq;		 /* the IRQ that ended the sleep, 0 if none */
 };
 
 /* Collect the sleep command's exit: it returns only after resume, and a
@@ -399,15 +408,99 @@ static int pm_test_cycle(struct run_ctx *c, struct sleep_cycle *cy, struct step_
 	return ret ? ret : ok ? 0 : -EIO;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* PM_WAKEUP_LIST's output: the counts by source name, and the IRQ. */
+static json_t *pm_wakeup_parse(char *out, int *irq, bool *restored)
+{
+	json_t *counts = json_object();
+	char *save = NULL, *end;
+
+	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, "W ", 2)) {
+			long long n = strtoll(l + 2, &end, 10);
+
+			if (*end == ' ' && end[1])
+				json_object_set_new(counts, end + 1, json_integer(n));
+		} else if (!strncmp(l, "I ", 2)) {
+			*irq = atoi(l + 2);
+		} else if (!strcmp(l, "restored")) {
+			*restored = true;
+		}
+	}
+	return counts;
+}
+
+/* The sources whose event count grew from before to after, sorted by name. */
+static json_t *pm_wakeup_grew(json_t *before, json_t *after)
+{
+	const char **names = xcalloc(json_object_size(after) + 1, sizeof(*names));
+	json_t *grew = json_array(), *v;
+	const char *name;
+	size_t n = 0;
+
+	json_object_foreach (after, name, v) {
+		json_t *b = json_object_get(before, name);
+
+		if (json_integer_value(v) > (b ? json_integer_value(b) : 0))
+			names[n++] = name;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(grew, json_string(names[i]));
+	free(names);
+	return grew;
+}
+
+/* One guest script: the LPC registers put back if the wake reset them
+ * (counted as a fix-up), then the wakeup sources' counts. With restore
+ * false, only the counts (the baseline before the first cycle). */
+static int pm_wakeup_read(struct run_ctx *c, struct step_result *sr, bool restore, json_t **counts,
+			  int *irq, int *fixups, int64_t deadline)
+{
+	struct qga_exec_result res;
+	bool restored = false;
+	char *cmd = xasprintf("%s" PM_WAKEUP_LIST, restore ? LPC_RESTORE : "");
+	int ret = pm_guest(c, sr, cmd, &res, deadline);
+
+	free(cmd);
+	if (ret)
+		return ret;
+	*irq = 0;
+	*counts = pm_wakeup_parse(res.out, irq, &restored);
+	if (restored)
+		(*fixups)++;
+	qga_exec_result_free(&res);
+	return 0;
+}
+
+/* After every resume: the firmware fix-up first (nothing of the guest's
+ * ACPI works before it), then the kernel's account of what woke it. */
+static int pm_after_resume(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
+			   int64_t deadline)
+{
+	/* KTB_NO_FIRMWARE_FIXUP=1 shows the firmware bug (the tests use it) */
+	bool restore = lpc_saved(c) && !getenv("KTB_NO_FIRMWARE_FIXUP");
+	json_t *after = NULL;
+	int ret = pm_wakeup_read(c, sr, restore, &after, &cy->wakeup_irq, cy->fixups, deadline);
+	if (ret)
+		return ret;
+	cy->wakeup_sources = pm_wakeup_grew(*cy->counts, after);
+	json_decref(*cy->counts);
+	*cy->counts = after;
+	return 0;
+}
+
 static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 			struct step_result *sr, int64_t deadline)
 {
 	int ret = 0;
 
-	/* KTB_NO_FIRMWARE_FIXUP=1 shows the firmware bug (the tests use it) */
-	if (st->sleep_state == SLEEP_STATE_S3 && !st->pm_test && !getenv("KTB_NO_FIRMWARE_FIXUP"))
-		ret = pm_lpc_restore(c, sr, cy->fixups, deadline);
-	if (!ret && st->wake_by == WAKE_RTC && !st->pm_test)
+	if (st->wake_by == WAKE_RTC && !st->pm_test)
 		ret = pm_arm_rtc(c, st, sr, deadline);
 	ret = ret ?: pm_request(c, st, cy, sr, deadline);
 	if (ret || st->pm_test)
@@ -422,7 +515,8 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_c
 		 * own log afterwards that a full cycle happened */
 		ret = pm_wake(c, st, cy, sr, deadline);
 	}
-	return ret ?: pm_wait_back(c, st, cy, sr, deadline);
+	ret = ret ?: pm_wait_back(c, st, cy, sr, deadline);
+	return ret ?: pm_after_resume(c, cy, sr, deadline);
 }
 
 static json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
@@ -433,6 +527,11 @@ static json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const str
 	if (!st->pm_test) {
 		json_object_set_new(j, "resume_ms", json_integer(cy->resume_ms));
 		json_object_set_new(j, "cycle_ms", json_integer(cy->cycle_ms));
+	}
+	if (cy->wakeup_sources) {
+		json_object_set(j, "wakeup_sources", cy->wakeup_sources);
+		json_object_set_new(j, "wakeup_irq",
+				    cy->wakeup_irq ? json_integer(cy->wakeup_irq) : json_null());
 	}
 	return j;
 }
@@ -580,6 +679,8 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 		? xstrdup("") : xasprintf("ktb.resume=%s", c->s->machine->hibernate->disk);
 	int ret;
 
+	/* a new boot (run_restart counts it): the firmware sets the LPC
+	 * registers afresh, to be saved again by the next suspend step */
 	loop_clear_abort(c->vm.loop);
 	ret = run_restart(c, extra, deadline);
 	free(extra);
@@ -713,12 +814,22 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 	}
 }
 
+/* expect on a suspend step checks its data: there is no command whose exit
+ * could be checked, so the step counts as exiting 0, as the other steps with
+ * data do (otherwise expect's default exit 0 fails every such step) */
+static void pm_judge(struct step_result *sr, const struct expect *e)
+{
+	sr->exit_code = 0;
+	step_judge(sr, e);
+}
+
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		  int64_t deadline)
 {
 	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state],
 				 "wake", wake_note(st), "cycles");
-	int before = -1, fixups = 0;
+	json_t *counts = NULL;
+	int before = -1, fixups = 0, irq;
 
 	if (st->pm_test)
 		json_object_set_new(data, "pm_test", json_string(st->pm_test));
@@ -727,17 +838,20 @@ void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *
 		step_hibernate(c, st, sr, deadline, data);
 		sr->data = data;
 		if (sr->status == ST_PASS && st->expect)
-			step_judge(sr, st->expect);
+			pm_judge(sr, st->expect);
 		return;
 	}
 	if (pm_prepare(c, st, sr, deadline))
 		goto out;
 	before = pm_count_entries(c, st, sr, deadline);
+	if (!st->pm_test && pm_wakeup_read(c, sr, false, &counts, &irq, &fixups, deadline))
+		goto out;
 	for (unsigned i = 0; i < st->cycles; i++) {
-		struct sleep_cycle cy = {.fixups = &fixups};
+		struct sleep_cycle cy = {.fixups = &fixups, .counts = &counts};
 		int ret = pm_cycle_run(c, st, &cy, sr, deadline);
 
 		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
+		json_decref(cy.wakeup_sources);
 		if (ret) {
 			if (sr->status == ST_PASS)
 				pm_fail(sr, ST_FAIL, xasprintf("cycle %u failed", i + 1));
@@ -751,6 +865,7 @@ void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *
 		}
 	}
 out:
+	json_decref(counts);
 	if (fixups)
 		json_object_set_new(data, "firmware_fixups",
 				    json_pack("{s:i, s:s}", "count", fixups, "what",
@@ -763,5 +878,5 @@ out:
 	if (sr->status == ST_PASS && !st->pm_test)
 		pm_kernel_report(c, st, data, deadline);
 	if (sr->status == ST_PASS && st->expect)
-		step_judge(sr, st->expect);
+		pm_judge(sr, st->expect);
 }

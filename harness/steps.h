@@ -4,6 +4,7 @@
 #ifndef KTB_STEPS_H
 #define KTB_STEPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "result.h"
@@ -25,6 +26,9 @@ struct run_ctx {
 	char *restart_append;    /* the kernel arguments of the last restart */
 	unsigned boots;          /* times the machine came up (boot, restarts) */
 	unsigned boots_checked;  /* of those, checked by the machine step */
+	/* the boot (boots) in which the guest saved its ICH9 LPC ACPI registers
+	 * (step_pm.c); any other value: not saved since the machine came up */
+	unsigned lpc_saved_boot;
 };
 
 typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
