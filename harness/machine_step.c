@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "../hw/expected.h"
-#include "qga.h"
 #include "steps.h"
 #include "util.h"
 #include "vm.h"
@@ -308,22 +307,17 @@ static int balloon_now(struct run_ctx *c, int64_t *mb, int64_t deadline)
 
 void step_machine(struct run_ctx *c, struct step_result *sr, int64_t deadline)
 {
-	struct qga_exec_result res = {0};
 	json_t *seen;
 	int64_t balloon_mb;
-	int ret = qga_exec(c->vm.qga, MACHINE_PROBE, (const char *const *)c->env, &res, deadline);
+	int ret;
 
-	ret = ret ?: balloon_now(c, &balloon_mb, deadline);
+	if (step_guest_exec(c, MACHINE_PROBE, NULL, sr, deadline))
+		return;
+	ret = balloon_now(c, &balloon_mb, deadline);
 	if (ret) {
 		step_wait_failed(c, sr, ret, NULL);
-		qga_exec_result_free(&res);
 		return;
 	}
-	sr->exit_code = res.exit_code;
-	sr->out = res.out;
-	sr->err = res.err;
-	res.out = res.err = NULL;
-	qga_exec_result_free(&res);
 	seen = sr->out ? json_loads(sr->out, 0, NULL) : NULL;
 	if (!json_is_object(seen)) {
 		sr->status = ST_ERROR;

@@ -64,23 +64,29 @@ void step_judge(struct step_result *sr, const struct expect *e)
 	}
 }
 
-static void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		     int64_t deadline)
+int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
+		    struct step_result *sr, int64_t deadline)
 {
 	struct qga_exec_result res = {0};
-	int ret = qga_exec(c->vm.qga, st->run, (const char *const *)c->env, &res, deadline);
+	int ret = qga_exec(c->vm.qga, cmd, (const char *const *)c->env, &res, deadline);
 
 	if (ret) {
 		step_wait_failed(c, sr, ret, st);
-		qga_exec_result_free(&res);
-		return;
+	} else {
+		sr->exit_code = res.exit_code;
+		sr->out = res.out;
+		sr->err = res.err;
+		res.out = res.err = NULL;
 	}
-	sr->exit_code = res.exit_code;
-	sr->out = res.out;
-	sr->err = res.err;
-	res.out = res.err = NULL;
 	qga_exec_result_free(&res);
-	step_judge(sr, st->expect);
+	return ret;
+}
+
+static void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline)
+{
+	if (!step_guest_exec(c, st->run, st, sr, deadline))
+		step_judge(sr, st->expect);
 }
 
 static bool console_watch_done(void *ctx)

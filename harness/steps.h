@@ -38,6 +38,10 @@ typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_re
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);
 /* Pass or fail sr against e, parsing sr->out as JSON when needed. */
 void step_judge(struct step_result *sr, const struct expect *e);
+/* Run cmd in the guest through the agent: its exit code, stdout and stderr
+ * into sr. 0, or the wait's error, already turned into sr's status. */
+int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
+		    struct step_result *sr, int64_t deadline);
 
 /* Start the machine again after it powered itself off (S4): the same disks,
  * the kernel arguments plus extra. 0, or -errno with c->vm.err set. */
