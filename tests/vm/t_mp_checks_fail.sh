@@ -12,13 +12,15 @@ expect_out 'fail_path.disk: disk data has one path; give it paths: 2 or more'
 
 # no multipath device: told not to join the controllers, the kernel shows two
 # plain disks; neither step may act, each names what the guest showed
-noprobe='/^  - name: one head, two live paths/,+3d'
+# (the machine step would catch the missing multipath device first:
+# unverified: [disks] turns that part off, so the steps' own checks are tested)
+noprobe='/^  - name: one head, two live paths/,+3d'$'\n''/^machine:$/a\  unverified: [disks]'
 ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
 	"$(mutate mp-nvme-failover "$noprobe")"
 expect_rc 1
 expect_out 'before fail_path of path 0: the guest shows no multipath device \(multipath: null\)'
 ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
-	"$(mutate mp-nvme-failover "$noprobe; /fail_path: {disk: data, path: 0}/d")"
+	"$(mutate mp-nvme-failover "$noprobe"$'\n''/fail_path: {disk: data, path: 0}/d')"
 expect_rc 1
 expect_out 'step 3 .*restore_path'
 expect_out 'before restore_path of path 0: the guest shows no multipath device'
