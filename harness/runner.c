@@ -64,12 +64,45 @@ void step_judge(struct step_result *sr, const struct expect *e)
 	}
 }
 
+/* What a guest command that ran out of time was doing: the state, wait
+ * channel and kernel stack of it and its children, and the memory counters,
+ * so that a step that hangs once in thirty runs leaves evidence behind. */
+#define STUCK_PROBE_MS 5000
+#define STUCK_SCRIPT                                                                       \
+	"kids() { cat /proc/$1/task/*/children 2>/dev/null; }; "                            \
+	"for p in %lld $(kids %lld) $(for k in $(kids %lld); do kids $k; done); do "          \
+	"echo \"== pid $p: $(tr '\\0' ' ' < /proc/$p/cmdline)\"; "                             \
+	"grep -E '^(State|VmRSS|VmSwap)' /proc/$p/status; "                                \
+	"echo \"wchan: $(cat /proc/$p/wchan)\"; cat /proc/$p/stack; done; "                   \
+	"for f in meminfo vmstat pressure/memory; do echo \"== /proc/$f\"; cat /proc/$f; done"
+
+static void step_record_stuck(struct run_ctx *c, const struct step_result *sr, long long pid)
+{
+	struct qga_exec_result res = {0};
+	int64_t dl = loop_now(c->vm.loop) + STUCK_PROBE_MS;
+	char *cmd = xasprintf(STUCK_SCRIPT, pid, pid, pid), *path;
+
+	if (dl <= c->deadline && !qga_exec(c->vm.qga, cmd, NULL, &res, dl) && res.out) {
+		path = xasprintf("%s/stuck-line-%d.txt", c->r->artifacts, sr->line);
+		write_file(path, res.out, res.out_len);
+		free(path);
+	}
+	qga_exec_result_free(&res);
+	free(cmd);
+}
+
 int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 		    struct step_result *sr, int64_t deadline)
 {
 	struct qga_exec_result res = {0};
-	int ret = qga_exec(c->vm.qga, cmd, (const char *const *)c->env, &res, deadline);
+	long long pid = 0;
+	int ret = qga_exec_start(c->vm.qga, cmd, (const char *const *)c->env, &pid, &res.err,
+				 deadline);
 
+	if (!ret)
+		ret = qga_exec_wait(c->vm.qga, pid, &res, deadline);
+	if (ret == -ETIMEDOUT && pid)
+		step_record_stuck(c, sr, pid);
 	if (ret) {
 		step_wait_failed(c, sr, ret, st);
 	} else {
