@@ -190,32 +190,22 @@ static void facts_disk_multipath(const char *root, const struct disk_info *d,
 	json_obj_end(j);
 }
 
-/* key: v, or null when its file could not be read */
-static void facts_kv_u64_read(struct json_out *j, const char *key, uint64_t v, bool read)
-{
-	json_key(j, key);
-	if (read)
-		json_u64(j, v);
-	else
-		json_null(j);
-}
-
 static void facts_disk_members(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	json_kv_str(j, "id", d->id[0] ? d->id : NULL);
 	json_kv_str(j, "name", d->name);
 	json_kv_str(j, "dev", d->dev);
 	json_kv_u64(j, "size_bytes", d->size_bytes);
-	facts_kv_u64_read(j, "logical_block_size", d->logical_block_size,
-			  !(d->unread & DISK_UNREAD_LBS));
-	facts_kv_u64_read(j, "physical_block_size", d->physical_block_size,
-			  !(d->unread & DISK_UNREAD_PBS));
+	json_kv_u64_or_null(j, "logical_block_size", !(d->unread & DISK_UNREAD_LBS),
+			    d->logical_block_size);
+	json_kv_u64_or_null(j, "physical_block_size", !(d->unread & DISK_UNREAD_PBS),
+			    d->physical_block_size);
 	if (d->unread & DISK_UNREAD_ROTATIONAL)
-		facts_kv_u64_read(j, "rotational", 0, false);
+		json_kv_u64_or_null(j, "rotational", false, 0);
 	else
 		json_kv_bool(j, "rotational", d->rotational);
 	json_kv_str(j, "zoned", d->unread & DISK_UNREAD_ZONED ? NULL : d->zoned);
-	facts_kv_u64_read(j, "zones", d->nr_zones, !(d->unread & DISK_UNREAD_ZONES));
+	json_kv_u64_or_null(j, "zones", !(d->unread & DISK_UNREAD_ZONES), d->nr_zones);
 	json_kv_str(j, "serial", d->id);
 	json_kv_str(j, "transport", d->transport);
 	json_kv_str(j, "majmin", d->majmin);

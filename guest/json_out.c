@@ -182,3 +182,21 @@ void json_kv_bool(struct json_out *j, const char *key, bool v)
 	json_key(j, key);
 	json_bool(j, v);
 }
+
+void json_kv_u64_or_null(struct json_out *j, const char *key, bool ok, uint64_t v)
+{
+	json_key(j, key);
+	if (ok)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
+void json_kv_double_or_null(struct json_out *j, const char *key, bool ok, double v)
+{
+	json_key(j, key);
+	if (ok)
+		json_double(j, v);
+	else
+		json_null(j);
+}

@@ -37,6 +37,10 @@ void json_kv_str(struct json_out *j, const char *key, const char *s);
 void json_kv_u64(struct json_out *j, const char *key, uint64_t v);
 void json_kv_i64(struct json_out *j, const char *key, int64_t v);
 void json_kv_double(struct json_out *j, const char *key, double v);
+/* key: v when ok, else key: null (a value that could not be read is never
+ * written as a default a check could take for it) */
+void json_kv_u64_or_null(struct json_out *j, const char *key, bool ok, uint64_t v);
+void json_kv_double_or_null(struct json_out *j, const char *key, bool ok, double v);
 void json_kv_bool(struct json_out *j, const char *key, bool v);
 
 #endif

@@ -190,35 +190,17 @@ static uint64_t opt_size(const struct mem_opts *o, const char *def, int *err)
 	return sz & ~(uint64_t)(MEMCHECK_PAGE - 1);
 }
 
-static void kv_u64_or_null(struct json_out *j, const char *key, bool ok, uint64_t v)
-{
-	json_key(j, key);
-	if (ok)
-		json_u64(j, v);
-	else
-		json_null(j);
-}
-
-static void kv_double_or_null(struct json_out *j, const char *key, bool ok, double v)
-{
-	json_key(j, key);
-	if (ok)
-		json_double(j, v);
-	else
-		json_null(j);
-}
-
 static void report_counters(struct json_out *j, const struct counters *a, const struct counters *b)
 {
 	bool vm = a->vmstat_ok && b->vmstat_ok, psi = a->psi_ok && b->psi_ok;
 
-	kv_u64_or_null(j, "pswpin", vm, b->pswpin - a->pswpin);
-	kv_u64_or_null(j, "pswpout", vm, b->pswpout - a->pswpout);
-	kv_u64_or_null(j, "pgmajfault", vm, b->pgmajfault - a->pgmajfault);
-	kv_double_or_null(j, "psi_some_avg10", psi, b->some.avg10);
-	kv_double_or_null(j, "psi_full_avg10", psi, b->full.avg10);
-	kv_u64_or_null(j, "psi_some_us", psi, b->some.total_us - a->some.total_us);
-	kv_u64_or_null(j, "psi_full_us", psi, b->full.total_us - a->full.total_us);
+	json_kv_u64_or_null(j, "pswpin", vm, b->pswpin - a->pswpin);
+	json_kv_u64_or_null(j, "pswpout", vm, b->pswpout - a->pswpout);
+	json_kv_u64_or_null(j, "pgmajfault", vm, b->pgmajfault - a->pgmajfault);
+	json_kv_double_or_null(j, "psi_some_avg10", psi, b->some.avg10);
+	json_kv_double_or_null(j, "psi_full_avg10", psi, b->full.avg10);
+	json_kv_u64_or_null(j, "psi_some_us", psi, b->some.total_us - a->some.total_us);
+	json_kv_u64_or_null(j, "psi_full_us", psi, b->full.total_us - a->full.total_us);
 }
 
 struct pressure_res {
