@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hw/machine.h"
+#include "machine.h"
 
 /* machine_validate refuses m, naming field, with a message containing msg. */
 static inline void expect_refusal(struct machine *m, const char *field, const char *msg)

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "harness/scenario.h"
-#include "hw/machine.h"
+#include "scenario.h"
+#include "machine.h"
 #include "machine_check.h"
 
 static struct machine machine_with(struct disk *d, unsigned n)

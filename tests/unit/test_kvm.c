@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../guest/protocol.h"
+#include "protocol.h"
 #include "kvm.h"
 #include "util.h"
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "hw/libvirt_xml.h"
-#include "hw/machine.h"
+#include "libvirt_xml.h"
+#include "machine.h"
 #include "xml_check.h"
 
 static const struct hw_launch launch = {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "hw/machine.h"
+#include "machine.h"
 #include "machine_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

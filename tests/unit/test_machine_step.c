@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "harness/machine_step.h"
-#include "hw/expected.h"
-#include "hw/machine.h"
-#include "harness/scenario.h"
+#include "machine_step.h"
+#include "expected.h"
+#include "machine.h"
+#include "scenario.h"
 
 static const struct machine_fact *find(const struct machine_facts *f, const char *path)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "harness/scenario.h"
+#include "scenario.h"
 
 #define DATA KTB_TEST_DATA "/scenarios/"
 

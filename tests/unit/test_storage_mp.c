@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/runner.h"
-#include "harness/steps.h"
+#include "runner.h"
+#include "steps.h"
 
 static void test_kernel_arg(void **state)
 {

@@ -2,7 +2,7 @@
  * after creating its disks in DIR. For the QEMU acceptance check only. */
 #include <stdio.h>
 #include <string.h>
-#include "hw/machine.h"
+#include "machine.h"
 
 #define D(i, b, s, sec, rot) { .id = i, .bus = DISK_BUS_##b, .size = s, .sector = DISK_SECTOR_##sec, .rotational = rot }
 static struct disk all[] = {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/libvirt_xml.h"
-#include "hw/machine.h"
+#include "libvirt_xml.h"
+#include "machine.h"
 
 #define D(i, b, s, sec, rot)                                                                       \
 	{                                                                                          \

@@ -8,13 +8,11 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "../hw/machine.h"
+#include "machine.h"
+#include "result.h"
 
 struct run_ctx;
 struct step_result;
-
-/* The step's label in every report. */
-#define MACHINE_STEP_NAME "machine"
 
 /* Compare machine m with seen, the probe's document. balloon_mb: the
  * balloon's current size in MB (QEMU's "actual"), or -1 when the machine

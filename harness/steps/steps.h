@@ -8,9 +8,10 @@
 #include <stdint.h>
 
 #include "result.h"
-#include "runner.h"
 #include "scenario.h"
 #include "vm.h"
+
+struct run_opts;
 
 struct run_ctx {
 	const struct scenario *s;
@@ -46,6 +47,16 @@ int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 /* Start the machine again after it powered itself off (S4): the same disks,
  * the kernel arguments plus extra. 0, or -errno with c->vm.err set. */
 int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
+
+/* run, wait, qmp (step_basic.c) */
+void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
+	      int64_t deadline);
+void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
+	       int64_t deadline);
+void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
+	      int64_t deadline);
+/* The function that carries out a step of kind k. */
+step_fn step_lookup(enum step_kind k);
 
 /* suspend: s3 | s2idle | s4 (step_pm.c) */
 void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,

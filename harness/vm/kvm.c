@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../guest/protocol.h"
+#include "protocol.h"
 #include "image.h"
 #include "proc.h"
 #include "util.h"

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "machine_step.h"
 
 /* The terminal view: quiet on success (one line per scenario), loud on
  * failure (the failing step, its output, the console tail, the artifacts).

@@ -13,6 +13,11 @@ enum status { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP };
 /* A define, not an enumerator, so switches over enum status stay complete. */
 #define ST_COUNT (ST_SKIP + 1)
 
+/* The step the runner adds after every boot (steps/machine_step.c): the
+ * guest's hardware against the scenario's machine. Reports number the
+ * scenario's own steps without it. */
+#define MACHINE_STEP_NAME "machine"
+
 struct step_result {
 	char *name;            /* "run: ktb-probe disk data" */
 	enum status status;

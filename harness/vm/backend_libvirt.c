@@ -11,7 +11,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../hw/libvirt_xml.h"
+#include "libvirt_xml.h"
 #include "jsonstream.h"
 #include "loop.h"
 #include "pool.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hw/expected.h"
+#include "expected.h"
 #include "steps.h"
 #include "util.h"
 #include "vm.h"

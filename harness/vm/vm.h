@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "../hw/machine.h"
+#include "machine.h"
 #include "hybrid.h"
 #include "proc.h"
 

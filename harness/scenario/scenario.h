@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "../hw/machine.h"
+#include "machine.h"
 
 enum step_kind {
 	STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,

@@ -8,7 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../guest/protocol.h"
+#include "protocol.h"
 #include "console.h"
 #include "loop.h"
 #include "qga.h"

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "../hw/machine.h"
+#include "machine.h"
 #include "proc.h"
 
 struct hybrid_procs {
