@@ -1,4 +1,4 @@
-#include "internal.h"
+#include "argv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -159,4 +159,15 @@ char *hw_escape(const char *s)
 	}
 	*p = '\0';
 	return out;
+}
+
+int hw_fail(struct hw_error *err, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->field, sizeof(err->field), "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }

@@ -1,4 +1,8 @@
-#include "internal.h"
+#include "disk.h"
+
+#include "disk_path.h"
+#include "hybrid_disk.h"
+#include "multipath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,16 +14,16 @@
 /* q35's AHCI controller has six ports, ide.0 .. ide.5. */
 #define SATA_PORTS 6
 
-struct disk_sector_geom {
-	const char *name;
-	unsigned logical, physical;
-};
+/* d's sector sizes in bytes, as its format (names.h) gives them */
+static unsigned logical(const struct disk *d)
+{
+	return disk_sector_logical(d->sector);
+}
 
-static const struct disk_sector_geom disk_sectors[] = {
-	[DISK_SECTOR_512N] = { "512n", 512, 512 },
-	[DISK_SECTOR_512E] = { "512e", 512, 4096 },
-	[DISK_SECTOR_4KN] = { "4kn", 4096, 4096 },
-};
+static unsigned physical(const struct disk *d)
+{
+	return disk_sector_physical(d->sector);
+}
 
 /* What one disk's arguments need beyond the disk: which instance of its bus
  * it is, and whether the shared SCSI HBA exists yet. */
@@ -32,7 +36,6 @@ struct disk_ctx {
 };
 
 struct disk_bus_ops {
-	const char *name;
 	unsigned max;                   /* disks this bus takes; 0: no limit */
 	/* NULL: paths > 1 is refused (no multipath wiring for this bus yet) */
 	int (*multipath_to_args)(const struct disk *d, struct disk_ctx *c);
@@ -86,11 +89,11 @@ static int hybrid_to_args(const struct disk *d, struct disk_ctx *c)
 
 static int virtio_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	const struct disk_sector_geom *g = &disk_sectors[d->sector];
-
-	return argv_add(c->a, "-device") ?:
-	       argv_addf(c->a, "virtio-blk-pci,drive=d%u,serial=%s,logical_block_size=%u,"
-			 "physical_block_size=%u", c->node, d->id, g->logical, g->physical);
+	return argv_add(c->a, "-device")
+		   ?: argv_addf(c->a,
+				"virtio-blk-pci,drive=d%u,serial=%s,logical_block_size=%u,"
+				"physical_block_size=%u",
+				c->node, d->id, logical(d), physical(d));
 }
 
 /* scsi-hd and ide-hd report rotation_rate=1 as "non-rotating"; left out, the
@@ -102,7 +105,6 @@ static const char *rotation(const struct disk *d)
 
 static int scsi_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	const struct disk_sector_geom *g = &disk_sectors[d->sector];
 	int ret = 0;
 
 	if (!*c->scsi_hba) {
@@ -111,20 +113,19 @@ static int scsi_to_args(const struct disk *d, struct disk_ctx *c)
 	}
 	return ret ?: argv_add(c->a, "-device") ?:
 	       argv_addf(c->a, "scsi-hd,bus=scsi0.0,drive=d%u,serial=%s,logical_block_size=%u,"
-			 "physical_block_size=%u%s", c->node, d->id, g->logical, g->physical,
+			 "physical_block_size=%u%s", c->node, d->id, logical(d), physical(d),
 			 rotation(d));
 }
 
 static int nvme_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	const struct disk_sector_geom *g = &disk_sectors[d->sector];
 	char z[64];
 
 	return argv_add(c->a, "-device") ?:
 	       argv_addf(c->a, "nvme,serial=%s,id=nvme%u", d->id, c->nth) ?:
 	       argv_add(c->a, "-device") ?:
 	       argv_addf(c->a, "nvme-ns,bus=nvme%u,drive=d%u,nsid=1,logical_block_size=%u,"
-			 "physical_block_size=%u%s", c->nth, c->node, g->logical, g->physical,
+			 "physical_block_size=%u%s", c->nth, c->node, logical(d), physical(d),
 			 disk_zoned_opts(d, z, sizeof(z)));
 }
 
@@ -140,27 +141,25 @@ static int scsi_mp_to_args(const struct disk *d, struct disk_ctx *c)
 
 static int sata_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	const struct disk_sector_geom *g = &disk_sectors[d->sector];
-
-	return argv_add(c->a, "-device") ?:
-	       argv_addf(c->a, "ide-hd,bus=ide.%u,drive=d%u,serial=%s,logical_block_size=%u,"
-			 "physical_block_size=%u%s", c->nth, c->node, d->id, g->logical,
-			 g->physical, rotation(d));
+	return argv_add(c->a, "-device")
+		   ?: argv_addf(c->a,
+				"ide-hd,bus=ide.%u,drive=d%u,serial=%s,logical_block_size=%u,"
+				"physical_block_size=%u%s",
+				c->nth, c->node, d->id, logical(d), physical(d), rotation(d));
 }
 
 static const struct disk_bus_ops disk_buses[] = {
-	[DISK_BUS_VIRTIO] = { .name = "virtio", .to_args = virtio_to_args },
-	[DISK_BUS_SCSI] = { .name = "scsi", .multipath_to_args = scsi_mp_to_args,
-			    .to_args = scsi_to_args },
-	[DISK_BUS_NVME] = { .name = "nvme", .multipath_to_args = nvme_mp_to_args,
-			    .refuse = nvme_refuse, .to_args = nvme_to_args },
-	[DISK_BUS_SATA] = { .name = "sata", .max = SATA_PORTS, .refuse = sata_refuse,
-			    .to_args = sata_to_args },
-	[DISK_BUS_HYBRID] = { .name = "hybrid", .refuse = hybrid_refuse,
-			      .to_args = hybrid_to_args },
+    [DISK_BUS_VIRTIO] = {.to_args = virtio_to_args},
+    [DISK_BUS_SCSI] = {.multipath_to_args = scsi_mp_to_args, .to_args = scsi_to_args},
+    [DISK_BUS_NVME] = {.multipath_to_args = nvme_mp_to_args,
+		       .refuse = nvme_refuse,
+		       .to_args = nvme_to_args},
+    [DISK_BUS_SATA] = {.max = SATA_PORTS, .refuse = sata_refuse, .to_args = sata_to_args},
+    [DISK_BUS_HYBRID] = {.refuse = hybrid_refuse, .to_args = hybrid_to_args},
 };
 
-#define DISK_BUS_COUNT (sizeof(disk_buses) / sizeof(disk_buses[0]))
+_Static_assert(sizeof(disk_buses) / sizeof(disk_buses[0]) == DISK_BUS_COUNT,
+	       "a bus in names.h without its QEMU devices here");
 
 static const char *disk_field(char *buf, size_t len, unsigned i, const char *key)
 {
@@ -196,7 +195,6 @@ static int disk_check_id(const struct machine *m, unsigned i, struct hw_error *e
 
 static int disk_check_size(struct disk *d, unsigned i, struct hw_error *err)
 {
-	const struct disk_sector_geom *g = &disk_sectors[d->sector];
 	char f[64], sz[32];
 	int ret;
 
@@ -205,10 +203,12 @@ static int disk_check_size(struct disk *d, unsigned i, struct hw_error *err)
 	if (ret < 0)
 		return ret;
 	/* the physical size is a multiple of the logical one for every geometry */
-	if (d->size_bytes % g->physical)
-		return hw_fail(err, f, "%s is not a multiple of the %s disk's %u-byte sectors; "
-			       "round it to a multiple of %u", hw_size_str(d->size_bytes, sz,
-			       sizeof(sz)), g->name, g->physical, g->physical);
+	if (d->size_bytes % physical(d))
+		return hw_fail(err, f,
+			       "%s is not a multiple of the %s disk's %u-byte sectors; "
+			       "round it to a multiple of %u",
+			       hw_size_str(d->size_bytes, sz, sizeof(sz)),
+			       disk_sector_name(d->sector), physical(d), physical(d));
 	return 0;
 }
 
@@ -223,11 +223,13 @@ static int disk_check_bus(const struct disk *d, unsigned i, unsigned on_bus, str
 	if (d->paths > 1 && !bus->multipath_to_args)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "paths"),
 			       "paths > 1 on %s: QEMU gives this bus one path per disk; use nvme "
-			       "(native NVMe multipath) or scsi (dm-multipath)", bus->name);
+			       "(native NVMe multipath) or scsi (dm-multipath)",
+			       disk_bus_name(d->bus));
 	if (bus->max && on_bus > bus->max)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 			       "more than %u %s disks; the bus has %u ports, put the others "
-			       "on another bus", bus->max, bus->name, bus->max);
+			       "on another bus",
+			       bus->max, disk_bus_name(d->bus), bus->max);
 	return 0;
 }
 
@@ -238,7 +240,7 @@ static int disk_validate(struct machine *m, unsigned i, unsigned *on_bus, struct
 
 	if ((unsigned)d->bus >= DISK_BUS_COUNT)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "bus"), "unknown bus");
-	if ((unsigned)d->sector >= sizeof(disk_sectors) / sizeof(disk_sectors[0]))
+	if ((unsigned)d->sector >= DISK_SECTOR_COUNT)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "sector"), "unknown sector size");
 	return disk_check_id(m, i, err) ?: disk_check_size(d, i, err) ?:
 	       disk_check_bus(d, i, ++on_bus[d->bus], err) ?: disk_mp_validate(d, i, err) ?:
@@ -298,7 +300,7 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 
 		if (!disk_buses[d->bus].to_args)
 			return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
-				       "no QEMU device for bus %s", disk_buses[d->bus].name);
+				       "no QEMU device for bus %s", disk_bus_name(d->bus));
 		/* a hybrid disk's blocks live in its back end, not in QEMU */
 		ret = (d->bus == DISK_BUS_HYBRID ? 0 : disk_blockdev(d, i, l, a)) ?:
 		      (d->paths > 1 ? disk_buses[d->bus].multipath_to_args

@@ -3,7 +3,7 @@
  * "disks.id=data" is the element of the disks array whose id is data. */
 #include "expected.h"
 
-#include "internal.h"
+#include "argv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,16 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const part_names[MACHINE_PART_COUNT] = {
-    [MACHINE_PART_CPUS] = "cpus",	[MACHINE_PART_MEMORY] = "memory",
-    [MACHINE_PART_NUMA] = "numa",	[MACHINE_PART_DISKS] = "disks",
-    [MACHINE_PART_BALLOON] = "balloon", [MACHINE_PART_HMAT] = "hmat",
-    [MACHINE_PART_SLEEP] = "sleep",
-};
-
 const char *machine_part_name(enum machine_part p)
 {
-	return (unsigned)p < MACHINE_PART_COUNT ? part_names[p] : "?";
+	const char *n = machine_part_str(p);
+
+	return n ? n : "?";
 }
 
 /* Measured on Debian's 6.1 kernel (docs/scenarios.md, "The machine step"):
@@ -289,17 +284,6 @@ static int hmat_facts(struct facts_ctx *c)
 	return ret;
 }
 
-static const char *const bus_names[] = {
-    [DISK_BUS_VIRTIO] = "virtio", [DISK_BUS_SCSI] = "scsi",	[DISK_BUS_NVME] = "nvme",
-    [DISK_BUS_SATA] = "sata",	  [DISK_BUS_HYBRID] = "hybrid",
-};
-
-static const unsigned sector_sizes[][2] = {
-    [DISK_SECTOR_512N] = {512, 512},
-    [DISK_SECTOR_512E] = {512, 4096},
-    [DISK_SECTOR_4KN] = {4096, 4096},
-};
-
 /* paths > 1: native NVMe multipath is a head over N live controllers,
  * SCSI a dm-multipath device over N active paths; one path is no
  * multipath device at all. */
@@ -326,7 +310,6 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 
 static int disk_facts(struct facts_ctx *c, const struct disk *d)
 {
-	const unsigned *g = sector_sizes[d->sector];
 	char base[64], path[96], what[96], want[64];
 	struct machine_fact *f;
 	int ret;
@@ -334,7 +317,7 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 	snprintf(base, sizeof(base), "disks.id=%s", d->id);
 	snprintf(path, sizeof(path), "%s.id", base);
 	snprintf(want, sizeof(want), "\"%s\"", d->id);
-	f = fact_new(c, path, "disk %s (%s, %s)", d->id, bus_names[d->bus], d->size);
+	f = fact_new(c, path, "disk %s (%s, %s)", d->id, disk_bus_name(d->bus), d->size);
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->want, sizeof(f->want), "%s", want);
@@ -344,10 +327,10 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 	ret = fact_uint(c, path, what, d->size_bytes);
 	snprintf(path, sizeof(path), "%s.logical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s logical block size", d->id);
-	ret = ret ?: fact_uint(c, path, what, g[0]);
+	ret = ret ?: fact_uint(c, path, what, disk_sector_logical(d->sector));
 	snprintf(path, sizeof(path), "%s.physical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s physical block size", d->id);
-	ret = ret ?: fact_uint(c, path, what, g[1]);
+	ret = ret ?: fact_uint(c, path, what, disk_sector_physical(d->sector));
 	snprintf(path, sizeof(path), "%s.zoned", base);
 	snprintf(what, sizeof(what), "disk %s zoned model", d->id);
 	ret = ret ?: fact_json(c, path, what, d->zoned ? "\"host-managed\"" : "\"none\"");

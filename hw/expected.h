@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "machine.h"
+#include "model.h"
 
 /* One fact. Either want holds the expected value as JSON text ("2",
  * "[0,1]", "\"host-managed\"", "true"), or want is "" and the value is an

@@ -1,6 +1,6 @@
 /* HMAT: the latency/bandwidth entries and memory-side caches of a NUMA
  * machine, checked and turned into -numa hmat-lb / hmat-cache arguments. */
-#include "internal.h"
+#include "hmat.h"
 
 #include <stdio.h>
 #include <string.h>

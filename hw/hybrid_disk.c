@@ -1,6 +1,8 @@
 /* Disks on bus hybrid: their settings, the shared guest RAM their back end
  * needs, and the command line of that back end (ktb-hybrid). */
-#include "internal.h"
+#include "hybrid_disk.h"
+
+#include "disk_path.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,23 +16,12 @@
 #define HYBRID_MAX_PINS 8
 #define HYBRID_CHUNK (64 * HW_KIB)
 
-static const char *const sector_names[] = {"512n", "512e", "4kn"};
-
 bool machine_has_hybrid(const struct machine *m)
 {
 	for (unsigned i = 0; i < m->disks_count; i++)
 		if (m->disks[i].bus == DISK_BUS_HYBRID)
 			return true;
 	return false;
-}
-
-char *machine_hybrid_path(const struct hw_launch *l, const struct disk *d, const char *ext)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s.%s", l->disk_dir ? l->disk_dir : ".", d->id, ext) < 0)
-		return NULL;
-	return p;
 }
 
 /* "OFFSET+LENGTH", both sizes, inside the disk. */
@@ -169,7 +160,7 @@ int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const c
 	      add_path_opt(out, "--image", machine_disk_path(l, d)) ?:
 	      add_path_opt(out, "--flash", machine_hybrid_path(l, d, "flash")) ?:
 	      argv_add(out, "--serial") ?: argv_add(out, d->id) ?:
-	      argv_add(out, "--sector") ?: argv_add(out, sector_names[d->sector]) ?:
+	      argv_add(out, "--sector") ?: argv_add(out, disk_sector_name(d->sector)) ?:
 	      hybrid_model_args(d->hybrid ? d->hybrid : &defaults, out);
 	if (ret < 0)
 		argv_free(out);

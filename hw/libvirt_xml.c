@@ -5,17 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "argv.h"
+#include "disk_path.h"
 
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
-
-/* Logical and physical sector sizes per enum disk_sector, as hw/disk.c
- * presents them on the QEMU command line. */
-static const unsigned sector_sizes[][2] = {
-    [DISK_SECTOR_512N] = {512, 512},
-    [DISK_SECTOR_512E] = {512, 4096},
-    [DISK_SECTOR_4KN] = {4096, 4096},
-};
 
 /* Text with &, <, >, ' and " escaped, for element text and attributes. */
 static void xml_put(FILE *f, const char *s)
@@ -77,7 +70,7 @@ int machine_libvirt_check(const struct machine *m, struct hw_error *err)
 			return hw_fail(err, f,
 				       "the libvirt renderer cannot present %s disks yet; "
 				       "use virtio, scsi or sata, or run with --backend qemu",
-				       d->bus == DISK_BUS_NVME ? "nvme" : "hybrid");
+				       disk_bus_name(d->bus));
 		}
 		if (d->paths > 1) {
 			snprintf(f, sizeof(f), "machine.disks[%u].paths", i);
@@ -163,7 +156,7 @@ static int domain_disk(FILE *f, const struct disk *d, const struct hw_launch *l,
 {
 	char *path = machine_disk_path(l, d);
 	bool virtio = d->bus == DISK_BUS_VIRTIO;
-	const char *bus = virtio ? "virtio" : d->bus == DISK_BUS_SCSI ? "scsi" : "sata";
+	const char *bus = disk_bus_name(d->bus);
 	unsigned k = virtio ? (*vd)++ : (*sd)++;
 	char letters[4];
 
@@ -182,7 +175,7 @@ static int domain_disk(FILE *f, const struct disk *d, const struct hw_launch *l,
 	fprintf(f,
 		"      <blockio logical_block_size='%u' physical_block_size='%u'/>\n"
 		"    </disk>\n",
-		sector_sizes[d->sector][0], sector_sizes[d->sector][1]);
+		disk_sector_logical(d->sector), disk_sector_physical(d->sector));
 	free(path);
 	return 0;
 }

@@ -7,7 +7,7 @@
 #ifndef KTB_HW_LIBVIRT_XML_H
 #define KTB_HW_LIBVIRT_XML_H
 
-#include "machine.h"
+#include "model.h"
 
 struct hw_domain {
 	const char *name;	  /* domain name, unique on the host */

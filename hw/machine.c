@@ -1,4 +1,7 @@
-#include "internal.h"
+#include "machine.h"
+#include "disk.h"
+#include "memory.h"
+#include "numa.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,17 +17,6 @@
 #define MACHINE_MAX_CPUS 64
 #define MACHINE_MIN_MEMORY (64 * HW_MIB)
 #define MACHINE_DEFAULT_MEMORY "512M"
-
-int hw_fail(struct hw_error *err, const char *field, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(err->field, sizeof(err->field), "%s", field ? field : "");
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int machine_check_memory(struct machine *m, struct hw_error *err)
 {
@@ -65,16 +57,6 @@ int machine_validate(struct machine *m, struct hw_error *err)
 			       MACHINE_MAX_CPUS);
 	return machine_check_memory(m, err) ?: sleep_validate(m, err) ?:
 	       disks_validate(m, err) ?: numa_validate(m, err) ?: hibernate_validate(m, err);
-}
-
-char *machine_disk_path(const struct hw_launch *l, const struct disk *d)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s.%s", l->disk_dir ? l->disk_dir : ".", d->id,
-		     d->image ? "qcow2" : "img") < 0)
-		return NULL;
-	return p;
 }
 
 static int disk_create_raw(const struct disk *d, const char *path)

@@ -1,5 +1,5 @@
 /* The memory devices of a machine beyond its RAM: the virtio balloon. */
-#include "internal.h"
+#include "memory.h"
 
 int balloon_to_args(const struct machine *m, struct argv *a)
 {

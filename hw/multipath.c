@@ -2,7 +2,7 @@
  * `paths: N` (an NVMe subsystem with one controller per PCIe root port, or N
  * virtio-scsi HBAs each with a scsi-hd on the same block node) and for
  * `zoned:` (a ZNS namespace). disk.c calls in here; see docs/storage.md. */
-#include "internal.h"
+#include "multipath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,16 +10,6 @@
 
 /* scsi-hd paths of one disk share a WWN (NAA 5) so the guest sees one LU. */
 #define MP_WWN_BASE 0x5000c50000000000ull
-
-static unsigned mp_logical(const struct disk *d)
-{
-	return d->sector == DISK_SECTOR_4KN ? 4096 : 512;
-}
-
-static unsigned mp_physical(const struct disk *d)
-{
-	return d->sector == DISK_SECTOR_512N ? 512 : 4096;
-}
 
 static const char *mp_field(char *buf, size_t len, unsigned i, const char *key)
 {
@@ -43,8 +33,8 @@ static int mp_check_paths(const struct disk *d, unsigned i, struct hw_error *err
 			       "which has no mode; drop multipath");
 	if (d->paths < 2)
 		return hw_fail(err, f, "multipath needs paths: 2 or more");
-	if ((unsigned)d->multipath->mode > MULTIPATH_BIO ||
-	    (unsigned)d->multipath->no_path > MULTIPATH_FAIL)
+	if (!multipath_mode_name(d->multipath->mode) ||
+	    !multipath_no_path_name(d->multipath->no_path))
 		return hw_fail(err, f, "unknown mode or no_path");
 	return 0;
 }
@@ -105,8 +95,9 @@ static int mp_scsi_path(const struct disk *d, unsigned node, unsigned p, char *b
 			 "scsi-hd,bus=d%uhba%u.0,scsi-id=%u,id=d%up%u,drive=d%u,"
 			 "serial=%s,wwn=0x%llx,share-rw=on,logical_block_size=%u,"
 			 "physical_block_size=%u%s",
-			 node, p, p, node, p, node, d->id, MP_WWN_BASE + node + 1, mp_logical(d),
-			 mp_physical(d), d->rotational ? "" : ",rotation_rate=1");
+			 node, p, p, node, p, node, d->id, MP_WWN_BASE + node + 1,
+			 disk_sector_logical(d->sector), disk_sector_physical(d->sector),
+			 d->rotational ? "" : ",rotation_rate=1");
 
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
@@ -130,7 +121,7 @@ int disk_mp_nvme_args(const struct disk *d, unsigned node, struct argv *a)
 	}
 	return ret ?: argv_add(a, "-device") ?:
 	       argv_addf(a, "nvme-ns,bus=d%uc0,drive=d%u,nsid=1,shared=on,logical_block_size=%u,"
-			 "physical_block_size=%u%s", node, node, mp_logical(d), mp_physical(d),
+			 "physical_block_size=%u%s", node, node, disk_sector_logical(d->sector), disk_sector_physical(d->sector),
 			 disk_zoned_opts(d, z, sizeof(z)));
 }
 

@@ -1,4 +1,7 @@
-#include "internal.h"
+#include "numa.h"
+
+#include "hmat.h"
+#include "hybrid_disk.h"
 
 #include <errno.h>
 #include <stdio.h>

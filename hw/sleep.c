@@ -1,18 +1,17 @@
-#include "internal.h"
+#include "sleep.h"
 
-/* q35's power management lives in the ICH9 LPC bridge; its properties decide
- * which sleep states the firmware's ACPI tables offer the guest. */
-static const struct sleep_state {
+/* q35's power management lives in the ICH9 LPC bridge; its properties
+ * disable_s3 and disable_s4 decide which sleep states the firmware's ACPI
+ * tables offer the guest. */
+#define SLEEP_PROP(id, name) {SLEEP_##id, "disable_" name},
+static const struct sleep_prop {
 	unsigned flag;
 	const char *prop;
-} sleep_states[] = {
-	{ SLEEP_S3, "disable_s3" },
-	{ SLEEP_S4, "disable_s4" },
-};
+} sleep_props[] = {SLEEP_TABLE(SLEEP_PROP)};
 
 int sleep_validate(const struct machine *m, struct hw_error *err)
 {
-	if (m->sleep & ~(unsigned)(SLEEP_S3 | SLEEP_S4))
+	if (m->sleep & ~(unsigned)SLEEP_ALL)
 		return hw_fail(err, "machine.sleep", "unknown sleep state; use s3 and/or s4");
 	return 0;
 }
@@ -21,10 +20,10 @@ int sleep_to_args(const struct machine *m, struct argv *a)
 {
 	int ret;
 
-	for (unsigned i = 0; i < sizeof(sleep_states) / sizeof(sleep_states[0]); i++) {
-		ret = argv_add(a, "-global") ?:
-		      argv_addf(a, "ICH9-LPC.%s=%d", sleep_states[i].prop,
-				!(m->sleep & sleep_states[i].flag));
+	for (unsigned i = 0; i < sizeof(sleep_props) / sizeof(sleep_props[0]); i++) {
+		ret = argv_add(a, "-global")
+			  ?: argv_addf(a, "ICH9-LPC.%s=%d", sleep_props[i].prop,
+				       !(m->sleep & sleep_props[i].flag));
 		if (ret < 0)
 			return ret;
 	}

@@ -27,37 +27,21 @@
  * and filled from the libyaml document afterwards.
  */
 
-static const cyaml_strval_t bus_strings[] = {
-	{ "virtio", DISK_BUS_VIRTIO }, { "scsi", DISK_BUS_SCSI }, { "nvme", DISK_BUS_NVME },
-	{ "sata", DISK_BUS_SATA }, { "hybrid", DISK_BUS_HYBRID },
-};
+/* The machine model's names (hw/names.h) as libcyaml string tables. */
+#define CY_STR(prefix, id, name) {name, prefix##id},
+#define CY_BUS(id, name) CY_STR(DISK_BUS_, id, name)
+#define CY_SECTOR(id, name, logical, physical) CY_STR(DISK_SECTOR_, id, name)
+#define CY_MP(id, name) CY_STR(MULTIPATH_, id, name)
+#define CY_SLEEP(id, name) CY_STR(SLEEP_, id, name)
+#define CY_PART(id, name) {name, MACHINE_PART_BIT(MACHINE_PART_##id)},
 
-static const cyaml_strval_t sector_strings[] = {
-	{ "512n", DISK_SECTOR_512N }, { "512e", DISK_SECTOR_512E }, { "4kn", DISK_SECTOR_4KN },
-};
-
-static const cyaml_strval_t mp_mode_strings[] = {
-	{ "rq", MULTIPATH_RQ }, { "bio", MULTIPATH_BIO },
-};
-
-static const cyaml_strval_t mp_no_path_strings[] = {
-	{ "queue", MULTIPATH_QUEUE }, { "fail", MULTIPATH_FAIL },
-};
-
-static const cyaml_strval_t sleep_strings[] = {
-	{ "s3", SLEEP_S3 }, { "s4", SLEEP_S4 },
-};
-
-/* the machine step's parts, as hw/expected.c names them */
-static const cyaml_strval_t part_strings[] = {
-	{ "cpus", MACHINE_PART_BIT(MACHINE_PART_CPUS) },
-	{ "memory", MACHINE_PART_BIT(MACHINE_PART_MEMORY) },
-	{ "numa", MACHINE_PART_BIT(MACHINE_PART_NUMA) },
-	{ "disks", MACHINE_PART_BIT(MACHINE_PART_DISKS) },
-	{ "balloon", MACHINE_PART_BIT(MACHINE_PART_BALLOON) },
-	{ "hmat", MACHINE_PART_BIT(MACHINE_PART_HMAT) },
-	{ "sleep", MACHINE_PART_BIT(MACHINE_PART_SLEEP) },
-};
+static const cyaml_strval_t bus_strings[] = {DISK_BUS_TABLE(CY_BUS)};
+static const cyaml_strval_t sector_strings[] = {DISK_SECTOR_TABLE(CY_SECTOR)};
+static const cyaml_strval_t mp_mode_strings[] = {MULTIPATH_MODE_TABLE(CY_MP)};
+static const cyaml_strval_t mp_no_path_strings[] = {MULTIPATH_NO_PATH_TABLE(CY_MP)};
+static const cyaml_strval_t sleep_strings[] = {SLEEP_TABLE(CY_SLEEP)};
+/* the machine step's parts */
+static const cyaml_strval_t part_strings[] = {MACHINE_PART_TABLE(CY_PART)};
 
 #define OPT CYAML_FLAG_OPTIONAL
 #define PTR CYAML_FLAG_POINTER
@@ -1083,7 +1067,7 @@ static int step_check_wake(struct load_ctx *c, struct step *st, const char *path
 
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
 {
-	static const char *const states[] = { "s3", "s2idle", "s4" };
+	static const char *const states[] = {SLEEP_STATE_TABLE(HW_NAMES_STR)};
 	static const char *const levels[] = { "freezer", "devices", "platform", "processors",
 					      "core" };
 	char f[64];
@@ -1091,7 +1075,8 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 
 	snprintf(f, sizeof(f), "%s.suspend", path);
 	if (k < 0)
-		return fail(c, f, "\"%s\" is not one of s3, s2idle, s4", st->suspend);
+		return fail(c, f, "\"%s\" is not one of %s", st->suspend,
+			    HW_NAMES_LIST(SLEEP_STATE_TABLE));
 	if (k == SLEEP_STATE_S4 && !c->s->machine->hibernate)
 		return fail(c, f, "s4 needs a swap disk for the image: give the machine "
 			    "hibernate: {disk: ID}");

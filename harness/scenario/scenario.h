@@ -20,8 +20,8 @@ enum step_kind {
 /* measure's settle: below this the steadiness window cannot fit */
 #define MEASURE_SETTLE_MIN_MS 2000
 
-/* What a suspend step asks for (step.sleep_state, step.wake_by). */
-enum sleep_state { SLEEP_STATE_S3, SLEEP_STATE_S2IDLE, SLEEP_STATE_S4 };
+/* What a suspend step asks for (step.sleep_state, step.wake_by); enum
+ * sleep_state and its names are hw/names.h's. */
 enum wake_source { WAKE_DEFAULT, WAKE_QMP, WAKE_RTC, WAKE_KEY, WAKE_BUTTON };
 
 struct expect {

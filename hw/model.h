@@ -1,0 +1,146 @@
+/* Machine model: the hardware a scenario asks for (CPUs, memory, NUMA, sleep
+ * states, disks), as plain structs and nothing else. Knows nothing of the
+ * harness: the scenario loader fills these structs; the other hw/ headers
+ * validate them and turn them into QEMU arguments or libvirt XML. */
+#ifndef KTB_HW_MODEL_H
+#define KTB_HW_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+
+#define HW_KIB (1ull << 10)
+#define HW_MIB (1ull << 20)
+
+#define MACHINE_MAX_DISKS 16
+#define MACHINE_MAX_NODES 8
+#define MACHINE_MAX_PATHS 4
+
+/* A SCSI disk with paths > 1: how dm-multipath joins them (names.h). */
+struct multipath {
+	enum multipath_mode mode;
+	enum multipath_no_path no_path;
+};
+
+/* A zoned (ZNS) namespace: sequential-write-required zones of zone_size. */
+struct zoned {
+	char *zone_size;	  /* as written, e.g. "8M" */
+	uint64_t zone_size_bytes; /* filled by machine_validate() */
+};
+
+/* The hybrid drive's model (bus: hybrid only; docs/storage.md). */
+enum hybrid_model { HYBRID_MODEL_ON, HYBRID_MODEL_OFF };
+
+struct hybrid {
+	char *cache;		 /* flash tier size, default 64M */
+	uint64_t cache_bytes;	 /* filled by machine_validate() */
+	unsigned rpm;		 /* 0: default 5400 */
+	enum hybrid_model model; /* off: pass-through, no tiers, no latency */
+	char *write_cache;	 /* volatile write cache size, default 8M */
+	uint64_t write_cache_bytes;
+	unsigned promote_after; /* 0: default 2 platter reads of a chunk */
+	char **pin;		/* "OFFSET+LENGTH" ranges kept in flash */
+	unsigned pin_count;
+	bool ignore_flushes; /* debug: acknowledge flushes and do nothing */
+	char *fail_writes;   /* debug: "OFFSET+LENGTH" where writes fail */
+};
+
+struct disk {
+	char *id; /* scenario name; becomes the device serial */
+	enum disk_bus bus;
+	char *size;	     /* as written, e.g. "256M" */
+	uint64_t size_bytes; /* filled by machine_validate() */
+	enum disk_sector sector;
+	unsigned paths;		     /* 0 or 1: single path; > 1 multipath */
+	bool rotational;	     /* ask for a rotating disk where the bus can say so */
+	char *image;		     /* optional base image: a qcow2 overlay is made per run */
+	struct multipath *multipath; /* scsi with paths > 1: dm-multipath options */
+	struct zoned *zoned;	     /* nvme only: a zoned namespace */
+	struct hybrid *hybrid;	     /* bus hybrid: the drive's model; NULL: defaults */
+};
+
+struct numa_node {
+	unsigned *cpus;
+	unsigned cpus_count; /* 0: memory-only node */
+	char *memory;
+	uint64_t memory_bytes; /* filled by machine_validate() */
+};
+
+/* HMAT: what an initiator (a node with CPUs) sees of a target node's
+ * memory, and the memory-side caches in front of a node. */
+struct hmat_lb {
+	unsigned initiator, target;
+	unsigned latency;	  /* ns; 0: not given */
+	char *bandwidth;	  /* per second, as written ("4G"); NULL: not given */
+	uint64_t bandwidth_bytes; /* filled by machine_validate() */
+};
+
+struct hmat_cache {
+	unsigned node;
+	char *size;	     /* as written ("16K") */
+	uint64_t size_bytes; /* filled by machine_validate() */
+	unsigned level;	     /* 1..3 */
+	char *associativity; /* none | direct | complex (default direct) */
+	char *policy;	     /* none | write-back | write-through (default write-back) */
+	unsigned line;	     /* bytes, default 64 */
+};
+
+struct numa {
+	struct numa_node *nodes;
+	unsigned nodes_count;
+	/* distances[i * nodes_count + j]; NULL when the scenario gives none */
+	unsigned *distances;
+	unsigned distances_count; /* nodes_count * nodes_count when given */
+	struct hmat_lb *hmat;	  /* latency/bandwidth entries; any turns HMAT on */
+	unsigned hmat_count;
+	struct hmat_cache *caches; /* memory-side caches (need hmat entries) */
+	unsigned caches_count;
+};
+
+/* Hibernation (S4) writes its image to the swap disk named here. */
+struct hibernate {
+	char *disk; /* a disk id */
+};
+
+/* A virtio balloon the balloon step drives; free page reporting lets the
+ * guest hand pages it freed back to the host (QEMU's RSS falls). */
+struct balloon {
+	bool free_page_reporting;
+};
+
+struct machine {
+	unsigned cpus;	       /* 0: default 1 */
+	char *memory;	       /* NULL: default "512M" */
+	uint64_t memory_bytes; /* filled by machine_validate() */
+	unsigned sleep;	       /* SLEEP_* flags; 0: firmware offers neither S3 nor S4 */
+	struct disk *disks;
+	unsigned disks_count;
+	struct numa *numa;	     /* NULL: no NUMA topology */
+	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
+	struct balloon *balloon;     /* NULL: no balloon device */
+	unsigned unverified;	     /* MACHINE_PART_BIT flags the machine step leaves out */
+};
+
+/* Where validation failed: a field path such as "machine.disks[1].sector"
+ * and a message that says what is wrong and what to do. */
+struct hw_error {
+	char field[128];
+	char msg[256];
+};
+
+/* What the harness supplies to launch a machine. */
+struct hw_launch {
+	const char *qemu;   /* binary, default "qemu-system-x86_64" */
+	const char *kernel; /* vmlinux (PVH) or bzImage */
+	const char *initrd;
+	const char *append;   /* full kernel command line */
+	const char *qmp_path; /* unix socket, QEMU is the server */
+	const char *qga_path; /* unix socket for the guest agent, QEMU is the server */
+	const char *disk_dir; /* where per-run disk images live */
+	bool kvm;	      /* accelerate with KVM (else TCG, -cpu max) */
+	bool interactive;     /* console on the terminal (mon:stdio) instead of stdout pipe */
+};
+
+#endif
