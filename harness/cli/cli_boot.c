@@ -28,11 +28,12 @@ static void boot_usage(FILE *f)
 	fprintf(f, "usage: ktb boot [options]\n"
 		   "  --scenario FILE   take the machine from a scenario\n"
 		   "  --cpus N --memory SIZE\n"
-		   "  --disk id=ID,bus=virtio|scsi|nvme|sata|hybrid,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
+		   "  --disk id=ID,bus=%s,size=SIZE[,sector=%s][,image=BASE]\n"
 		   "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
 		   "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
 		   "  --kernel K --modules DIR --recipe R --append ARGS\n"
-		   "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n");
+		   "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n",
+		HW_NAMES_ALTS(DISK_BUS_TABLE), HW_NAMES_ALTS(DISK_SECTOR_TABLE));
 }
 
 static int kv_get(const char *spec, const char *key, char **out)
@@ -60,8 +61,8 @@ static int enum_index(const char *v, const char *const *names, int n)
 
 static int add_disk(struct machine *m, const char *spec)
 {
-	static const char *const buses[] = {"virtio", "scsi", "nvme", "sata", "hybrid"};
-	static const char *const sectors[] = {"512n", "512e", "4kn"};
+	static const char *const buses[] = {DISK_BUS_TABLE(HW_NAMES_STR)};
+	static const char *const sectors[] = {DISK_SECTOR_TABLE(HW_NAMES_STR)};
 	struct disk *d;
 	char *bus = NULL, *sector = NULL;
 	int b, s = 0;
@@ -76,14 +77,14 @@ static int add_disk(struct machine *m, const char *spec)
 	}
 	kv_get(spec, "image", &d->image);
 	kv_get(spec, "sector", &sector);
-	b = enum_index(bus, buses, 5);
+	b = enum_index(bus, buses, DISK_BUS_COUNT);
 	if (sector)
-		s = enum_index(sector, sectors, 3);
+		s = enum_index(sector, sectors, DISK_SECTOR_COUNT);
 	free(bus);
 	free(sector);
 	if (b < 0 || s < 0) {
-		fprintf(stderr, "ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata, hybrid; "
-				"sector one of 512n, 512e, 4kn\n", spec);
+		fprintf(stderr, "ktb boot: --disk %s: bus is one of %s; sector one of %s\n", spec,
+			HW_NAMES_LIST(DISK_BUS_TABLE), HW_NAMES_LIST(DISK_SECTOR_TABLE));
 		return KTB_EXIT_USAGE;
 	}
 	d->bus = (enum disk_bus)b;
@@ -133,15 +134,16 @@ static int add_node(struct machine *m, const char *spec)
 /* "s3", "s4", "s3,s4"; anything else is refused, not ignored. */
 static int parse_sleep(const char *s, unsigned *flags)
 {
+	static const char *const names[] = {SLEEP_TABLE(HW_NAMES_STR)};
 	char *copy = xstrdup(s), *save = NULL;
 	int ret = 0;
 
 	*flags = 0;
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "s3")) {
-			*flags |= SLEEP_S3;
-		} else if (!strcmp(w, "s4")) {
-			*flags |= SLEEP_S4;
+		int b = enum_index(w, names, SLEEP_COUNT);
+
+		if (b >= 0) {
+			*flags |= 1u << b;
 		} else {
 			fprintf(stderr, "ktb boot: --sleep %s: \"%s\" is not s3 or s4\n", s, w);
 			ret = KTB_EXIT_USAGE;

@@ -241,10 +241,6 @@ static void page_head(FILE *f, const struct run_result *r)
 
 static void page_summary(FILE *f, const struct run_result *r)
 {
-	static const char *const words[ST_COUNT] = {
-	    [ST_PASS] = "passed",	[ST_FAIL] = "failed",  [ST_ERROR] = "errored",
-	    [ST_TIMEOUT] = "timed out", [ST_SKIP] = "skipped",
-	};
 	size_t n[ST_COUNT];
 	char started[32];
 
@@ -254,7 +250,7 @@ static void page_summary(FILE *f, const struct run_result *r)
 		r->count == 1 ? "" : "s", n[ST_PASS], n[ST_FAIL]);
 	for (int s = ST_ERROR; s < ST_COUNT; s++)
 		if (n[s])
-			fprintf(f, ", %zu %s", n[s], words[s]);
+			fprintf(f, ", %zu %s", n[s], status_past((enum status)s));
 	fprintf(f, ". Started %s, took %.1fs.", started, r->duration_ms / 1000.0);
 	if (r->interrupted)
 		fprintf(f, " <strong id=\"interrupted\">Interrupted by signal %d.</strong>",
@@ -295,16 +291,15 @@ static void page_rates(FILE *f, const struct run_result *r)
 
 static void page_filters(FILE *f)
 {
-	static const char *const choices[] = {"all",   "problem", "pass", "fail",
-					      "error", "timeout", "skip"};
-
 	fputs("<div id=\"filters\" hidden>\n<label>filter <input id=\"q\" type=\"search\" "
 	      "placeholder=\"name, tag, message\" autocomplete=\"off\"></label>\n"
 	      "<label>status <select id=\"status\">",
 	      f);
-	for (size_t i = 0; i < sizeof(choices) / sizeof(choices[0]); i++)
-		fprintf(f, "<option value=\"%s\">%s</option>", choices[i],
-			i == 1 ? "not passed" : choices[i]);
+	/* everything, everything but passes, then one status */
+	fputs("<option value=\"all\">all</option><option value=\"problem\">not passed</option>", f);
+	for (int s = 0; s < ST_COUNT; s++)
+		fprintf(f, "<option value=\"%s\">%s</option>", status_name((enum status)s),
+			status_name((enum status)s));
 	fputs("</select></label><span id=\"shown\"></span>\n</div>\n", f);
 }
 

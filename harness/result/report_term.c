@@ -13,11 +13,6 @@
 #define OUTPUT_LINES 20
 #define CONSOLE_LINES 30
 
-static const char *const term_words[ST_COUNT] = {
-	[ST_PASS] = "PASS", [ST_FAIL] = "FAIL", [ST_ERROR] = "ERROR",
-	[ST_TIMEOUT] = "TIMEOUT", [ST_SKIP] = "SKIP",
-};
-
 static const char *const term_colors[ST_COUNT] = {
 	[ST_PASS] = "\033[32m", [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
 	[ST_TIMEOUT] = "\033[35m", [ST_SKIP] = "\033[33m",
@@ -48,7 +43,7 @@ static bool term_color(FILE *f)
 
 static void term_word(FILE *f, enum status st)
 {
-	const char *w = (unsigned)st < ST_COUNT ? term_words[st] : "?";
+	const char *w = status_word(st);
 
 	if (term_color(f))
 		fprintf(f, "%s%s\033[0m", term_colors[st], w);

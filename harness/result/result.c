@@ -52,21 +52,29 @@
  * U+FFFD) because a guest may print anything and jansson refuses bad UTF-8.
  */
 
-static const char *const status_names[] = {
-	[ST_PASS] = "pass", [ST_FAIL] = "fail", [ST_ERROR] = "error",
-	[ST_TIMEOUT] = "timeout", [ST_SKIP] = "skip",
-};
-
-/* Higher is worse: a run that both errored and failed reports the error. */
-static const int status_rank[] = {
-	[ST_PASS] = 0, [ST_SKIP] = 1, [ST_FAIL] = 2, [ST_TIMEOUT] = 3, [ST_ERROR] = 4,
-};
+#define ST_NAME(id, name, word, past, rank) name,
+#define ST_WORD(id, name, word, past, rank) word,
+#define ST_PAST(id, name, word, past, rank) past,
+#define ST_RANK(id, name, word, past, rank) rank,
+static const char *const status_names[] = {STATUS_TABLE(ST_NAME)};
+static const char *const status_words[] = {STATUS_TABLE(ST_WORD)};
+static const char *const status_pasts[] = {STATUS_TABLE(ST_PAST)};
+static const int status_rank[] = {STATUS_TABLE(ST_RANK)};
+_Static_assert(sizeof(status_rank) / sizeof(status_rank[0]) == ST_COUNT, "one rank a status");
 
 const char *status_name(enum status s)
 {
-	if ((unsigned)s >= ST_COUNT)
-		return "unknown";
-	return status_names[s];
+	return (unsigned)s < ST_COUNT ? status_names[s] : "unknown";
+}
+
+const char *status_word(enum status s)
+{
+	return (unsigned)s < ST_COUNT ? status_words[s] : "?";
+}
+
+const char *status_past(enum status s)
+{
+	return (unsigned)s < ST_COUNT ? status_pasts[s] : "?";
 }
 
 static int status_rank_of(enum status s)
@@ -332,11 +340,8 @@ static json_t *run_summary_to_json(const struct run_result *r)
 
 	run_result_count(r, n);
 	json_object_set_new(j, "total", json_integer((json_int_t)r->count));
-	json_object_set_new(j, "pass", json_integer((json_int_t)n[ST_PASS]));
-	json_object_set_new(j, "fail", json_integer((json_int_t)n[ST_FAIL]));
-	json_object_set_new(j, "error", json_integer((json_int_t)n[ST_ERROR]));
-	json_object_set_new(j, "timeout", json_integer((json_int_t)n[ST_TIMEOUT]));
-	json_object_set_new(j, "skip", json_integer((json_int_t)n[ST_SKIP]));
+	for (int s = 0; s < ST_COUNT; s++)
+		json_object_set_new(j, status_names[s], json_integer((json_int_t)n[s]));
 	return j;
 }
 

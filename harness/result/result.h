@@ -9,9 +9,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum status { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP };
+/* The statuses, spelled once: X(ID, name in JSON and on the command line,
+ * the terminal's word, the summaries' past tense, rank: higher is worse, so
+ * a run that both errored and failed reports the error). The enum, the
+ * names, the summary keys and the reports' words come from here. */
+#define STATUS_TABLE(X)                                                                            \
+	X(PASS, "pass", "PASS", "passed", 0)                                                       \
+	X(FAIL, "fail", "FAIL", "failed", 2)                                                       \
+	X(ERROR, "error", "ERROR", "errored", 4)                                                   \
+	X(TIMEOUT, "timeout", "TIMEOUT", "timed out", 3)                                           \
+	X(SKIP, "skip", "SKIP", "skipped", 1)
+
+#define ST_ENUM(id, ...) ST_##id,
+#define ST_ONE(...) +1
+enum status { STATUS_TABLE(ST_ENUM) };
 /* A define, not an enumerator, so switches over enum status stay complete. */
-#define ST_COUNT (ST_SKIP + 1)
+#define ST_COUNT (0 STATUS_TABLE(ST_ONE))
 
 /* The step the runner adds after every boot (steps/machine_step.c): the
  * guest's hardware against the scenario's machine. Reports number the
@@ -58,7 +71,12 @@ struct run_result {
 	int interrupted;       /* the signal that stopped the run, 0: none */
 };
 
+/* "pass"; "unknown" outside the table. */
 const char *status_name(enum status s);
+/* "PASS", as the terminal report prints it; "?" outside the table. */
+const char *status_word(enum status s);
+/* "passed", "timed out", as summaries count them; "?" outside the table. */
+const char *status_past(enum status s);
 /* The worse of two statuses (error > timeout > fail > skip > pass). */
 enum status status_worse(enum status a, enum status b);
 
