@@ -2,6 +2,8 @@
  * guest binaries), hash them into a key, and run images/build-image.sh only
  * when $CACHE/images/<key>/ does not hold a finished build yet. */
 #include "image.h"
+#include "image_dirs.h"
+#include "image_recipe.h"
 #include "sha256.h"
 #include "proc.h"
 #include "util.h"
@@ -10,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,41 +37,6 @@ static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-const char *ktb_source_dir(void)
-{
-	const char *s = getenv("KTB_SOURCE_DIR");
-
-	return s && *s ? s : KTB_SOURCE_DIR_DEFAULT;
-}
-
-const char *ktb_guest_dir(void)
-{
-	const char *s = getenv("KTB_GUEST_DIR");
-
-	return s && *s ? s : KTB_GUEST_DIR_DEFAULT;
-}
-
-const char *ktb_cache_dir(void)
-{
-	static char path[4096];
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	struct passwd *pw;
-
-	/* the XDG spec says a relative XDG_CACHE_HOME is to be ignored */
-	if (xdg && xdg[0] == '/') {
-		snprintf(path, sizeof(path), "%s/ktb", xdg);
-	} else {
-		if (!home || !*home) {
-			pw = getpwuid(getuid());
-			home = pw ? pw->pw_dir : "/tmp";
-		}
-		snprintf(path, sizeof(path), "%s/.cache/ktb", home);
-	}
-	if (mkdir_p(path, 0755))
-		return NULL;
-	return path;
 }
 
 /* --- hashing -------------------------------------------------------------- */

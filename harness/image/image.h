@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* the layer's other headers, so one include serves its users */
+#include "image_dirs.h"
+#include "image_recipe.h"
+
 struct image {
 	char *dir;            /* cache directory of this build */
 	char *vmlinux;        /* decompressed ELF with the PVH note, or NULL */
@@ -30,36 +34,7 @@ struct image_opts {
 int image_ensure(const struct image_opts *o, struct image *out, char *err, size_t errlen);
 void image_free(struct image *img);
 
-/* Where the testbed's sources and built guest binaries are (compiled-in,
- * overridable with KTB_SOURCE_DIR / KTB_GUEST_DIR). */
-const char *ktb_source_dir(void);
-const char *ktb_guest_dir(void);
-/* $XDG_CACHE_HOME/ktb (or ~/.cache/ktb), created on demand. Static buffer. */
-const char *ktb_cache_dir(void);
-
 /* --- below: the parts of image_ensure that `ktb image` and tests use ------ */
-
-struct image_recipe_kernel {
-	char *package;            /* Debian package, "linux-image-6.1.0-57-amd64-unsigned" */
-};
-
-/* images/NAME.yaml, as libcyaml maps it. */
-struct image_recipe {
-	char *name;               /* defaults to the file name without .yaml */
-	struct image_recipe_kernel *kernel;     /* optional with --kernel PATH */
-	char **modules;           /* module names; dependencies come by themselves */
-	unsigned modules_count;
-	char **binaries;          /* host programs copied with their libraries */
-	unsigned binaries_count;
-	char **packages;          /* Debian packages whose programs go in */
-	unsigned packages_count;
-};
-
-/* 0, -EINVAL (err: "file:line:col: what") or -ENOENT/-EIO. */
-int image_recipe_load(const char *path, struct image_recipe **out, char *err, size_t errlen);
-void image_recipe_free(struct image_recipe *r);
-/* "default" -> KTB_SOURCE_DIR/images/default.yaml; a path stays a path. */
-char *image_recipe_path(const char *recipe);
 
 /* Everything an image is made from; image_key hashes it. */
 struct image_inputs {

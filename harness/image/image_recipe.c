@@ -1,6 +1,8 @@
 /* Loading images/NAME.yaml: a libcyaml schema, libcyaml's log turned into one
  * "file:line:col: message" error, then checks libcyaml cannot express. */
-#include "image.h"
+#include "image_recipe.h"
+
+#include "image_dirs.h"
 #include "util.h"
 
 #include <cyaml/cyaml.h>
