@@ -38,10 +38,11 @@
 #define MULTIPATH_NO_PATH_TABLE(X) X(QUEUE, "queue") X(FAIL, "fail")
 
 /* machine.unverified, the parts the machine step checks: X(ID, name) */
+/* clang-format off */
 #define MACHINE_PART_TABLE(X)                                                                      \
-	X(CPUS, "cpus")                                                                            \
-	X(MEMORY, "memory") X(NUMA, "numa") X(DISKS, "disks") X(BALLOON, "balloon")                \
-	    X(HMAT, "hmat") X(SLEEP, "sleep")
+	X(CPUS, "cpus") X(MEMORY, "memory") X(NUMA, "numa") X(DISKS, "disks")                     \
+	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep")
+/* clang-format on */
 
 #define HW_NAMES_ENUM_DISK_BUS(id, ...) DISK_BUS_##id,
 #define HW_NAMES_ENUM_DISK_SECTOR(id, ...) DISK_SECTOR_##id,

@@ -198,12 +198,10 @@ int jsonstream_send(int fd, const char *prefix, const json_t *msg, int64_t timeo
  * so the transcript stays valid JSON. */
 static json_t *jsonstream_printable(const char *raw)
 {
-	size_t n = strnlen(raw, 1024);
+	size_t n = str_trim_len(raw, strnlen(raw, 1024), "\r ");
 	char *s;
 	json_t *v;
 
-	while (n && (raw[n - 1] == '\r' || raw[n - 1] == ' '))
-		n--;
 	s = xcalloc(1, n + 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)raw[i];

@@ -232,3 +232,16 @@ int unix_connect(const char *path)
 	}
 	return fd;
 }
+
+size_t str_trim_len(const char *s, size_t n, const char *set)
+{
+	while (n && s[n - 1] && strchr(set, s[n - 1]))
+		n--;
+	return n;
+}
+
+char *str_trim(char *s, const char *set)
+{
+	s[str_trim_len(s, strlen(s), set)] = '\0';
+	return s;
+}

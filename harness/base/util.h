@@ -25,5 +25,12 @@ char *tmp_template(const char *prefix);
 /* "120s", "500ms", "2m", "1h", bare number = seconds. 0, -EINVAL, or -ERANGE
  * over DURATION_MAX_MS. */
 int parse_duration_ms(const char *s, int64_t *out);
+/* Trailing trimming, the one way the harness drops what a program or a file
+ * ends with: the length of s[0..n) once every trailing byte found in set
+ * (" \n", "\r\n", ...) is dropped. A NUL byte is never trimmed. */
+size_t str_trim_len(const char *s, size_t n, const char *set);
+/* The same on a string, in place: the trailing bytes in set become NULs.
+ * Returns s. */
+char *str_trim(char *s, const char *set);
 
 #endif

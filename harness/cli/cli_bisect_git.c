@@ -57,8 +57,7 @@ static int git(const char *dir, char **out, ...)
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	buf[len] = '\0';
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
+	str_trim(buf, "\n ");
 	if (out)
 		*out = xstrdup(buf);
 	return pid > 0 && st == 0 ? 0 : -EIO;

@@ -196,8 +196,7 @@ static char *file_tail(const char *path, size_t max_lines, size_t *len)
 	buf = xcalloc((size_t)(size - from) + 1, 1);
 	n = fread(buf, 1, (size_t)(size - from), f);
 	fclose(f);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		n--;
+	n = str_trim_len(buf, n, "\r\n");
 	for (size_t i = n; i > 0; i--)
 		if (buf[i - 1] == '\n' && ++lines == max_lines) {
 			start = i;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
 
 /* The terminal view: quiet on success (one line per scenario), loud on
  * failure (the failing step, its output, the console tail, the artifacts).
@@ -94,12 +95,10 @@ static void term_clean_line(FILE *f, const char *s, size_t n)
 /* Print the last max lines of text, indented; says how many were left out. */
 static void term_tail(FILE *f, const char *label, const char *text, int max)
 {
-	size_t n = strlen(text);
+	size_t n = str_trim_len(text, strlen(text), "\r\n");
 	const char *start = text, *p;
 	int lines = 0;
 
-	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
-		n--;
 	if (!n)
 		return;
 	for (p = text + n; p > text; p--) {

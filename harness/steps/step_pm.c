@@ -80,15 +80,6 @@ static int pm_guest(struct run_ctx *c, struct step_result *sr, const char *cmd,
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		s[--n] = '\0';
-	return s;
-}
-
 /* Does the guest offer what the step asks for? A machine whose firmware
  * does not offer S3 has no "deep" in mem_sleep. */
 static int pm_check_offered(struct run_ctx *c, const struct step *st, struct step_result *sr,
@@ -103,11 +94,12 @@ static int pm_check_offered(struct run_ctx *c, const struct step *st, struct ste
 	if (!res.out || !strstr(res.out, want)) {
 		pm_fail(sr, ST_FAIL,
 			st->sleep_state == SLEEP_STATE_S3
-				? xasprintf("the machine does not offer S3: the guest's "
-					    "/sys/power/mem_sleep is \"%s\" (no deep); give the "
-					    "machine sleep: [s3]", res.out ? trim(res.out) : "")
-				: xasprintf("the guest does not offer s2idle (mem_sleep \"%s\")",
-					    res.out ? trim(res.out) : ""));
+			    ? xasprintf("the machine does not offer S3: the guest's "
+					"/sys/power/mem_sleep is \"%s\" (no deep); give the "
+					"machine sleep: [s3]",
+					res.out ? str_trim(res.out, "\n ") : "")
+			    : xasprintf("the guest does not offer s2idle (mem_sleep \"%s\")",
+					res.out ? str_trim(res.out, "\n ") : ""));
 		ret = -EOPNOTSUPP;
 	}
 	qga_exec_result_free(&res);
@@ -153,8 +145,9 @@ static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_resu
 	if (ret)
 		return ret;
 	if (res.exit_code) {
-		pm_fail(sr, ST_FAIL, xasprintf("the guest refused the set-up: %s",
-					       res.err ? trim(res.err) : "(no message)"));
+		pm_fail(sr, ST_FAIL,
+			xasprintf("the guest refused the set-up: %s",
+				  res.err ? str_trim(res.err, "\n ") : "(no message)"));
 		ret = -EINVAL;
 	}
 	if (!ret)
@@ -216,8 +209,9 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 		return ret;
 	*exited_ok = res.exit_code == 0;
 	if (!*exited_ok)
-		pm_fail(sr, ST_FAIL, xasprintf("the kernel refused to suspend: %s",
-					       res.err && *res.err ? trim(res.err) : "(no message)"));
+		pm_fail(sr, ST_FAIL,
+			xasprintf("the kernel refused to suspend: %s",
+				  res.err && *res.err ? str_trim(res.err, "\n ") : "(no message)"));
 	qga_exec_result_free(&res);
 	return 0;
 }
@@ -233,8 +227,9 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 
 	free(cmd);
 	if (!ret && res.exit_code) {
-		pm_fail(sr, ST_FAIL, xasprintf("cannot arm the RTC alarm: %s",
-					       res.err ? trim(res.err) : ""));
+		pm_fail(sr, ST_FAIL,
+			xasprintf("cannot arm the RTC alarm: %s",
+				  res.err ? str_trim(res.err, "\n ") : ""));
 		ret = -EIO;
 	}
 	if (!ret)
@@ -795,8 +790,9 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 	if (ret)
 		return;
 	if (res.exit_code)
-		pm_fail(sr, ST_FAIL, xasprintf("the guest refused the hibernation set-up: %s",
-					       res.err ? trim(res.err) : ""));
+		pm_fail(sr, ST_FAIL,
+			xasprintf("the guest refused the hibernation set-up: %s",
+				  res.err ? str_trim(res.err, "\n ") : ""));
 	qga_exec_result_free(&res);
 	if (sr->status != ST_PASS || pm_request(c, st, &cy, sr, deadline))
 		return;

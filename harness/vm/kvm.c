@@ -71,10 +71,8 @@ static void kvm_quote_line(const char *out, const char *p, char *buf, size_t len
 /* The last non-empty line of out, or NULL. */
 static const char *kvm_last_line(const char *out)
 {
-	const char *end = out + strlen(out);
+	const char *end = out + str_trim_len(out, strlen(out), "\r\n");
 
-	while (end > out && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
 	if (end == out)
 		return NULL;
 	while (end > out && end[-1] != '\n')

@@ -110,8 +110,7 @@ void remote_argv_free(char **v)
 /* The last non-empty line of s, at most 300 bytes of it. */
 static void last_line(const char *s, size_t n, char *out, size_t len)
 {
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-		n--;
+	n = str_trim_len(s, n, "\r\n ");
 	size_t start = n;
 
 	while (start && s[start - 1] != '\n')

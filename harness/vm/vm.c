@@ -26,8 +26,8 @@ static char *qemu_stderr_tail(const struct vm *vm)
 
 	if (!s)
 		return xstrdup("");
-	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
-		s[--len] = '\0';
+	len = str_trim_len(s, len, "\n ");
+	s[len] = '\0';
 	start = len > 400 ? s + len - 400 : s;
 	start = xstrdup(start);
 	free(s);

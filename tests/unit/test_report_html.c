@@ -346,6 +346,14 @@ static void test_page_hostile(void **state)
 				     "(13 bytes)</summary><pre>{&quot;online&quot;:2}\n</pre>"));
 	/* the filter shows only with JavaScript */
 	assert_non_null(strstr(page, "<div id=\"filters\" hidden>"));
+	/* one choice per status, after everything and everything but passes */
+	assert_non_null(strstr(page, "<select id=\"status\"><option value=\"all\">all</option>"
+				     "<option value=\"problem\">not passed</option>"
+				     "<option value=\"pass\">pass</option>"
+				     "<option value=\"fail\">fail</option>"
+				     "<option value=\"error\">error</option>"
+				     "<option value=\"timeout\">timeout</option>"
+				     "<option value=\"skip\">skip</option></select>"));
 	assert_null(strstr(page, "<tr id=\"row-1\" hidden"));
 	assert_non_null(strstr(page, "<tr><th>boot_ms</th><td class=\"num\">7200</td></tr>"));
 	assert_non_null(strstr(page, "<tr><th>note</th><td>&quot;&lt;b&gt;&quot;"));

@@ -40,6 +40,23 @@ static void test_status_names(void **state)
 	assert_string_equal(status_name(ST_TIMEOUT), "timeout");
 	assert_string_equal(status_name(ST_SKIP), "skip");
 	assert_string_equal(status_name((enum status)99), "unknown");
+	assert_int_equal(ST_COUNT, 5);
+}
+
+/* The terminal's words and the summaries' past tense, one per status. */
+static void test_status_words(void **state)
+{
+	static const char *const words[] = {"PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP"};
+	static const char *const past[] = {"passed", "failed", "errored", "timed out", "skipped"};
+	static const enum status order[] = {ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP};
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(status_word(order[i]), words[i]);
+		assert_string_equal(status_past(order[i]), past[i]);
+	}
+	assert_string_equal(status_word((enum status)ST_COUNT), "?");
+	assert_string_equal(status_past((enum status)-1), "?");
 }
 
 static void test_status_worse(void **state)
@@ -353,6 +370,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_status_worse),
+		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_add_step),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_interrupted_run),
