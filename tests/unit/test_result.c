@@ -56,7 +56,7 @@ static void test_status_words(void **state)
 		assert_string_equal(status_past(order[i]), past[i]);
 	}
 	assert_string_equal(status_word((enum status)ST_COUNT), "?");
-	assert_string_equal(status_past((enum status)-1), "?");
+	assert_string_equal(status_past((enum status) - 1), "?");
 }
 
 static void test_status_worse(void **state)
@@ -368,18 +368,18 @@ static void test_ansi_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_names),
-		cmocka_unit_test(test_status_worse),
-		cmocka_unit_test(test_status_words),
-		cmocka_unit_test(test_add_step),
-		cmocka_unit_test(test_exit_code),
-		cmocka_unit_test(test_interrupted_run),
-		cmocka_unit_test(test_interrupt_scenario),
-		cmocka_unit_test(test_scenario_json),
-		cmocka_unit_test(test_pass_rates),
-		cmocka_unit_test(test_run_json),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_ansi_escape),
+	    cmocka_unit_test(test_status_names),
+	    cmocka_unit_test(test_status_worse),
+	    cmocka_unit_test(test_status_words),
+	    cmocka_unit_test(test_add_step),
+	    cmocka_unit_test(test_exit_code),
+	    cmocka_unit_test(test_interrupted_run),
+	    cmocka_unit_test(test_interrupt_scenario),
+	    cmocka_unit_test(test_scenario_json),
+	    cmocka_unit_test(test_pass_rates),
+	    cmocka_unit_test(test_run_json),
+	    cmocka_unit_test(test_utf8),
+	    cmocka_unit_test(test_ansi_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
