@@ -88,6 +88,9 @@ int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err)
 	ret = hybrid_sizes(d, h, base, err);
 	if (ret < 0)
 		return ret;
+	snprintf(f, sizeof(f), "%s.model", base);
+	if (!hybrid_model_name(h->model))
+		return hw_fail(err, f, "unknown model");
 	snprintf(f, sizeof(f), "%s.rpm", base);
 	if (h->rpm && (h->rpm < 1000 || h->rpm > 20000))
 		return hw_fail(err, f, "%u rpm; real drives spin at 1000 to 20000", h->rpm);
@@ -127,7 +130,7 @@ static int add_path_opt(struct argv *a, const char *opt, char *path)
 
 static int hybrid_model_args(const struct hybrid *h, struct argv *a)
 {
-	int ret = argv_add(a, "--model") ?: argv_add(a, h->model == HYBRID_MODEL_OFF ? "off" : "on") ?:
+	int ret = argv_add(a, "--model") ?: argv_add(a, hybrid_model_name(h->model)) ?:
 		  argv_add(a, "--cache") ?: argv_addf(a, "%llu", (unsigned long long)h->cache_bytes) ?:
 		  argv_add(a, "--wcache") ?:
 		  argv_addf(a, "%llu", (unsigned long long)h->write_cache_bytes) ?:

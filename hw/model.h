@@ -30,9 +30,6 @@ struct zoned {
 	uint64_t zone_size_bytes; /* filled by machine_validate() */
 };
 
-/* The hybrid drive's model (bus: hybrid only; docs/storage.md). */
-enum hybrid_model { HYBRID_MODEL_ON, HYBRID_MODEL_OFF };
-
 struct hybrid {
 	char *cache;		 /* flash tier size, default 64M */
 	uint64_t cache_bytes;	 /* filled by machine_validate() */

@@ -37,6 +37,9 @@
 #define MULTIPATH_MODE_TABLE(X) X(RQ, "rq") X(BIO, "bio")
 #define MULTIPATH_NO_PATH_TABLE(X) X(QUEUE, "queue") X(FAIL, "fail")
 
+/* a hybrid disk's hybrid.model (docs/storage.md): X(ID, name) */
+#define HYBRID_MODEL_TABLE(X) X(ON, "on") X(OFF, "off")
+
 /* machine.unverified, the parts the machine step checks: X(ID, name) */
 /* clang-format off */
 #define MACHINE_PART_TABLE(X)                                                                      \
@@ -52,6 +55,7 @@
 #define HW_NAMES_ENUM_MP_MODE(id, ...) MULTIPATH_##id,
 #define HW_NAMES_ENUM_MP_NO_PATH(id, ...) MULTIPATH_##id,
 #define HW_NAMES_ENUM_PART(id, ...) MACHINE_PART_##id,
+#define HW_NAMES_ENUM_HYBRID_MODEL(id, ...) HYBRID_MODEL_##id,
 
 enum disk_bus { DISK_BUS_TABLE(HW_NAMES_ENUM_DISK_BUS) };
 enum disk_sector { DISK_SECTOR_TABLE(HW_NAMES_ENUM_DISK_SECTOR) };
@@ -76,6 +80,10 @@ enum multipath_mode { MULTIPATH_MODE_TABLE(HW_NAMES_ENUM_MP_MODE) };
 enum multipath_no_path { MULTIPATH_NO_PATH_TABLE(HW_NAMES_ENUM_MP_NO_PATH) };
 #define MULTIPATH_MODE_COUNT (0 MULTIPATH_MODE_TABLE(HW_NAMES_COUNT_ONE))
 #define MULTIPATH_NO_PATH_COUNT (0 MULTIPATH_NO_PATH_TABLE(HW_NAMES_COUNT_ONE))
+
+/* The hybrid drive's model: on, or off (pass-through: no tiers, no latency). */
+enum hybrid_model { HYBRID_MODEL_TABLE(HW_NAMES_ENUM_HYBRID_MODEL) };
+#define HYBRID_MODEL_COUNT (0 HYBRID_MODEL_TABLE(HW_NAMES_COUNT_ONE))
 
 /* The parts of a machine the runner verifies in the guest after each boot
  * (the machine step); machine.unverified holds MACHINE_PART_BIT flags of
@@ -136,6 +144,11 @@ static inline const char *multipath_mode_name(enum multipath_mode m)
 static inline const char *multipath_no_path_name(enum multipath_no_path n)
 {
 	HW_NAMES_LOOKUP(MULTIPATH_NO_PATH_TABLE, n, MULTIPATH_NO_PATH_COUNT);
+}
+
+static inline const char *hybrid_model_name(enum hybrid_model m)
+{
+	HW_NAMES_LOOKUP(HYBRID_MODEL_TABLE, m, HYBRID_MODEL_COUNT);
 }
 
 /* As scenarios write it in machine.unverified ("cpus"); NULL outside. */

@@ -33,6 +33,7 @@
 #define CY_SECTOR(id, name, logical, physical) CY_STR(DISK_SECTOR_, id, name)
 #define CY_MP(id, name) CY_STR(MULTIPATH_, id, name)
 #define CY_SLEEP(id, name) CY_STR(SLEEP_, id, name)
+#define CY_HYBRID_MODEL(id, name) CY_STR(HYBRID_MODEL_, id, name)
 #define CY_PART(id, name) {name, MACHINE_PART_BIT(MACHINE_PART_##id)},
 
 static const cyaml_strval_t bus_strings[] = {DISK_BUS_TABLE(CY_BUS)};
@@ -40,6 +41,7 @@ static const cyaml_strval_t sector_strings[] = {DISK_SECTOR_TABLE(CY_SECTOR)};
 static const cyaml_strval_t mp_mode_strings[] = {MULTIPATH_MODE_TABLE(CY_MP)};
 static const cyaml_strval_t mp_no_path_strings[] = {MULTIPATH_NO_PATH_TABLE(CY_MP)};
 static const cyaml_strval_t sleep_strings[] = {SLEEP_TABLE(CY_SLEEP)};
+static const cyaml_strval_t hybrid_model_strings[] = {HYBRID_MODEL_TABLE(CY_HYBRID_MODEL)};
 /* the machine step's parts */
 static const cyaml_strval_t part_strings[] = {MACHINE_PART_TABLE(CY_PART)};
 
@@ -61,10 +63,6 @@ static const cyaml_schema_field_t multipath_fields[] = {
 static const cyaml_schema_field_t zoned_fields[] = {
 	STR("zone_size", 0, struct zoned, zone_size),
 	CYAML_FIELD_END
-};
-
-static const cyaml_strval_t hybrid_model_strings[] = {
-	{ "on", HYBRID_MODEL_ON }, { "off", HYBRID_MODEL_OFF },
 };
 
 static const cyaml_schema_value_t pin_schema = {

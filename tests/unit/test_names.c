@@ -232,6 +232,34 @@ static void test_parts(void **state)
 	}
 }
 
+static void test_hybrid_models(void **state)
+{
+	static const char *const names[] = {"on", "off"};
+	struct hw_launch l = {.disk_dir = "/w"};
+
+	(void)state;
+	assert_int_equal(HYBRID_MODEL_COUNT, COUNT(names));
+	for (unsigned k = 0; k < COUNT(names); k++) {
+		char *machine = xasprintf("  disks:\n    - {id: h, bus: hybrid, size: 64M, "
+					  "hybrid: {model: %s}}\n",
+					  names[k]);
+		struct scenario *s = load_text(machine, "  - run: \"true\"\n");
+		struct argv a;
+		size_t i;
+
+		assert_string_equal(hybrid_model_name((enum hybrid_model)k), names[k]);
+		assert_int_equal(s->machine->disks[0].hybrid->model, k);
+		assert_int_equal(hybrid_backend_argv(&s->machine->disks[0], &l, "hy", &a), 0);
+		for (i = 0; i + 1 < a.n && strcmp(a.v[i], "--model"); i++)
+			;
+		assert_true(i + 1 < a.n);
+		assert_string_equal(a.v[i + 1], names[k]);
+		argv_free(&a);
+		free(machine);
+		scenario_free(s);
+	}
+}
+
 /* The lists messages and usage print (docs/scenarios.md, docs/cli.md). */
 static void test_lists(void **state)
 {
@@ -250,7 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_buses),	    cmocka_unit_test(test_sectors),
 	    cmocka_unit_test(test_sleep),	    cmocka_unit_test(test_suspend_states),
 	    cmocka_unit_test(test_multipath_names), cmocka_unit_test(test_parts),
-	    cmocka_unit_test(test_lists),
+	    cmocka_unit_test(test_hybrid_models),   cmocka_unit_test(test_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
