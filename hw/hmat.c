@@ -59,19 +59,15 @@ static int word_ok(const char *w, const char *const *words)
 
 static int hmat_check_cache_kind(struct hmat_cache *hc, const char *f, struct hw_error *err)
 {
-	static const char *const assoc[] = {"none", "direct", "complex", NULL};
-	static const char *const policy[] = {"none", "write-back", "write-through", NULL};
+	static const char *const assoc[] = {HMAT_ASSOC_TABLE(HW_NAMES_STR) NULL};
+	static const char *const policy[] = {HMAT_POLICY_TABLE(HW_NAMES_STR) NULL};
 
 	if (hc->associativity && !word_ok(hc->associativity, assoc))
-		return hw_fail(err, f,
-			       "associativity \"%s\" is not one of none, direct, "
-			       "complex",
-			       hc->associativity);
+		return hw_fail(err, f, "associativity \"%s\" is not one of %s", hc->associativity,
+			       HW_NAMES_LIST(HMAT_ASSOC_TABLE));
 	if (hc->policy && !word_ok(hc->policy, policy))
-		return hw_fail(err, f,
-			       "policy \"%s\" is not one of none, write-back, "
-			       "write-through",
-			       hc->policy);
+		return hw_fail(err, f, "policy \"%s\" is not one of %s", hc->policy,
+			       HW_NAMES_LIST(HMAT_POLICY_TABLE));
 	if (hc->line && (hc->line & (hc->line - 1)))
 		return hw_fail(err, f, "line %u is not a power of two", hc->line);
 	return 0;

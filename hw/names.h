@@ -37,6 +37,12 @@
 #define MULTIPATH_MODE_TABLE(X) X(RQ, "rq") X(BIO, "bio")
 #define MULTIPATH_NO_PATH_TABLE(X) X(QUEUE, "queue") X(FAIL, "fail")
 
+/* machine.numa.caches[].associativity and .policy, kept as written in the
+ * model (strings, no enum): X(ID, name) */
+#define HMAT_ASSOC_TABLE(X) X(NONE, "none") X(DIRECT, "direct") X(COMPLEX, "complex")
+#define HMAT_POLICY_TABLE(X)                                                                       \
+	X(NONE, "none") X(WRITE_BACK, "write-back") X(WRITE_THROUGH, "write-through")
+
 /* a hybrid disk's hybrid.model (docs/storage.md): X(ID, name) */
 #define HYBRID_MODEL_TABLE(X) X(ON, "on") X(OFF, "off")
 

@@ -270,6 +270,8 @@ static void test_lists(void **state)
 	assert_string_equal(HW_NAMES_ALTS(DISK_SECTOR_TABLE), "512n|512e|4kn");
 	assert_string_equal(HW_NAMES_LIST(SLEEP_STATE_TABLE), "s3, s2idle, s4");
 	assert_string_equal(HW_NAMES_LIST(SLEEP_TABLE), "s3, s4");
+	assert_string_equal(HW_NAMES_LIST(HMAT_ASSOC_TABLE), "none, direct, complex");
+	assert_string_equal(HW_NAMES_LIST(HMAT_POLICY_TABLE), "none, write-back, write-through");
 }
 
 int main(void)
