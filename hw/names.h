@@ -1,6 +1,7 @@
 /* The machine model's named choices, each spelled exactly once: a disk's bus
  * and sector format, the sleep states the firmware offers, the sleep state a
- * suspend step enters, the multipath options, the machine step's parts. Each
+ * suspend step enters, the multipath options, the HMAT cache words, the
+ * hybrid drive's model, the machine step's parts. Each
  * is an X-macro table X(ID, "name", ...) that generates the enum, the name
  * accessor and the lists messages print; the scenario parser, the renderers
  * (QEMU arguments, libvirt XML), the expected facts and the CLI all read
@@ -9,10 +10,13 @@
 #ifndef KTB_HW_NAMES_H
 #define KTB_HW_NAMES_H
 
+/* Rows have two or more columns; these take any row. (The ~ keeps the
+ * ellipsis of HW_NAMES_NAME non-empty, as C11 requires.) */
+#define HW_NAMES_NAME(id, name, ...) name
 #define HW_NAMES_COUNT_ONE(...) +1
-#define HW_NAMES_COMMA(id, name, ...) ", " name
-#define HW_NAMES_BAR(id, name, ...) "|" name
-#define HW_NAMES_STR(id, name, ...) name,
+#define HW_NAMES_COMMA(...) ", " HW_NAMES_NAME(__VA_ARGS__, ~)
+#define HW_NAMES_BAR(...) "|" HW_NAMES_NAME(__VA_ARGS__, ~)
+#define HW_NAMES_STR(...) HW_NAMES_NAME(__VA_ARGS__, ~),
 /* A table's names as one string constant, "virtio, scsi, nvme, sata, hybrid"
  * or "virtio|scsi|nvme|sata|hybrid": the joined literal past its first
  * separator. */
@@ -53,15 +57,15 @@
 	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep")
 /* clang-format on */
 
-#define HW_NAMES_ENUM_DISK_BUS(id, ...) DISK_BUS_##id,
-#define HW_NAMES_ENUM_DISK_SECTOR(id, ...) DISK_SECTOR_##id,
-#define HW_NAMES_ENUM_SLEEP_BIT(id, ...) SLEEP_BIT_##id,
-#define HW_NAMES_ENUM_SLEEP(id, ...) SLEEP_##id = 1u << SLEEP_BIT_##id,
-#define HW_NAMES_ENUM_SLEEP_STATE(id, ...) SLEEP_STATE_##id,
-#define HW_NAMES_ENUM_MP_MODE(id, ...) MULTIPATH_##id,
-#define HW_NAMES_ENUM_MP_NO_PATH(id, ...) MULTIPATH_##id,
-#define HW_NAMES_ENUM_PART(id, ...) MACHINE_PART_##id,
-#define HW_NAMES_ENUM_HYBRID_MODEL(id, ...) HYBRID_MODEL_##id,
+#define HW_NAMES_ENUM_DISK_BUS(id, name) DISK_BUS_##id,
+#define HW_NAMES_ENUM_DISK_SECTOR(id, name, logical, physical) DISK_SECTOR_##id,
+#define HW_NAMES_ENUM_SLEEP_BIT(id, name) SLEEP_BIT_##id,
+#define HW_NAMES_ENUM_SLEEP(id, name) SLEEP_##id = 1u << SLEEP_BIT_##id,
+#define HW_NAMES_ENUM_SLEEP_STATE(id, name) SLEEP_STATE_##id,
+#define HW_NAMES_ENUM_MP_MODE(id, name) MULTIPATH_##id,
+#define HW_NAMES_ENUM_MP_NO_PATH(id, name) MULTIPATH_##id,
+#define HW_NAMES_ENUM_PART(id, name) MACHINE_PART_##id,
+#define HW_NAMES_ENUM_HYBRID_MODEL(id, name) HYBRID_MODEL_##id,
 
 enum disk_bus { DISK_BUS_TABLE(HW_NAMES_ENUM_DISK_BUS) };
 enum disk_sector { DISK_SECTOR_TABLE(HW_NAMES_ENUM_DISK_SECTOR) };
