@@ -115,13 +115,12 @@ out:
 
 static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
 {
-	if (machine_needs_bios_boot(s->machine)) {
-		if (!img->bzimage)
-			*why = xstrdup("the machine offers S3, which needs a bzImage boot "
-				       "through SeaBIOS, but the image has only a vmlinux");
-		return img->bzimage;
-	}
-	return img->vmlinux ? img->vmlinux : img->bzimage;
+	const char *k = vm_pick_kernel(s->machine, img);
+
+	if (!k && machine_needs_bios_boot(s->machine))
+		*why = xstrdup("the machine offers S3, which needs a bzImage boot "
+			       "through SeaBIOS, but the image has only a vmlinux");
+	return k;
 }
 
 /* Append " WORD" to *s (WORD may be NULL: nothing). */
@@ -218,6 +217,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.artifacts = c->r->artifacts,
 		.sig_fd = c->o->sig_fd,
 		.libvirt_uri = c->o->libvirt_uri,
+		.backend = c->o->backend,
 	};
 	int ret;
 
