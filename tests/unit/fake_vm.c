@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct fake_state {
 	struct vm *vm;
 	int lfd[2];
 	struct fake_conn conn[2];
+	int timer_fd; /* FAKE_POWEROFF's */
 	struct fake_proc procs[FAKE_MAX_PROCS];
 	unsigned nprocs;
 	bool off; /* FAKE_POWEROFF: the machine ended by itself, cleanly */
@@ -106,6 +108,11 @@ static void fake_send(struct fake_conn *c, const char *prefix, json_t *msg)
 
 static void fake_close(struct fake_state *st)
 {
+	if (st->timer_fd >= 0) {
+		loop_del(st->vm->loop, st->timer_fd);
+		close(st->timer_fd);
+		st->timer_fd = -1;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (st->conn[i].fd >= 0) {
 			loop_del(st->vm->loop, st->conn[i].fd);
@@ -123,6 +130,15 @@ static void fake_close(struct fake_state *st)
 	}
 }
 
+static bool fake_match(const char *pattern, const char *cmd)
+{
+	size_t n = strlen(pattern);
+
+	if (n && pattern[n - 1] == '*')
+		return !strncmp(pattern, cmd, n - 1);
+	return !strcmp(pattern, cmd);
+}
+
 /* The row that answers cmd: the first whose command matches and that is
  * not a `once` row already used. */
 static const struct fake_cmd *fake_find(const char *cmd)
@@ -130,13 +146,36 @@ static const struct fake_cmd *fake_find(const char *cmd)
 	for (unsigned i = 0; fake->cmds && fake->cmds[i].cmd; i++) {
 		const struct fake_cmd *c = &fake->cmds[i];
 
-		if (strcmp(c->cmd, cmd) || (c->once && i < FAKE_MAX_REC && fake->used[i]))
+		if (!fake_match(c->cmd, cmd) || (c->once && i < FAKE_MAX_REC && fake->used[i]))
 			continue;
 		if (c->once && i < FAKE_MAX_REC)
 			fake->used[i] = true;
 		return c;
 	}
 	return NULL;
+}
+
+static int fake_on_timer(void *ctx, int fd)
+{
+	struct fake_state *st = ctx;
+
+	(void)fd;
+	st->off = true;
+	fake_close(st);
+	vm_gone(st->vm, "QEMU exited with status 0");
+	return -EPIPE;
+}
+
+static bool fake_poweroff_later(struct fake_state *st, int ms)
+{
+	struct itimerspec its = {
+	    .it_value = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L + 1}};
+
+	st->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->timer_fd >= 0)
+		timerfd_settime(st->timer_fd, 0, &its, NULL);
+	loop_add(st->vm->loop, st->timer_fd, fake_on_timer, st);
+	return true;
 }
 
 /* What happens the moment a command starts; false: no answer (QEMU died). */
@@ -153,10 +192,7 @@ static bool fake_start(struct fake_state *st, const struct fake_cmd *c)
 		vm_console_feed(st->vm, "Kernel panic - not syncing: fake\n", 33);
 		return false;
 	case FAKE_POWEROFF:
-		st->off = true;
-		fake_close(st);
-		vm_gone(st->vm, "QEMU exited with status 0");
-		return false;
+		return fake_poweroff_later(st, c->delay_ms);
 	default:
 		return true;
 	}
@@ -359,7 +395,7 @@ static int fake_spawn(struct vm *vm, const struct hw_launch *l, int64_t deadline
 
 	(void)deadline;
 	st->vm = vm;
-	st->lfd[0] = st->lfd[1] = st->conn[0].fd = st->conn[1].fd = -1;
+	st->lfd[0] = st->lfd[1] = st->conn[0].fd = st->conn[1].fd = st->timer_fd = -1;
 	vm->be = st;
 	fake->spawns++;
 	if (fake->spawn_ret) {

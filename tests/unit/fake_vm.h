@@ -20,11 +20,13 @@ enum fake_act {
 	FAKE_HANG,     /* never exits */
 	FAKE_DIE,      /* QEMU ends at once: vm_gone(die_reason) */
 	FAKE_PANIC,    /* the console shows a kernel panic */
-	FAKE_POWEROFF, /* the guest powers off (QEMU exits 0), as after S4 */
+	FAKE_POWEROFF, /* starts, and delay_ms later the guest powers off (QEMU
+			  exits 0), as a hibernation does */
 };
 
 struct fake_cmd {
-	const char *cmd; /* the exact guest command; NULL ends the table */
+	const char *cmd; /* the exact guest command, or a prefix ending in "*";
+			    NULL ends the table */
 	enum fake_act act;
 	int exit_code;
 	const char *out, *err;

@@ -294,6 +294,81 @@ static void test_boot_never_done_is_a_timeout(void **state)
 					  "guest agent did not answer within the deadline");
 }
 
+/* S4: the machine powers off and starts again; the machine step checks it
+ * again before the next step. */
+#define S4_YAML                                                                                    \
+	"name: t\n"                                                                                \
+	"summary: a hibernation\n"                                                                 \
+	"timeout: 60s\n"                                                                           \
+	"machine:\n"                                                                               \
+	"  cpus: 1\n"                                                                              \
+	"  memory: 512M\n"                                                                         \
+	"  sleep: [s4]\n"                                                                          \
+	"  disks:\n"                                                                               \
+	"    - {id: swap, bus: virtio, size: 768M, sector: 4kn}\n"                                 \
+	"  hibernate: {disk: swap}\n"                                                              \
+	"steps:\n"                                                                                 \
+	"  - suspend: s4\n"                                                                        \
+	"  - run: after\n"
+#define S4_PROBE                                                                                   \
+	"{\"cpus\":{\"online\":1,\"list\":\"0\",\"possible\":1},\"memory\":{\"total_kb\":"         \
+	"431552,\"total_mb\":421},\"numa\":{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":"       \
+	"[0],\"memory_kb\":431552,\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{"           \
+	"\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":"            \
+	"[\"platform\",\"shutdown\"],\"s3\":false,\"s4\":true},\"balloon\":{\"device\":"           \
+	"false,\"driver\":false,\"free_page_reporting\":false},\"disks\":[{\"id\":\"swap\","       \
+	"\"name\":\"vda\",\"dev\":\"/dev/vda\",\"size_bytes\":805306368,"                          \
+	"\"logical_block_size\":4096,\"physical_block_size\":4096,\"rotational\":true,"            \
+	"\"zoned\":\"none\",\"zones\":0,\"serial\":\"swap\",\"transport\":\"virtio\","             \
+	"\"majmin\":\"254:0\",\"multipath\":null}]}"
+
+static void test_machine_step_after_restart(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+	    {.cmd = PROBE, .out = S4_PROBE},
+	    {.cmd = "dmesg"},
+	    /* the image count before the hibernation, then after the restore */
+	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*",
+	     .out = "0\n",
+	     .once = true},
+	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*", .out = "1\n1000\n"},
+	    {.cmd = "set -e; dev=$(readlink -f /dev/ktb/swap)*"},
+	    {.cmd = "echo disk > /sys/power/state", .act = FAKE_POWEROFF, .delay_ms = 50},
+	    {.cmd = "after"},
+	    {0},
+	};
+	struct scenario_error err;
+	struct run_opts o = {.image = &t->img,
+			     .artifacts_root = t->root,
+			     .run_id = "r",
+			     .sig_fd = -1,
+			     .backend = &fake_vm_ops};
+	unsigned probes = 0;
+
+	memset(&err, 0, sizeof(err));
+	t->img.bzimage = "fake-bzImage";
+	t->f.cmds = cmds;
+	assert_int_equal(scenario_load_buffer("t.yaml", S4_YAML, strlen(S4_YAML), &t->s, &err), 0);
+	fake_vm_use(&t->f);
+	assert_int_equal(runner_run_scenario(t->s, &o, &t->r), 0);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->f.spawns, 2);
+	assert_int_equal(t->r.steps_count, 4);
+	assert_string_equal(t->r.steps[0].name, "machine");
+	assert_string_equal(t->r.steps[1].name, "suspend: s4");
+	assert_string_equal(t->r.steps[2].name, "machine");
+	assert_int_equal(t->r.steps[2].status, ST_PASS);
+	assert_string_equal(t->r.steps[3].name, "run: after");
+	for (unsigned i = 0; i < t->f.guest_n; i++)
+		probes += !strcmp(t->f.guest[i], PROBE);
+	assert_int_equal(probes, 2);
+	assert_true(fake_vm_asked(&t->f, PROBE) <
+		    fake_vm_asked(&t->f, "echo disk > /sys/power/state"));
+	assert_int_equal(json_integer_value(json_object_get(t->r.metrics, "hibernate_image_bytes")),
+			 1000 * 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +376,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scenario_timeout_during_step, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_slow_command, setup, teardown),
