@@ -5,34 +5,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
-#include "hybrid.h"
-#include "proc.h"
 #include "runner.h"
 #include "util.h"
+#include "vm.h"
 
 struct boot_cli {
 	struct kernel_choice k;
 	const char *scenario, *append, *memory, *sleep;
-	const char *cmdline;       /* the scenario's kernel.cmdline */
+	const char *cmdline; /* the scenario's kernel.cmdline */
 	unsigned cpus;
-	struct machine m;          /* built from flags when no --scenario */
+	struct machine m; /* built from flags when no --scenario */
 };
 
 static void boot_usage(FILE *f)
 {
-	fprintf(f, "usage: ktb boot [options]\n"
-		   "  --scenario FILE   take the machine from a scenario\n"
-		   "  --cpus N --memory SIZE\n"
-		   "  --disk id=ID,bus=virtio|scsi|nvme|sata|hybrid,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
-		   "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
-		   "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
-		   "  --kernel K --modules DIR --recipe R --append ARGS\n"
-		   "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n");
+	fprintf(
+	    f,
+	    "usage: ktb boot [options]\n"
+	    "  --scenario FILE   take the machine from a scenario\n"
+	    "  --cpus N --memory SIZE\n"
+	    "  --disk "
+	    "id=ID,bus=virtio|scsi|nvme|sata|hybrid,size=SIZE[,sector=512n|512e|4kn][,image=BASE]\n"
+	    "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
+	    "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
+	    "  --kernel K --modules DIR --recipe R --append ARGS\n"
+	    "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n");
 }
 
 static int kv_get(const char *spec, const char *key, char **out)
@@ -69,7 +70,8 @@ static int add_disk(struct machine *m, const char *spec)
 	m->disks = xrealloc(m->disks, (m->disks_count + 1) * sizeof(*m->disks));
 	d = &m->disks[m->disks_count++];
 	memset(d, 0, sizeof(*d));
-	if (kv_get(spec, "id", &d->id) || kv_get(spec, "bus", &bus) || kv_get(spec, "size", &d->size)) {
+	if (kv_get(spec, "id", &d->id) || kv_get(spec, "bus", &bus) ||
+	    kv_get(spec, "size", &d->size)) {
 		fprintf(stderr, "ktb boot: --disk %s: needs id=, bus= and size=\n", spec);
 		free(bus);
 		return KTB_EXIT_USAGE;
@@ -82,8 +84,10 @@ static int add_disk(struct machine *m, const char *spec)
 	free(bus);
 	free(sector);
 	if (b < 0 || s < 0) {
-		fprintf(stderr, "ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata, hybrid; "
-				"sector one of 512n, 512e, 4kn\n", spec);
+		fprintf(stderr,
+			"ktb boot: --disk %s: bus is one of virtio, scsi, nvme, sata, hybrid; "
+			"sector one of 512n, 512e, 4kn\n",
+			spec);
 		return KTB_EXIT_USAGE;
 	}
 	d->bus = (enum disk_bus)b;
@@ -167,32 +171,64 @@ static int parse_cpus(const char *s, unsigned *cpus)
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
 {
 	static const struct option opts[] = {
-		{"scenario", required_argument, 0, 'S'}, {"cpus", required_argument, 0, 'c'},
-		{"memory", required_argument, 0, 'M'},   {"disk", required_argument, 0, 'd'},
-		{"numa", required_argument, 0, 'n'},     {"sleep", required_argument, 0, 's'},
-		{"kernel", required_argument, 0, 'k'},   {"modules", required_argument, 0, 'm'},
-		{"recipe", required_argument, 0, 'r'},   {"append", required_argument, 0, 'a'},
-		{"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+	    {"scenario", required_argument, 0, 'S'},
+	    {"cpus", required_argument, 0, 'c'},
+	    {"memory", required_argument, 0, 'M'},
+	    {"disk", required_argument, 0, 'd'},
+	    {"numa", required_argument, 0, 'n'},
+	    {"sleep", required_argument, 0, 's'},
+	    {"kernel", required_argument, 0, 'k'},
+	    {"modules", required_argument, 0, 'm'},
+	    {"recipe", required_argument, 0, 'r'},
+	    {"append", required_argument, 0, 'a'},
+	    {"verbose", no_argument, 0, 'v'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	int ch, r = 0;
 
 	optind = 1;
 	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'S': c->scenario = optarg; break;
-		case 'c': r = parse_cpus(optarg, &c->m.cpus); break;
-		case 'M': c->m.memory = xstrdup(optarg); break;
-		case 'd': r = add_disk(&c->m, optarg); break;
-		case 'n': r = add_node(&c->m, optarg); break;
-		case 's': r = parse_sleep(optarg, &c->m.sleep); break;
-		case 'k': c->k.kernel = optarg; break;
-		case 'm': c->k.modules = optarg; break;
-		case 'r': c->k.recipe = optarg; break;
-		case 'a': c->append = optarg; break;
-		case 'v': c->k.verbose = true; break;
-		case 'h': boot_usage(stdout); exit(0);
-		default: boot_usage(stderr); return KTB_EXIT_USAGE;
+		case 'S':
+			c->scenario = optarg;
+			break;
+		case 'c':
+			r = parse_cpus(optarg, &c->m.cpus);
+			break;
+		case 'M':
+			c->m.memory = xstrdup(optarg);
+			break;
+		case 'd':
+			r = add_disk(&c->m, optarg);
+			break;
+		case 'n':
+			r = add_node(&c->m, optarg);
+			break;
+		case 's':
+			r = parse_sleep(optarg, &c->m.sleep);
+			break;
+		case 'k':
+			c->k.kernel = optarg;
+			break;
+		case 'm':
+			c->k.modules = optarg;
+			break;
+		case 'r':
+			c->k.recipe = optarg;
+			break;
+		case 'a':
+			c->append = optarg;
+			break;
+		case 'v':
+			c->k.verbose = true;
+			break;
+		case 'h':
+			boot_usage(stdout);
+			exit(0);
+		default:
+			boot_usage(stderr);
+			return KTB_EXIT_USAGE;
 		}
 	}
 	if (!r && optind < argc) {
@@ -231,70 +267,50 @@ static char *boot_append(const struct machine *m, const struct boot_cli *c)
 	return s;
 }
 
-static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img,
-		   bool kvm)
+/* The same start as `ktb run` (vm_start), with QEMU on the terminal. */
+static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img, bool kvm)
 {
 	char *dir = tmp_template("ktb-boot");
-	struct hw_launch l = {.initrd = img->initrd, .kvm = kvm, .interactive = true};
-	struct hw_error he = {{0}, {0}};
-	struct proc_opts po = {.interactive = true};
-	struct hybrid_procs hp = {.n = 0};
-	char why[512];
-	struct argv a;
-	struct proc p;
+	struct vm_config vc = {
+	    .machine = m, .initrd = img->initrd, .kvm = kvm, .sig_fd = -1, .interactive = true};
+	struct vm vm;
+	char *banner = NULL, *append = NULL;
 	int ret;
 
+	memset(&vm, 0, sizeof(vm));
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ktb boot: cannot create %s: %s\n", dir, strerror(errno));
 		free(dir);
 		return KTB_EXIT_UNTESTED;
 	}
-	argv_init(&a);
-	l.kernel = machine_needs_bios_boot(m) || !img->vmlinux ? img->bzimage : img->vmlinux;
-	if (!l.kernel) {
+	vc.kernel = vm_pick_kernel(m, img);
+	if (!vc.kernel) {
 		fprintf(stderr, "ktb boot: the machine offers S3, which needs a bzImage, but the "
 				"image has only a vmlinux\n");
 		ret = KTB_EXIT_USAGE;
 		goto out;
 	}
-	l.append = boot_append(m, c);
-	l.qmp_path = xasprintf("%s/qmp.sock", dir);
-	l.qga_path = xasprintf("%s/qga.sock", dir);
-	l.disk_dir = dir;
-	ret = machine_create_disks(m, &l, &he) ?: machine_to_argv(m, &l, &a, &he);
-	if (ret) {
-		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
-		ret = KTB_EXIT_USAGE;
-		goto out;
-	}
+	append = boot_append(m, c);
+	banner = xasprintf("ktb: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock; "
+			   "Ctrl-A X quits",
+			   img->release, kvm ? "kvm" : "tcg", dir, dir);
+	vc.append = append;
+	vc.workdir = dir;
+	vc.banner = banner;
 	/* hybrid disks: their back ends listen before QEMU connects (logs in dir) */
-	ret = hybrid_start(&hp, m, &l, dir, now_ms() + 10000, why, sizeof(why));
+	ret = vm_start(&vm, &vc, now_ms() + 10000);
+	if (!ret)
+		ret = vm_wait_exit(&vm);
 	if (ret) {
-		fprintf(stderr, "ktb boot: %s\n", why);
-		ret = KTB_EXIT_UNTESTED;
-		goto out;
+		fprintf(stderr, "ktb boot: %s\n", vm.err);
+		ret = vm.bad_config ? KTB_EXIT_USAGE : KTB_EXIT_UNTESTED;
 	}
-	fprintf(stderr, "ktb: booting %s (%s); QMP %s, guest agent %s; Ctrl-A X quits\n",
-		img->release, kvm ? "kvm" : "tcg", l.qmp_path, l.qga_path);
-	ret = proc_spawn(&p, a.v, &po);
-	if (ret) {
-		fprintf(stderr, "ktb boot: cannot start %s: %s\n", a.v[0], strerror(-ret));
-		ret = KTB_EXIT_UNTESTED;
-		goto out;
-	}
-	while (!proc_wait(&p, 1000))
-		;
-	ret = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 ? 0 : KTB_EXIT_UNTESTED;
-	if (ret)
-		fprintf(stderr, "ktb boot: QEMU %s\n", proc_describe(&p));
+	vm_stop(&vm);
 out:
-	hybrid_stop(&hp);
 	rm_rf(dir);
 	free(dir);
-	argv_free(&a);
-	free((char *)l.append);
-	free((char *)l.qmp_path);
-	free((char *)l.qga_path);
+	free(append);
+	free(banner);
 	return ret;
 }
 

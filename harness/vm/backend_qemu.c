@@ -68,7 +68,7 @@ static int qemu_spawn(struct vm *vm, const struct hw_launch *launch, int64_t dea
 	struct proc_opts po = {.capture_stdout = !vm->cfg.interactive,
 			       .stderr_path = vm->cfg.interactive ? NULL : vm->qemu_log_path,
 			       .interactive = vm->cfg.interactive,
-			       .no_thp = vm->cfg.machine->balloon != NULL};
+			       .no_thp = !vm->cfg.interactive && vm->cfg.machine->balloon};
 	struct hw_error he = {{0}, {0}};
 	struct argv a;
 	int ret;
