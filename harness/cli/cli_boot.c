@@ -5,15 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
-#include "hybrid.h"
-#include "proc.h"
 #include "runner.h"
 #include "util.h"
+#include "vm.h"
 
 struct boot_cli {
 	struct kernel_choice k;
@@ -233,70 +231,50 @@ static char *boot_append(const struct machine *m, const struct boot_cli *c)
 	return s;
 }
 
-static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img,
-		   bool kvm)
+/* The same start as `ktb run` (vm_start), with QEMU on the terminal. */
+static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img, bool kvm)
 {
 	char *dir = tmp_template("ktb-boot");
-	struct hw_launch l = {.initrd = img->initrd, .kvm = kvm, .interactive = true};
-	struct hw_error he = {{0}, {0}};
-	struct proc_opts po = {.interactive = true};
-	struct hybrid_procs hp = {.n = 0};
-	char why[512];
-	struct argv a;
-	struct proc p;
+	struct vm_config vc = {
+	    .machine = m, .initrd = img->initrd, .kvm = kvm, .sig_fd = -1, .interactive = true};
+	struct vm vm;
+	char *banner = NULL, *append = NULL;
 	int ret;
 
+	memset(&vm, 0, sizeof(vm));
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "ktb boot: cannot create %s: %s\n", dir, strerror(errno));
 		free(dir);
 		return KTB_EXIT_UNTESTED;
 	}
-	argv_init(&a);
-	l.kernel = machine_needs_bios_boot(m) || !img->vmlinux ? img->bzimage : img->vmlinux;
-	if (!l.kernel) {
+	vc.kernel = vm_pick_kernel(m, img);
+	if (!vc.kernel) {
 		fprintf(stderr, "ktb boot: the machine offers S3, which needs a bzImage, but the "
 				"image has only a vmlinux\n");
 		ret = KTB_EXIT_USAGE;
 		goto out;
 	}
-	l.append = boot_append(m, c);
-	l.qmp_path = xasprintf("%s/qmp.sock", dir);
-	l.qga_path = xasprintf("%s/qga.sock", dir);
-	l.disk_dir = dir;
-	ret = machine_create_disks(m, &l, &he) ?: machine_to_argv(m, &l, &a, &he);
-	if (ret) {
-		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
-		ret = KTB_EXIT_USAGE;
-		goto out;
-	}
+	append = boot_append(m, c);
+	banner = xasprintf("ktb: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock; "
+			   "Ctrl-A X quits",
+			   img->release, kvm ? "kvm" : "tcg", dir, dir);
+	vc.append = append;
+	vc.workdir = dir;
+	vc.banner = banner;
 	/* hybrid disks: their back ends listen before QEMU connects (logs in dir) */
-	ret = hybrid_start(&hp, m, &l, dir, now_ms() + 10000, why, sizeof(why));
+	ret = vm_start(&vm, &vc, now_ms() + 10000);
+	if (!ret)
+		ret = vm_wait_exit(&vm);
 	if (ret) {
-		fprintf(stderr, "ktb boot: %s\n", why);
-		ret = KTB_EXIT_UNTESTED;
-		goto out;
+		fprintf(stderr, "ktb boot: %s\n", vm.err);
+		ret = vm.bad_config ? KTB_EXIT_USAGE : KTB_EXIT_UNTESTED;
 	}
-	fprintf(stderr, "ktb: booting %s (%s); QMP %s, guest agent %s; Ctrl-A X quits\n",
-		img->release, kvm ? "kvm" : "tcg", l.qmp_path, l.qga_path);
-	ret = proc_spawn(&p, a.v, &po);
-	if (ret) {
-		fprintf(stderr, "ktb boot: cannot start %s: %s\n", a.v[0], strerror(-ret));
-		ret = KTB_EXIT_UNTESTED;
-		goto out;
-	}
-	while (!proc_wait(&p, 1000))
-		;
-	ret = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 ? 0 : KTB_EXIT_UNTESTED;
-	if (ret)
-		fprintf(stderr, "ktb boot: QEMU %s\n", proc_describe(&p));
+	vm_stop(&vm);
 out:
-	hybrid_stop(&hp);
 	rm_rf(dir);
 	free(dir);
-	argv_free(&a);
-	free((char *)l.append);
-	free((char *)l.qmp_path);
-	free((char *)l.qga_path);
+	free(append);
+	free(banner);
 	return ret;
 }
 

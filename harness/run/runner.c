@@ -12,8 +12,6 @@
 #include "expect.h"
 #include "loop.h"
 #include "machine_step.h"
-#include "qga.h"
-#include "qmp.h"
 #include "util.h"
 #include "steps.h"
 #include "vm.h"
@@ -92,13 +90,13 @@ static void run_steps(struct run_ctx *c)
  * too, keep it as dmesg.txt, and fail on what the console missed. */
 static void collect_dmesg(struct run_ctx *c)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS;
 	char *path, *line, *save = NULL;
 
-	if (!c->vm.qga || !c->vm.ready_ms || loop_abort_reason(c->vm.loop))
+	if (!c->vm.ready_ms || loop_abort_reason(c->vm.loop))
 		return;
-	if (qga_exec(c->vm.qga, "dmesg", (const char *const *)c->env, &res, dl) || !res.out)
+	if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res, dl) || !res.out)
 		goto out;
 	path = xasprintf("%s/dmesg.txt", c->r->artifacts);
 	write_file(path, res.out, res.out_len);
@@ -112,18 +110,17 @@ static void collect_dmesg(struct run_ctx *c)
 		}
 	}
 out:
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 }
 
 static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
 {
-	if (machine_needs_bios_boot(s->machine)) {
-		if (!img->bzimage)
-			*why = xstrdup("the machine offers S3, which needs a bzImage boot "
-				       "through SeaBIOS, but the image has only a vmlinux");
-		return img->bzimage;
-	}
-	return img->vmlinux ? img->vmlinux : img->bzimage;
+	const char *k = vm_pick_kernel(s->machine, img);
+
+	if (!k && machine_needs_bios_boot(s->machine))
+		*why = xstrdup("the machine offers S3, which needs a bzImage boot "
+			       "through SeaBIOS, but the image has only a vmlinux");
+	return k;
 }
 
 /* Append " WORD" to *s (WORD may be NULL: nothing). */
@@ -220,6 +217,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.artifacts = c->r->artifacts,
 		.sig_fd = c->o->sig_fd,
 		.libvirt_uri = c->o->libvirt_uri,
+		.backend = c->o->backend,
 	};
 	int ret;
 

@@ -11,6 +11,8 @@
 #include "result.h"
 #include "scenario.h"
 
+struct vm_backend_ops;
+
 struct run_opts {
 	const struct image *image;
 	const char *append;          /* --append: added to every scenario's kernel arguments */
@@ -21,6 +23,7 @@ struct run_opts {
 	bool verbose;
 	unsigned attempt;            /* --repeat: 1..N (0: not repeated) */
 	const char *libvirt_uri;     /* --backend libvirt: this worker's host; NULL: qemu */
+	const struct vm_backend_ops *backend; /* tests: their own back end; NULL: by libvirt_uri */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;
 };

@@ -10,7 +10,6 @@
 
 #include "expect.h"
 #include "loop.h"
-#include "qga.h"
 #include "util.h"
 
 /* Why a wait ended early, as a step status and message. */
@@ -64,29 +63,28 @@ void step_judge(struct step_result *sr, const struct expect *e)
 
 static void step_record_stuck(struct run_ctx *c, const struct step_result *sr, long long pid)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	int64_t dl = loop_now(c->vm.loop) + STUCK_PROBE_MS;
 	char *cmd = xasprintf(STUCK_SCRIPT, pid, pid, pid), *path;
 
-	if (dl <= c->deadline && !qga_exec(c->vm.qga, cmd, NULL, &res, dl) && res.out) {
+	if (dl <= c->deadline && !vm_exec(&c->vm, cmd, NULL, &res, dl) && res.out) {
 		path = xasprintf("%s/stuck-line-%d.txt", c->r->artifacts, sr->line);
 		write_file(path, res.out, res.out_len);
 		free(path);
 	}
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	free(cmd);
 }
 
 int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 		    struct step_result *sr, int64_t deadline)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	long long pid = 0;
-	int ret = qga_exec_start(c->vm.qga, cmd, (const char *const *)c->env, &pid, &res.err,
-				 deadline);
+	int ret = vm_exec_start(&c->vm, cmd, (const char *const *)c->env, &pid, &res.err, deadline);
 
 	if (!ret)
-		ret = qga_exec_wait(c->vm.qga, pid, &res, deadline);
+		ret = vm_exec_wait(&c->vm, pid, &res, deadline);
 	if (ret == -ETIMEDOUT && pid)
 		step_record_stuck(c, sr, pid);
 	if (ret) {
@@ -97,7 +95,7 @@ int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 		sr->err = res.err;
 		res.out = res.err = NULL;
 	}
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return ret;
 }
 

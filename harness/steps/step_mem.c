@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "loop.h"
-#include "qga.h"
-#include "qmp.h"
 #include "steps.h"
 #include "util.h"
 
@@ -52,18 +50,18 @@ static int mem_sleep(struct run_ctx *c, int64_t ms, int64_t deadline)
 /* The guest's MemTotal in bytes, read through the agent. */
 static int guest_memtotal(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	int64_t dl = loop_now(c->vm.loop) + MEM_CMD_MS;
 	const char *p;
 	int ret;
 
-	ret = qga_exec(c->vm.qga, "cat /proc/meminfo", (const char *const *)c->env, &res,
-		       dl < deadline ? dl : deadline);
+	ret = vm_exec(&c->vm, "cat /proc/meminfo", (const char *const *)c->env, &res,
+		      dl < deadline ? dl : deadline);
 	if (!ret && (!res.out || !(p = strstr(res.out, "MemTotal:"))))
 		ret = -EPROTO;
 	if (!ret)
 		*bytes = strtoll(p + 9, NULL, 10) * 1024;
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return ret;
 }
 
@@ -73,7 +71,7 @@ static int balloon_actual(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 	json_t *ret_val = NULL;
 	json_int_t actual = 0;
 	char *errmsg = NULL;
-	int ret = qmp_execute(c->vm.qmp, "query-balloon", NULL, &ret_val, &errmsg, deadline);
+	int ret = vm_qmp(&c->vm, "query-balloon", NULL, &ret_val, &errmsg, deadline);
 
 	if (ret == -EREMOTEIO)
 		snprintf(c->vm.err, sizeof(c->vm.err), "query-balloon: %s", errmsg ? errmsg : "?");
@@ -181,7 +179,7 @@ void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *
 	ret = guest_memtotal(c, &b.memtotal0, deadline) ?: balloon_actual(c, &b.actual0, deadline);
 	b.t0 = loop_now(c->vm.loop);
 	if (!ret)
-		ret = qmp_execute(c->vm.qmp, "balloon", args, &ret_val, &errmsg, deadline);
+		ret = vm_qmp(&c->vm, "balloon", args, &ret_val, &errmsg, deadline);
 	if (ret == -EREMOTEIO) {
 		mem_fail(sr, ST_ERROR, xasprintf("QMP balloon refused: %s", errmsg ? errmsg : "?"));
 		goto out;
@@ -267,10 +265,11 @@ static int rss_settle(struct run_ctx *c, const struct step *st, struct step_resu
 	int ret;
 
 	for (;;) {
-		ret = proc_rss(c->vm.proc.pid, &win[n++ % RSS_STEADY_SAMPLES]);
+		ret = proc_rss(vm_pid(&c->vm), &win[n++ % RSS_STEADY_SAMPLES]);
 		if (ret) {
-			mem_fail(sr, ST_ERROR, xasprintf("cannot read QEMU's RSS (pid %d): %s",
-							 (int)c->vm.proc.pid, strerror(-ret)));
+			mem_fail(sr, ST_ERROR,
+				 xasprintf("cannot read QEMU's RSS (pid %d): %s", vm_pid(&c->vm),
+					   strerror(-ret)));
 			return ret;
 		}
 		lo = hi = win[0];
@@ -316,11 +315,11 @@ void step_measure(struct run_ctx *c, const struct step *st, struct step_result *
 		return;
 	until = loop_now(c->vm.loop) + st->within_ms;
 	for (;;) {
-		ret = proc_rss(c->vm.proc.pid, &rss);
+		ret = proc_rss(vm_pid(&c->vm), &rss);
 		if (ret) {
 			mem_fail(sr, ST_ERROR,
-				 xasprintf("cannot read QEMU's RSS (pid %d): %s",
-					   (int)c->vm.proc.pid, strerror(-ret)));
+				 xasprintf("cannot read QEMU's RSS (pid %d): %s", vm_pid(&c->vm),
+					   strerror(-ret)));
 			return;
 		}
 		min_rss = samples++ && min_rss < rss ? min_rss : rss;

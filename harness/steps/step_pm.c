@@ -7,13 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "console.h"
 #include "loop.h"
 #include "pmlog.h"
-#include "qga.h"
-#include "qmp.h"
 #include "steps.h"
 #include "timeline.h"
 #include "util.h"
@@ -68,10 +65,10 @@ static void pm_fail(struct step_result *sr, enum status st, char *msg)
 
 /* Run a short guest command; 0 with its result, or a failed step. */
 static int pm_guest(struct run_ctx *c, struct step_result *sr, const char *cmd,
-		    struct qga_exec_result *res, int64_t deadline)
+		    struct vm_exec_result *res, int64_t deadline)
 {
-	int ret = qga_exec(c->vm.qga, cmd, (const char *const *)c->env, res,
-			   min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS));
+	int ret = vm_exec(&c->vm, cmd, (const char *const *)c->env, res,
+			  min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS));
 
 	if (ret) {
 		step_wait_failed(c, sr, ret, NULL);
@@ -85,7 +82,7 @@ static int pm_guest(struct run_ctx *c, struct step_result *sr, const char *cmd,
 static int pm_check_offered(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			    int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	const char *want = st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle";
 	int ret = pm_guest(c, sr, "cat /sys/power/mem_sleep", &res, deadline);
 
@@ -102,7 +99,7 @@ static int pm_check_offered(struct run_ctx *c, const struct step *st, struct ste
 					res.out ? str_trim(res.out, "\n ") : ""));
 		ret = -EOPNOTSUPP;
 	}
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return ret;
 }
 
@@ -133,7 +130,7 @@ static char *pm_setup_script(const struct run_ctx *c, const struct step *st)
 static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		      int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	char *script;
 	int ret = pm_check_offered(c, st, sr, deadline);
 
@@ -152,17 +149,14 @@ static int pm_prepare(struct run_ctx *c, const struct step *st, struct step_resu
 	}
 	if (!ret)
 		c->lpc_saved_boot = c->boots;
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return ret;
 }
 
 /* Drop SUSPEND and WAKEUP events left from earlier steps. */
 static void pm_drain_events(struct run_ctx *c)
 {
-	struct qmp_event *ev;
-
-	while (!qmp_wait_event(c->vm.qmp, NULL, &ev, loop_now(c->vm.loop)))
-		qmp_event_free(ev);
+	vm_qmp_drop_events(&c->vm);
 }
 
 struct sleep_cycle {
@@ -182,7 +176,7 @@ struct sleep_cycle {
 static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 		      int64_t deadline, bool *exited_ok)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	int ret;
 
 	/* A request in flight while the guest suspends its devices (pm_test
@@ -191,7 +185,7 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 	if (cy->pid_pending) {
 		/* the agent answers the start once the guest is back */
 		cy->pid_pending = false;
-		ret = qga_exec_start_finish(c->vm.qga, &cy->pid, NULL, deadline);
+		ret = vm_exec_start_finish(&c->vm, &cy->pid, NULL, deadline);
 		if (ret == -ECANCELED)
 			return ret;
 		if (ret) {
@@ -202,8 +196,8 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 		}
 	}
 	do {
-		ret = qga_exec_wait(c->vm.qga, cy->pid, &res,
-				    min64(deadline, loop_now(c->vm.loop) + PM_RETRY_MS));
+		ret = vm_exec_wait(&c->vm, cy->pid, &res,
+				   min64(deadline, loop_now(c->vm.loop) + PM_RETRY_MS));
 	} while (ret == -ETIMEDOUT && loop_now(c->vm.loop) < deadline);
 	if (ret)
 		return ret;
@@ -212,14 +206,14 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 		pm_fail(sr, ST_FAIL,
 			xasprintf("the kernel refused to suspend: %s",
 				  res.err && *res.err ? str_trim(res.err, "\n ") : "(no message)"));
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return 0;
 }
 
 static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		      int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	int64_t secs = st->after_ms < 1000 ? 1 : (st->after_ms + 999) / 1000;
 	char *cmd = xasprintf("echo 0 > /sys/class/rtc/rtc0/wakealarm && "
 			      "echo +%lld > /sys/class/rtc/rtc0/wakealarm", (long long)secs);
@@ -233,7 +227,7 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 		ret = -EIO;
 	}
 	if (!ret)
-		qga_exec_result_free(&res);
+		vm_exec_result_free(&res);
 	return ret;
 }
 
@@ -241,7 +235,7 @@ static bool pm_in_s3(void *ctx)
 {
 	struct run_ctx *c = ctx;
 
-	return qmp_has_event(c->vm.qmp, "SUSPEND");
+	return vm_qmp_has_event(&c->vm, "SUSPEND");
 }
 
 static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
@@ -257,10 +251,10 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 	cy->pid_pending = false;
 	/* The guest can reach S3 before the agent's answer leaves it: then
 	 * stop waiting for the answer and wake the guest (QMP shows S3). */
-	ret = qga_exec_start_until(c->vm.qga, cmd, (const char *const *)c->env, &cy->pid, &err,
-				   min64(deadline, cy->t_req + PM_CMD_MS),
-				   st->sleep_state == SLEEP_STATE_S3 && !st->pm_test ? pm_in_s3 : NULL,
-				   c);
+	ret = vm_exec_start_until(
+	    &c->vm, cmd, (const char *const *)c->env, &cy->pid, &err,
+	    min64(deadline, cy->t_req + PM_CMD_MS),
+	    st->sleep_state == SLEEP_STATE_S3 && !st->pm_test ? pm_in_s3 : NULL, c);
 	free(cmd);
 	if (ret == -EINPROGRESS) {
 		cy->pid_pending = true;
@@ -280,14 +274,13 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 			     int64_t deadline)
 {
-	struct qmp_event *ev = NULL;
+	int64_t host_ms = 0;
 	bool ok = false;
-	int ret = qmp_wait_event(c->vm.qmp, "SUSPEND", &ev,
-				 min64(deadline, cy->t_req + PM_REACH_MS));
+	int ret =
+	    vm_qmp_event(&c->vm, "SUSPEND", &host_ms, min64(deadline, cy->t_req + PM_REACH_MS));
 
 	if (!ret) {
-		cy->suspend_ms = ev->host_ms - cy->t_req;
-		qmp_event_free(ev);
+		cy->suspend_ms = host_ms - cy->t_req;
 		return 0;
 	}
 	if (ret != -ETIMEDOUT) {
@@ -341,11 +334,11 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 			  struct step_result *sr, int64_t deadline)
 {
-	struct qmp_event *ev = NULL;
+	int64_t host_ms = 0;
 	int64_t limit = st->wake_by == WAKE_RTC
 		? cy->t_req + cy->suspend_ms + st->after_ms + PM_REACH_MS
 		: cy->t_wake + PM_WAKE_EVENT_MS;
-	int ret = qmp_wait_event(c->vm.qmp, "WAKEUP", &ev, min64(deadline, limit));
+	int ret = vm_qmp_event(&c->vm, "WAKEUP", &host_ms, min64(deadline, limit));
 
 	if (ret == -ETIMEDOUT) {
 		pm_fail(sr, ST_FAIL, xasprintf("the guest never woke up (no WAKEUP event; wake "
@@ -357,8 +350,7 @@ static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct sleep
 		return ret;
 	}
 	if (st->wake_by == WAKE_RTC)
-		cy->t_wake = ev->host_ms;
-	qmp_event_free(ev);
+		cy->t_wake = host_ms;
 	return 0;
 }
 
@@ -369,7 +361,7 @@ static int pm_wait_back(struct run_ctx *c, const struct step *st, struct sleep_c
 {
 	bool ok = false;
 	int64_t limit = min64(deadline, cy->t_wake + PM_BACK_MS);
-	int ret = qga_sync(c->vm.qga, 200, limit);
+	int ret = vm_guest_sync(&c->vm, 200, limit);
 
 	if (ret) {
 		if (ret == -ECANCELED)
@@ -457,7 +449,7 @@ static json_t *pm_wakeup_grew(json_t *before, json_t *after)
 static int pm_wakeup_read(struct run_ctx *c, struct step_result *sr, bool restore, json_t **counts,
 			  int *irq, int *fixups, int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	bool restored = false;
 	char *cmd = xasprintf("%s" PM_WAKEUP_LIST, restore ? LPC_RESTORE : "");
 	int ret = pm_guest(c, sr, cmd, &res, deadline);
@@ -469,7 +461,7 @@ static int pm_wakeup_read(struct run_ctx *c, struct step_result *sr, bool restor
 	*counts = pm_wakeup_parse(res.out, irq, &restored);
 	if (restored)
 		(*fixups)++;
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return 0;
 }
 
@@ -585,14 +577,14 @@ static const char *wake_note(const struct step *st)
 static int pm_count_entries(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			    int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	char *cmd = xasprintf("dmesg | grep -c 'PM: suspend entry (%s)' || true",
 			      st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle");
 	int n = -1;
 
 	if (!pm_guest(c, sr, cmd, &res, deadline)) {
 		n = res.out ? atoi(res.out) : -1;
-		qga_exec_result_free(&res);
+		vm_exec_result_free(&res);
 	}
 	free(cmd);
 	return n;
@@ -640,16 +632,16 @@ static bool hib_qemu_gone(void *ctx)
 static int hib_wait_off(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
 			int64_t deadline)
 {
+	const char *how = NULL;
 	bool ok = false;
 	int ret = loop_run_until(c->vm.loop, hib_qemu_gone, &c->vm,
 				 min64(deadline, cy->t_req + PM_HIBERNATE_MS));
 
 	if (c->vm.qemu_gone && !console_fatal(c->vm.console)) {
 		cy->suspend_ms = loop_now(c->vm.loop) - cy->t_req;
-		if (WIFEXITED(c->vm.proc.status) && WEXITSTATUS(c->vm.proc.status) == 0)
+		if (vm_exited_ok(&c->vm, &how))
 			return 0;
-		pm_fail(sr, ST_FAIL, xasprintf("QEMU %s while the guest hibernated",
-					       proc_describe(&c->vm.proc)));
+		pm_fail(sr, ST_FAIL, xasprintf("QEMU %s while the guest hibernated", how));
 		return -EIO;
 	}
 	if (ret != -ETIMEDOUT) {
@@ -700,7 +692,7 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images,
 			 long long *pages, int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	char *nl;
 
 	if (pm_guest(c, sr, HIB_IMAGE_LOG, &res, deadline))
@@ -708,7 +700,7 @@ static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images,
 	*images = res.out ? atoi(res.out) : 0;
 	nl = res.out ? strchr(res.out, '\n') : NULL;
 	*pages = nl ? atoll(nl + 1) : 0;
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return 0;
 }
 
@@ -759,24 +751,24 @@ static void pm_write_timeline(struct run_ctx *c, const struct pm_report *rep)
 static void pm_kernel_report(struct run_ctx *c, const struct step *st, json_t *data,
 			     int64_t deadline)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	struct pm_report rep = {0};
 
-	if (qga_exec(c->vm.qga, "dmesg", (const char *const *)c->env, &res,
-		     min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
+	if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res,
+		    min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
 		return;
 	if (res.out && !pmlog_parse(res.out, &rep) && rep.cycles_count) {
 		json_object_set_new(data, "kernel", pm_last_cycles(&rep, st->cycles));
 		pm_write_timeline(c, &rep);
 	}
 	pm_report_free(&rep);
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 }
 
 static void step_hibernate(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			   int64_t deadline, json_t *data)
 {
-	struct qga_exec_result res;
+	struct vm_exec_result res;
 	struct sleep_cycle cy = {0};
 	char *script;
 	long long pages;
@@ -793,7 +785,7 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 		pm_fail(sr, ST_FAIL,
 			xasprintf("the guest refused the hibernation set-up: %s",
 				  res.err ? str_trim(res.err, "\n ") : ""));
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	if (sr->status != ST_PASS || pm_request(c, st, &cy, sr, deadline))
 		return;
 	if (st->pm_test)

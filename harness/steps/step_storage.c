@@ -3,7 +3,6 @@
  * caches, then starts back ends and machine again on the same disks. Also
  * the hybrid drives' stats, gathered into the result's metrics. */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 
 #include "hybrid.h"
@@ -52,11 +51,7 @@ void step_power_loss(struct run_ctx *c, const struct step *st, struct step_resul
 	int ret;
 
 	/* no shutdown, no flush: the plug is pulled */
-	if (c->vm.proc.pid > 0 && !proc_poll(&c->vm.proc)) {
-		kill(c->vm.proc.pid, SIGKILL);
-		proc_wait(&c->vm.proc, 5000);
-	}
-	c->vm.qemu_gone = true;
+	vm_power_cut(&c->vm);
 	out = drop_caches(c, st, &why);
 	if (why) {
 		json_decref(out);

@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "loop.h"
-#include "qga.h"
-#include "qmp.h"
 #include "steps.h"
 #include "util.h"
 
@@ -47,10 +45,10 @@ static int64_t mp_min(int64_t a, int64_t b)
  * too ({"error": "no disk with id ID"}, exit 1): the guest's state to judge. */
 static json_t *mp_probe(struct mp_op *op)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	char *cmd = xasprintf("ktb-probe disk %s", op->d->id);
 	int64_t dl = mp_min(op->deadline, loop_now(op->c->vm.loop) + MP_CMD_MS);
-	int ret = qga_exec(op->c->vm.qga, cmd, (const char *const *)op->c->env, &res, dl);
+	int ret = vm_exec(&op->c->vm, cmd, (const char *const *)op->c->env, &res, dl);
 	json_t *j = NULL;
 
 	if (ret)
@@ -63,7 +61,7 @@ static json_t *mp_probe(struct mp_op *op)
 		j = NULL;
 	}
 	free(cmd);
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return j;
 }
 
@@ -133,9 +131,9 @@ int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why)
 /* Run a guest shell command that must succeed. */
 static int mp_guest(struct mp_op *op, const char *cmd)
 {
-	struct qga_exec_result res = {0};
+	struct vm_exec_result res = {0};
 	int64_t dl = mp_min(op->deadline, loop_now(op->c->vm.loop) + MP_CMD_MS);
-	int ret = qga_exec(op->c->vm.qga, cmd, (const char *const *)op->c->env, &res, dl);
+	int ret = vm_exec(&op->c->vm, cmd, (const char *const *)op->c->env, &res, dl);
 
 	if (ret)
 		step_wait_failed(op->c, op->sr, ret, NULL);
@@ -143,7 +141,7 @@ static int mp_guest(struct mp_op *op, const char *cmd)
 		mp_fail(op->sr, ST_ERROR,
 			xasprintf("guest command failed (exit %d): %s: %s", res.exit_code, cmd,
 				  res.err && *res.err ? res.err : ""));
-	qga_exec_result_free(&res);
+	vm_exec_result_free(&res);
 	return ret ? ret : res.exit_code ? -EIO : 0;
 }
 
@@ -201,7 +199,7 @@ static json_t *mp_device_args(const char *opts)
 
 static int mp_qmp(struct mp_op *op, const char *cmd, json_t *args, char **err)
 {
-	return qmp_execute(op->c->vm.qmp, cmd, args, NULL, err, op->deadline);
+	return vm_qmp(&op->c->vm, cmd, args, NULL, err, op->deadline);
 }
 
 /* QEMU's answers while the old controller is not yet gone: its id is still

@@ -1,4 +1,5 @@
 #include "backend_libvirt.h"
+#include "vm.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +40,12 @@ struct vm_libvirt {
 	char *rdir;	       /* the run's directory there, once created */
 	struct proc tail, fwd; /* ssh: the console file, the two sockets */
 };
+
+/* The back end's state (vm_backend.h: vm->be). */
+static struct vm_libvirt *LV(const struct vm *vm)
+{
+	return vm->be;
+}
 
 static void lv_quiet(void *ctx, virErrorPtr e)
 {
@@ -87,7 +94,7 @@ static void lv_read_console(struct vm *vm)
 	char buf[4096];
 	ssize_t n;
 
-	while ((n = read(vm->lv->console_fd, buf, sizeof(buf))) > 0)
+	while ((n = read(LV(vm)->console_fd, buf, sizeof(buf))) > 0)
 		vm_console_feed(vm, buf, (size_t)n);
 }
 
@@ -120,7 +127,7 @@ static void lv_check_state(struct vm *vm)
 	int st = -1, reason = 0;
 	char msg[300];
 
-	if (virDomainGetState(vm->lv->dom, &st, &reason, 0) == 0 && st != VIR_DOMAIN_SHUTOFF &&
+	if (virDomainGetState(LV(vm)->dom, &st, &reason, 0) == 0 && st != VIR_DOMAIN_SHUTOFF &&
 	    st != VIR_DOMAIN_CRASHED)
 		return;
 	lv_read_console(vm);
@@ -142,7 +149,7 @@ static void lv_check_state(struct vm *vm)
  * lost, and the scenario goes elsewhere. */
 static void lv_check_ssh(struct vm *vm)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	struct proc *p = proc_poll(&lv->fwd) ? &lv->fwd : proc_poll(&lv->tail) ? &lv->tail : NULL;
 	char msg[400];
 
@@ -183,9 +190,9 @@ static int lv_on_tick(void *ctx, int fd)
 	if (vm->qemu_gone)
 		return -EPIPE;
 	lv_read_console(vm);
-	if (++vm->lv->ticks % STATE_EVERY == 0)
+	if (++LV(vm)->ticks % STATE_EVERY == 0)
 		lv_check_state(vm);
-	if (!vm->qemu_gone && vm->lv->rem)
+	if (!vm->qemu_gone && LV(vm)->rem)
 		lv_check_ssh(vm);
 	return vm->qemu_gone ? -EPIPE : 0;
 }
@@ -219,12 +226,12 @@ static int lv_tick_start(struct vm *vm)
 			close(fd);
 		return -e;
 	}
-	vm->lv->tick_fd = fd;
-	if (!vm->lv->rem)
-		vm->lv->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (vm->lv->notify_fd >= 0 &&
-	    inotify_add_watch(vm->lv->notify_fd, vm->lv->console_path, IN_MODIFY) >= 0)
-		loop_add(vm->loop, vm->lv->notify_fd, lv_on_notify, vm);
+	LV(vm)->tick_fd = fd;
+	if (!LV(vm)->rem)
+		LV(vm)->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (LV(vm)->notify_fd >= 0 &&
+	    inotify_add_watch(LV(vm)->notify_fd, LV(vm)->console_path, IN_MODIFY) >= 0)
+		loop_add(vm->loop, LV(vm)->notify_fd, lv_on_notify, vm);
 	return loop_add(vm->loop, fd, lv_on_tick, vm);
 }
 
@@ -246,11 +253,11 @@ static char *lv_name(const struct vm *vm)
 
 static int lv_render(struct vm *vm, const struct hw_launch *l, char **xml)
 {
-	struct hw_domain d = {.name = vm->lv->name, .console_path = vm->lv->console_path};
+	struct hw_domain d = {.name = LV(vm)->name, .console_path = LV(vm)->console_path};
 	struct hw_error he = {{0}, {0}};
 	/* a remote host's disks were made there (lv_remote_prepare) */
 	int ret =
-	    vm->cfg.restart || vm->lv->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
+	    vm->cfg.restart || LV(vm)->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
 
 	if (!ret)
 		ret = machine_to_domain_xml(vm->cfg.machine, l, &d, xml, &he);
@@ -279,7 +286,7 @@ static int lv_upload(struct vm *vm, const char *path, const char *hash)
 		      "{ echo 'the upload arrived damaged' >&2; exit 1; }; "
 		      "chmod 644 \"$t\"; mv -f \"$t\" %s/%s; trap - EXIT",
 		      REMOTE_CACHE_DIR, hash, REMOTE_CACHE_DIR, hash);
-	int ret = remote_run(vm->lv->rem, cmd, path, NULL, 600000, err, sizeof(err));
+	int ret = remote_run(LV(vm)->rem, cmd, path, NULL, 600000, err, sizeof(err));
 
 	free(cmd);
 	if (ret) {
@@ -306,7 +313,7 @@ static int lv_remote_prepare(struct vm *vm, const struct hw_launch *l, struct hw
 			     char **notes)
 {
 	const struct machine *m = vm->cfg.machine;
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	const char *files[2] = {l->kernel, l->initrd};
 	char hash[2][SHA256_HEX_LEN + 1] = {"", ""}, err[600], *cmd, *t, *out = NULL;
 	char *rdir = xasprintf("%s/%s", REMOTE_RUN_PARENT, lv->name), *up = xstrdup("");
@@ -399,7 +406,7 @@ static char *lv_ssh_log(const struct vm *vm)
  * --pid of its parent), into the loop. */
 static int lv_remote_console(struct vm *vm)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	char *cmd = xasprintf("exec tail -c +1 -F --pid=$PPID %s 2>/dev/null", lv->console_path);
 	char **argv = remote_argv(lv->rem, NULL, cmd);
 	char *log = lv_ssh_log(vm);
@@ -418,7 +425,7 @@ static int lv_remote_console(struct vm *vm)
 /* ssh: the harness's monitor and agent sockets here, QEMU's there. */
 static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	char *q = xasprintf("%s:%s", vm->qmp_path, rl->qmp_path);
 	char *g = xasprintf("%s:%s", vm->qga_path, rl->qga_path);
 	const char *opts[] = {"-N",
@@ -443,17 +450,18 @@ static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
 	return ret ? lv_remote_fail(vm, ret, "cannot start ssh") : 0;
 }
 
-int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
+static int lv_spawn(struct vm *vm, const struct hw_launch *l, int64_t deadline)
 {
 	struct vm_libvirt *lv = xcalloc(1, sizeof(*lv));
 	char *xml = NULL, *path, *notes = NULL;
 	struct hw_launch rl = {0};
 	int ret;
 
+	(void)deadline; /* libvirt creates the domain synchronously */
 	lv->console_fd = lv->tick_fd = lv->notify_fd = -1;
 	lv->tail.pid = lv->fwd.pid = -1;
 	lv->tail.out_fd = lv->fwd.out_fd = -1;
-	vm->lv = lv;
+	vm->be = lv;
 	lv->name = lv_name(vm);
 	lv->console_path = xasprintf("%s/console.raw", vm->cfg.workdir);
 	virSetErrorFunc(NULL, lv_quiet);
@@ -536,9 +544,9 @@ out:
 	return ret;
 }
 
-void vm_libvirt_drain(struct vm *vm)
+static void lv_drain(struct vm *vm)
 {
-	if (vm->lv && vm->lv->console_fd >= 0)
+	if (LV(vm) && LV(vm)->console_fd >= 0)
 		lv_read_console(vm);
 }
 
@@ -549,9 +557,9 @@ static void lv_keep_log(struct vm *vm)
 	char *src, *dst, *s;
 	size_t len = 0;
 
-	if (!vm->cfg.artifacts || !vm->lv->conn)
+	if (!vm->cfg.artifacts || !LV(vm)->conn)
 		return;
-	src = xasprintf("/var/log/libvirt/qemu/%s.log", vm->lv->name);
+	src = xasprintf("/var/log/libvirt/qemu/%s.log", LV(vm)->name);
 	dst = xasprintf("%s/qemu.log", vm->cfg.artifacts);
 	s = read_file(src, &len);
 	if (s) {
@@ -597,7 +605,7 @@ static void lv_kill_orphan(const struct vm_libvirt *lv)
 /* Destroy the domain, through a fresh connection if this one broke. */
 static void lv_destroy(struct vm *vm)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	virConnectPtr c;
 	virDomainPtr d;
 	virErrorPtr e;
@@ -621,7 +629,7 @@ static void lv_destroy(struct vm *vm)
  * run directory there (the cache stays). */
 static void lv_remote_stop(struct vm *vm)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 	char err[600], *out = NULL, *cmd;
 
 	/* an ssh of ours that ended by itself: the way to the host broke, and
@@ -655,9 +663,9 @@ static void lv_remote_stop(struct vm *vm)
 	lv->rdir = NULL;
 }
 
-void vm_libvirt_stop(struct vm *vm)
+static void lv_stop(struct vm *vm)
 {
-	struct vm_libvirt *lv = vm->lv;
+	struct vm_libvirt *lv = LV(vm);
 
 	if (!lv)
 		return;
@@ -681,7 +689,7 @@ void vm_libvirt_stop(struct vm *vm)
 	free(lv->name);
 	free(lv->console_path);
 	free(lv);
-	vm->lv = NULL;
+	vm->be = NULL;
 }
 
 static bool lv_pmsuspended(void *ctx)
@@ -689,10 +697,10 @@ static bool lv_pmsuspended(void *ctx)
 	struct vm *vm = ctx;
 	int st = -1;
 
-	return virDomainGetState(vm->lv->dom, &st, NULL, 0) == 0 && st == VIR_DOMAIN_PMSUSPENDED;
+	return virDomainGetState(LV(vm)->dom, &st, NULL, 0) == 0 && st == VIR_DOMAIN_PMSUSPENDED;
 }
 
-int vm_libvirt_wakeup(struct vm *vm, char **err)
+static int lv_wakeup(struct vm *vm, char **err)
 {
 	int64_t until = loop_now(vm->loop) + PMSUSPENDED_MS;
 	int st = -1;
@@ -702,7 +710,7 @@ int vm_libvirt_wakeup(struct vm *vm, char **err)
 		if (loop_run_until(vm->loop, NULL, NULL, loop_now(vm->loop) + 50) == -ECANCELED)
 			return -ECANCELED;
 	if (!lv_pmsuspended(vm)) {
-		virDomainGetState(vm->lv->dom, &st, NULL, 0);
+		virDomainGetState(LV(vm)->dom, &st, NULL, 0);
 		*err =
 		    xasprintf("libvirt reports the domain %s, not pmsuspended", lv_state_word(st));
 		return -EREMOTEIO;
@@ -713,19 +721,21 @@ int vm_libvirt_wakeup(struct vm *vm, char **err)
 		jsonstream_log(vm->qmp_log, loop_now(vm->loop), "out", note, NULL, NULL);
 		json_decref(note);
 	}
-	if (virDomainPMWakeup(vm->lv->dom, 0) < 0) {
+	if (virDomainPMWakeup(LV(vm)->dom, 0) < 0) {
 		*err = xasprintf("virDomainPMWakeup: %s", lv_why());
 		return -EREMOTEIO;
 	}
 	return 0;
 }
 
-int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err)
+static int lv_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+		  int64_t deadline)
 {
 	json_t *msg = json_pack("{s:s}", "execute", cmd), *reply, *e;
 	char *s, *out = NULL;
 	int rc = 0;
 
+	(void)deadline; /* virDomainQemuMonitorCommand has its own */
 	if (ret)
 		*ret = NULL;
 	if (args)
@@ -734,7 +744,7 @@ int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, c
 	/* in qmp.jsonl beside the harness's own monitor traffic */
 	jsonstream_log(vm->qmp_log, loop_now(vm->loop), "out", msg, NULL, "via libvirt");
 	json_decref(msg);
-	if (virDomainQemuMonitorCommand(vm->lv->dom, s, &out, 0) < 0) {
+	if (virDomainQemuMonitorCommand(LV(vm)->dom, s, &out, 0) < 0) {
 		*err = xasprintf("virDomainQemuMonitorCommand: %s", lv_why());
 		free(s);
 		return -EIO;
@@ -767,34 +777,35 @@ bool backend_libvirt_available(void)
 
 #else /* !KTB_HAVE_LIBVIRT */
 
-int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l)
+static int lv_spawn(struct vm *vm, const struct hw_launch *l, int64_t deadline)
 {
-	(void)l;
+	(void)l, (void)deadline;
 	snprintf(vm->err, sizeof(vm->err),
 		 "this ktb was built without libvirt (install libvirt-dev and rebuild)");
 	return -ENOTSUP;
 }
 
-void vm_libvirt_drain(struct vm *vm)
+static void lv_drain(struct vm *vm)
 {
 	(void)vm;
 }
 
-void vm_libvirt_stop(struct vm *vm)
+static void lv_stop(struct vm *vm)
 {
 	(void)vm;
 }
 
-int vm_libvirt_wakeup(struct vm *vm, char **err)
+static int lv_wakeup(struct vm *vm, char **err)
 {
 	(void)vm;
 	*err = xstrdup("built without libvirt");
 	return -ENOTSUP;
 }
 
-int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err)
+static int lv_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+		  int64_t deadline)
 {
-	(void)vm, (void)cmd, (void)args, (void)ret;
+	(void)vm, (void)cmd, (void)args, (void)ret, (void)deadline;
 	*err = xstrdup("built without libvirt");
 	return -ENOTSUP;
 }
@@ -804,3 +815,12 @@ bool backend_libvirt_available(void)
 	return false;
 }
 #endif
+
+const struct vm_backend_ops vm_backend_libvirt = {
+	.name = "libvirt",
+	.spawn = lv_spawn,
+	.drain = lv_drain,
+	.stop = lv_stop,
+	.qmp = lv_qmp,
+	.pm_wakeup = lv_wakeup,
+};

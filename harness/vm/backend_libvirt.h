@@ -11,24 +11,15 @@
 #ifndef KTB_BACKEND_LIBVIRT_H
 #define KTB_BACKEND_LIBVIRT_H
 
-#include <jansson.h>
+#include <stdbool.h>
 
-#include "vm.h"
-
-/* Connect to vm->cfg.libvirt_uri and create the domain; sets vm->lv (even on
- * failure, for vm_libvirt_stop) and vm->host_failed when the host, not the
- * scenario, is at fault. 0 or -errno with vm->err. */
-int vm_libvirt_spawn(struct vm *vm, const struct hw_launch *l);
-/* Read what the console file holds now. */
-void vm_libvirt_drain(struct vm *vm);
-/* Destroy the domain (it is transient: it vanishes), close the connection,
- * keep QEMU's log as qemu.log in the artifacts. No-op without vm->lv. */
-void vm_libvirt_stop(struct vm *vm);
-/* virDomainPMWakeup, once libvirt reports the domain pmsuspended. */
-int vm_libvirt_wakeup(struct vm *vm, char **err);
-/* One QMP command through virDomainQemuMonitorCommand: 0 with *ret (may be
- * NULL), -EREMOTEIO with *err for a QMP error, -EIO when libvirt failed. */
-int vm_libvirt_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err);
+/* The back end itself is vm_backend_libvirt (vm_backend.h): spawn connects
+ * to vm->cfg.libvirt_uri and creates the domain, setting vm->host_failed
+ * when the host, not the scenario, is at fault; stop destroys the domain
+ * (it is transient: it vanishes), closes the connection and keeps QEMU's log
+ * as qemu.log in the artifacts; pm_wakeup is virDomainPMWakeup once libvirt
+ * reports the domain pmsuspended; qmp is virDomainQemuMonitorCommand (0 with
+ * *ret, -EREMOTEIO with *err for a QMP error, -EIO when libvirt failed). */
 
 /* Is the libvirt backend built in? (false: ktb was built without libvirt-dev) */
 bool backend_libvirt_available(void);

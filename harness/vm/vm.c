@@ -1,11 +1,11 @@
+/* The generic VM: the loop, the console model and its logs, the QMP and
+ * guest-agent clients over the two unix sockets. Everything that depends on
+ * how the machine runs goes through vm->ops (vm_backend.h). */
 #include "vm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "protocol.h"
@@ -14,24 +14,14 @@
 #include "qga.h"
 #include "qmp.h"
 #include "util.h"
-#include "backend_libvirt.h"
 
 #define CONSOLE_TAIL_LINES 200
 
-static char *qemu_stderr_tail(const struct vm *vm)
+const char *vm_pick_kernel(const struct machine *m, const struct image *img)
 {
-	size_t len = 0;
-	char *s = vm->qemu_log_path ? read_file(vm->qemu_log_path, &len) : NULL;
-	char *start;
-
-	if (!s)
-		return xstrdup("");
-	len = str_trim_len(s, len, "\n ");
-	s[len] = '\0';
-	start = len > 400 ? s + len - 400 : s;
-	start = xstrdup(start);
-	free(s);
-	return start;
+	if (machine_needs_bios_boot(m))
+		return img->bzimage;
+	return img->vmlinux ? img->vmlinux : img->bzimage;
 }
 
 void vm_gone(struct vm *vm, const char *reason)
@@ -52,37 +42,10 @@ void vm_console_feed(struct vm *vm, const char *buf, size_t n)
 		loop_abort(vm->loop, reason);
 	}
 	/* init says so when the guest cannot come up: no point waiting */
-	if (!vm->ready_ms && !vm->init_failed &&
-	    console_seen(vm->console, KTB_INIT_FAIL_MARKER)) {
+	if (!vm->ready_ms && !vm->init_failed && console_seen(vm->console, KTB_INIT_FAIL_MARKER)) {
 		vm->init_failed = true;
 		loop_abort(vm->loop, "the guest's init failed (see the console)");
 	}
-}
-
-/* QEMU's stdout is the guest console: feed it, and treat EOF as QEMU gone. */
-static int vm_on_console(void *ctx, int fd)
-{
-	struct vm *vm = ctx;
-	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 0;
-	if (n <= 0) {
-		char *tail;
-		char reason[700];
-
-		console_flush(vm->console);
-		proc_wait(&vm->proc, 2000);
-		tail = qemu_stderr_tail(vm);
-		snprintf(reason, sizeof(reason), "QEMU %s%s%s", proc_describe(&vm->proc),
-			 *tail ? ": " : "", tail);
-		free(tail);
-		vm_gone(vm, reason);
-		return -EPIPE;
-	}
-	vm_console_feed(vm, buf, (size_t)n);
-	return 0;
 }
 
 static int vm_on_signal(void *ctx, int fd)
@@ -128,62 +91,42 @@ static FILE *open_artifact(const struct vm *vm, const char *name)
 	return f;
 }
 
+/* Why the loop stopped, else what the errno says. */
+static const char *vm_why(struct vm *vm, int ret)
+{
+	const char *r = loop_abort_reason(vm->loop);
+
+	return r ? r : strerror(-ret);
+}
+
 struct hw_launch vm_launch(const struct vm *vm)
 {
 	return (struct hw_launch){
-		.kernel = vm->cfg.kernel,
-		.initrd = vm->cfg.initrd,
-		.append = vm->cfg.append,
-		.qmp_path = vm->qmp_path,
-		.qga_path = vm->qga_path,
-		.disk_dir = vm->cfg.workdir,
-		.kvm = vm->cfg.kvm,
+	    .kernel = vm->cfg.kernel,
+	    .initrd = vm->cfg.initrd,
+	    .append = vm->cfg.append,
+	    .qmp_path = vm->qmp_path,
+	    .qga_path = vm->qga_path,
+	    .disk_dir = vm->cfg.workdir,
+	    .kvm = vm->cfg.kvm,
 	};
 }
 
-static int vm_spawn(struct vm *vm, int64_t deadline)
+static const struct vm_backend_ops *vm_choose(const struct vm_config *c)
 {
-	struct hw_launch l = vm_launch(vm);
-	/* a machine with a balloon is watched through QEMU's RSS (measure:
-	 * qemu_rss): without huge pages it moves with what the guest touches,
-	 * not with the 2 MiB pages the host happened to back it with */
-	struct proc_opts po = {.capture_stdout = true,
-			       .stderr_path = vm->qemu_log_path,
-			       .no_thp = vm->cfg.machine->balloon != NULL};
-	struct hw_error he = {{0}, {0}};
-	struct argv a;
-	int ret;
-
-	if (vm->cfg.libvirt_uri)
-		return vm_libvirt_spawn(vm, &l);
-	argv_init(&a);
-	ret = vm->cfg.restart ? 0 : machine_create_disks(vm->cfg.machine, &l, &he);
-	if (!ret)
-		ret = machine_to_argv(vm->cfg.machine, &l, &a, &he);
-	if (ret) {
-		snprintf(vm->err, sizeof(vm->err), "%s: %s", he.field, he.msg);
-		goto out;
-	}
-	/* QEMU connects to the hybrid disks' back ends as it starts */
-	ret = hybrid_start(&vm->hybrid, vm->cfg.machine, &l,
-			   vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir, deadline,
-			   vm->err, sizeof(vm->err));
-	if (ret)
-		goto out;
-	ret = proc_spawn(&vm->proc, a.v, &po);
-	if (ret)
-		snprintf(vm->err, sizeof(vm->err), "cannot start %s: %s", a.v[0], strerror(-ret));
-out:
-	argv_free(&a);
-	return ret;
+	if (c->backend)
+		return c->backend;
+	return c->libvirt_uri ? &vm_backend_libvirt : &vm_backend_qemu;
 }
 
 int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 {
+	struct hw_launch l;
 	int fd, ret;
 
 	memset(vm, 0, sizeof(*vm));
 	vm->cfg = *c;
+	vm->ops = vm_choose(c);
 	vm->proc.pid = -1;
 	vm->proc.out_fd = -1;
 	vm->loop = loop_new();
@@ -198,22 +141,19 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	if (c->sig_fd >= 0)
 		loop_add(vm->loop, c->sig_fd, vm_on_signal, vm);
 	vm->start_ms = loop_now(vm->loop);
-	ret = vm_spawn(vm, deadline);
-	if (ret)
+	l = vm_launch(vm);
+	ret = vm->ops->spawn(vm, &l, deadline);
+	if (ret || c->interactive)
 		return ret;
-	if (vm->proc.out_fd >= 0)
-		loop_add(vm->loop, vm->proc.out_fd, vm_on_console, vm);
 	fd = vm_connect(vm, vm->qmp_path, deadline);
 	if (fd < 0) {
-		snprintf(vm->err, sizeof(vm->err), "no QMP socket: %s",
-			 loop_abort_reason(vm->loop) ?: strerror(-fd));
+		snprintf(vm->err, sizeof(vm->err), "no QMP socket: %s", vm_why(vm, fd));
 		return fd;
 	}
 	vm->qmp = qmp_new(vm->loop, fd, vm->qmp_log);
 	ret = qmp_handshake(vm->qmp, deadline);
 	if (ret)
-		snprintf(vm->err, sizeof(vm->err), "QMP handshake failed: %s",
-			 loop_abort_reason(vm->loop) ?: strerror(-ret));
+		snprintf(vm->err, sizeof(vm->err), "QMP handshake failed: %s", vm_why(vm, ret));
 	return ret;
 }
 
@@ -223,64 +163,40 @@ int vm_wait_agent(struct vm *vm, int64_t deadline)
 
 	fd = vm_connect(vm, vm->qga_path, deadline);
 	if (fd < 0) {
-		snprintf(vm->err, sizeof(vm->err), "no guest agent socket: %s",
-			 loop_abort_reason(vm->loop) ?: strerror(-fd));
+		snprintf(vm->err, sizeof(vm->err), "no guest agent socket: %s", vm_why(vm, fd));
 		return fd;
 	}
 	vm->qga = qga_new(vm->loop, fd, vm->qga_log);
 	ret = qga_sync(vm->qga, 500, deadline);
 	if (ret == -ETIMEDOUT)
-		snprintf(vm->err, sizeof(vm->err), "the guest agent did not answer within the deadline");
+		snprintf(vm->err, sizeof(vm->err),
+			 "the guest agent did not answer within the deadline");
 	else if (ret)
-		snprintf(vm->err, sizeof(vm->err), "%s",
-			 loop_abort_reason(vm->loop) ?: strerror(-ret));
+		snprintf(vm->err, sizeof(vm->err), "%s", vm_why(vm, ret));
 	else
 		vm->ready_ms = loop_now(vm->loop);
 	return ret;
 }
 
+int vm_wait_exit(struct vm *vm)
+{
+	if (!vm->ops->wait_exit)
+		return -ENOTSUP;
+	return vm->ops->wait_exit(vm);
+}
+
 /* Drain what the console still has (a panic's last lines) without blocking. */
 void vm_drain_console(struct vm *vm)
 {
-	char buf[4096];
-
-	if (vm->lv)
-		vm_libvirt_drain(vm);
-	if (vm->proc.out_fd < 0 || vm->qemu_gone)
-		return;
-	int fl = fcntl(vm->proc.out_fd, F_GETFL);
-
-	fcntl(vm->proc.out_fd, F_SETFL, fl | O_NONBLOCK);
-	for (;;) {
-		ssize_t n = read(vm->proc.out_fd, buf, sizeof(buf));
-
-		if (n <= 0)
-			break;
-		console_feed(vm->console, buf, (size_t)n);
-	}
-	console_flush(vm->console);
-}
-
-static void vm_quit(struct vm *vm)
-{
-	if (vm->proc.pid <= 0 || proc_poll(&vm->proc))
-		return;
-	if (vm->qmp && !vm->qemu_gone) {
-		loop_clear_abort(vm->loop);
-		qmp_execute(vm->qmp, "quit", NULL, NULL, NULL, loop_now(vm->loop) + 1000);
-		if (proc_wait(&vm->proc, 2000))
-			return;
-	}
-	proc_stop(&vm->proc, 2000);
+	if (vm->ops && vm->console)
+		vm->ops->drain(vm);
 }
 
 void vm_stop(struct vm *vm)
 {
 	vm_drain_console(vm);
-	vm_quit(vm);
-	proc_stop(&vm->proc, 1000);
-	vm_libvirt_stop(vm);
-	hybrid_stop(&vm->hybrid);
+	if (vm->ops)
+		vm->ops->stop(vm);
 	if (vm->qga)
 		qga_free(vm->qga);
 	if (vm->qmp)
@@ -312,13 +228,134 @@ void vm_stop(struct vm *vm)
 
 int vm_pm_wakeup(struct vm *vm, char **err)
 {
-	return vm->lv ? vm_libvirt_wakeup(vm, err) : -ENOTSUP;
+	return vm->ops->pm_wakeup ? vm->ops->pm_wakeup(vm, err) : -ENOTSUP;
 }
 
-int vm_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
-	   int64_t deadline)
+int vm_qmp_socket(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+		  int64_t deadline)
 {
-	if (vm->lv)
-		return vm_libvirt_qmp(vm, cmd, args, ret, err);
 	return qmp_execute(vm->qmp, cmd, args, ret, err, deadline);
+}
+
+int vm_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err, int64_t deadline)
+{
+	return vm->ops->qmp(vm, cmd, args, ret, err, deadline);
+}
+
+int vm_qmp_event(struct vm *vm, const char *name, int64_t *host_ms, int64_t deadline)
+{
+	struct qmp_event *ev = NULL;
+	int ret = qmp_wait_event(vm->qmp, name, &ev, deadline);
+
+	if (!ret && host_ms)
+		*host_ms = ev->host_ms;
+	if (!ret)
+		qmp_event_free(ev);
+	return ret;
+}
+
+bool vm_qmp_has_event(struct vm *vm, const char *name)
+{
+	return qmp_has_event(vm->qmp, name);
+}
+
+void vm_qmp_drop_events(struct vm *vm)
+{
+	while (!vm_qmp_event(vm, NULL, NULL, loop_now(vm->loop)))
+		;
+}
+
+/* qga.c's result into ours (the strings move). */
+static void vm_exec_take(struct vm_exec_result *res, struct qga_exec_result *q)
+{
+	res->exit_code = q->exit_code;
+	res->signal = q->signal;
+	res->out = q->out;
+	res->err = q->err;
+	res->out_len = q->out_len;
+	res->err_len = q->err_len;
+	res->out_truncated = q->out_truncated;
+	res->err_truncated = q->err_truncated;
+	q->out = q->err = NULL;
+}
+
+int vm_exec(struct vm *vm, const char *cmd, const char *const *env, struct vm_exec_result *res,
+	    int64_t deadline)
+{
+	struct qga_exec_result q = {0};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!vm->qga)
+		return -ENOTCONN;
+	ret = qga_exec(vm->qga, cmd, env, &q, deadline);
+	vm_exec_take(res, &q);
+	return ret;
+}
+
+int vm_exec_start(struct vm *vm, const char *cmd, const char *const *env, long long *pid,
+		  char **err, int64_t deadline)
+{
+	if (!vm->qga)
+		return -ENOTCONN;
+	return qga_exec_start(vm->qga, cmd, env, pid, err, deadline);
+}
+
+int vm_exec_wait(struct vm *vm, long long pid, struct vm_exec_result *res, int64_t deadline)
+{
+	struct qga_exec_result q = {0};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!vm->qga)
+		return -ENOTCONN;
+	ret = qga_exec_wait(vm->qga, pid, &q, deadline);
+	vm_exec_take(res, &q);
+	return ret;
+}
+
+int vm_exec_start_until(struct vm *vm, const char *cmd, const char *const *env, long long *pid,
+			char **err, int64_t deadline, loop_cond_fn stop, void *stop_ctx)
+{
+	if (!vm->qga)
+		return -ENOTCONN;
+	return qga_exec_start_until(vm->qga, cmd, env, pid, err, deadline, stop, stop_ctx);
+}
+
+int vm_exec_start_finish(struct vm *vm, long long *pid, char **err, int64_t deadline)
+{
+	if (!vm->qga)
+		return -ENOTCONN;
+	return qga_exec_start_finish(vm->qga, pid, err, deadline);
+}
+
+void vm_exec_result_free(struct vm_exec_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+}
+
+int vm_guest_sync(struct vm *vm, int retry_ms, int64_t deadline)
+{
+	if (!vm->qga)
+		return -ENOTCONN;
+	return qga_sync(vm->qga, retry_ms, deadline);
+}
+
+void vm_power_cut(struct vm *vm)
+{
+	if (vm->ops->power_cut)
+		vm->ops->power_cut(vm);
+	vm->qemu_gone = true;
+}
+
+bool vm_exited_ok(const struct vm *vm, const char **how)
+{
+	return vm->ops->exited_ok ? vm->ops->exited_ok(vm, how) : true;
+}
+
+int vm_pid(const struct vm *vm)
+{
+	return vm->ops->pid ? vm->ops->pid(vm) : -1;
 }

@@ -1,6 +1,9 @@
-/* One running VM: the QEMU process, its console, QMP and guest-agent
- * clients, all on one event loop. The VM owns everything it starts and
- * vm_stop() leaves no process, socket or temporary file behind. */
+/* One running VM: its back end (vm_backend.h: QEMU as our child, a libvirt
+ * domain, a test's fake), its console, the QMP and guest-agent clients, all
+ * on one event loop. The VM owns everything it starts and vm_stop() leaves
+ * no process, socket or temporary file behind. The steps and the runner
+ * reach the guest and the monitor only through the calls below, so every
+ * back end sees every request. */
 #ifndef KTB_VM_H
 #define KTB_VM_H
 
@@ -10,9 +13,12 @@
 
 #include <jansson.h>
 
-#include "machine.h"
 #include "hybrid.h"
+#include "image.h"
+#include "loop.h"
+#include "machine.h"
 #include "proc.h"
+#include "vm_backend.h"
 
 struct vm_config {
 	const struct machine *machine;
@@ -25,17 +31,24 @@ struct vm_config {
 				    append to the artifacts */
 	const char *libvirt_uri; /* NULL: run QEMU directly; else a libvirt domain on
 				    this connection (backend_libvirt.c) */
+	const struct vm_backend_ops *backend; /* NULL: chosen by libvirt_uri; tests
+						 hand in their own */
+	bool interactive;        /* ktb boot: QEMU has the terminal (console and
+				    monitor), nothing is captured, vm_start returns
+				    once it runs; wait with vm_wait_exit (qemu only) */
+	const char *banner;      /* interactive: printed to stderr just before QEMU
+				    starts, or NULL */
 };
-
-struct vm_libvirt;
 
 struct vm {
 	struct vm_config cfg;
+	const struct vm_backend_ops *ops;
+	void *be;                /* the back end's state */
 	struct loop *loop;
 	struct console *console;
 	struct qmp *qmp;
 	struct qga *qga;
-	struct proc proc;
+	struct proc proc;           /* the qemu back end's QEMU */
 	struct hybrid_procs hybrid; /* back ends of hybrid disks, started before QEMU */
 	FILE *console_log, *qmp_log, *qga_log;
 	char *qmp_path, *qga_path, *qemu_log_path;
@@ -43,17 +56,36 @@ struct vm {
 	int64_t ready_ms;        /* first guest command accepted, 0 until then */
 	bool qemu_gone;
 	bool init_failed;        /* init printed KTB_INIT_FAIL_MARKER */
-	struct vm_libvirt *lv;   /* the libvirt backend's state, NULL on the qemu one */
 	bool host_failed;        /* vm_start failed for the host's reasons (libvirt:
 				    no connection, daemon error): worth another host */
+	bool bad_config;         /* vm_start failed because the machine was refused */
 	char err[1024];          /* why the last call failed */
 };
 
-/* Create disks, start QEMU and complete the QMP handshake. 0, or -errno with
- * vm->err saying why (-ENOENT: QEMU missing). Call vm_stop() either way. */
+/* What the guest agent reports of a finished command. */
+struct vm_exec_result {
+	int exit_code;       /* -1 when killed by a signal */
+	int signal;          /* 0 unless killed by a signal */
+	char *out, *err;     /* decoded, NUL-terminated (may contain NULs earlier) */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+};
+
+/* The kernel a machine boots from img: the bzImage when its firmware must
+ * offer S3 (SeaBIOS), else the vmlinux when there is one. NULL when the
+ * machine needs a bzImage the image lacks. */
+const char *vm_pick_kernel(const struct machine *m, const struct image *img);
+
+/* Create disks, start QEMU and complete the QMP handshake (interactive: only
+ * start it). 0, or -errno with vm->err saying why (-ENOENT: QEMU missing).
+ * Call vm_stop() either way. */
 int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline);
 /* Wait until the guest agent answers (boot done). Sets ready_ms. */
 int vm_wait_agent(struct vm *vm, int64_t deadline);
+/* Interactive: wait until QEMU ends. 0 when it exited with status 0, else
+ * -EIO with vm->err ("QEMU exited with status 1"); -ENOTSUP off the qemu
+ * back end. */
+int vm_wait_exit(struct vm *vm);
 /* Read what the console still holds (a panic's last lines) without blocking. */
 void vm_drain_console(struct vm *vm);
 /* Where QEMU and the back ends find the disks (for hybrid_ctl). */
@@ -68,9 +100,44 @@ int vm_pm_wakeup(struct vm *vm, char **err);
  * virDomainQemuMonitorCommand on the libvirt one. Same returns. */
 int vm_qmp(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
 	   int64_t deadline);
+/* Take the oldest QMP event named name (any when NULL) from the harness's
+ * monitor, waiting until the deadline; its arrival (loop clock) into
+ * *host_ms (may be NULL). 0, -ETIMEDOUT, -ECANCELED, -EPIPE. */
+int vm_qmp_event(struct vm *vm, const char *name, int64_t *host_ms, int64_t deadline);
+/* Whether an event named name is queued (nothing taken, nothing waits). */
+bool vm_qmp_has_event(struct vm *vm, const char *name);
+/* Drop every queued event. */
+void vm_qmp_drop_events(struct vm *vm);
 
-/* For backends: console bytes, and the end of the VM's process. */
-void vm_console_feed(struct vm *vm, const char *buf, size_t n);
-void vm_gone(struct vm *vm, const char *reason);
+/* The guest agent (see qga.h for the protocol). env: NULL-terminated "K=V"
+ * list or NULL. A command: vm_exec runs it to its end (-ETIMEDOUT at the
+ * deadline); vm_exec_start and vm_exec_wait are its two halves, for
+ * commands that outlive the agent's attention. -EREMOTEIO: the agent
+ * refused (its message in res->err or *err). -ENOTCONN: no agent yet.
+ * Free a result with vm_exec_result_free whatever the return. */
+int vm_exec(struct vm *vm, const char *cmd, const char *const *env,
+	    struct vm_exec_result *res, int64_t deadline);
+int vm_exec_start(struct vm *vm, const char *cmd, const char *const *env, long long *pid,
+		  char **err, int64_t deadline);
+int vm_exec_wait(struct vm *vm, long long pid, struct vm_exec_result *res, int64_t deadline);
+/* vm_exec_start that stops waiting for the agent's answer once
+ * stop(stop_ctx) holds (-EINPROGRESS; the guest went to sleep first), and
+ * the pid of such a start, collected once the guest is back. */
+int vm_exec_start_until(struct vm *vm, const char *cmd, const char *const *env,
+			long long *pid, char **err, int64_t deadline, loop_cond_fn stop,
+			void *stop_ctx);
+int vm_exec_start_finish(struct vm *vm, long long *pid, char **err, int64_t deadline);
+void vm_exec_result_free(struct vm_exec_result *res);
+/* Until the agent answers again (after a resume), resending every retry_ms
+ * and backing off. 0, -ETIMEDOUT, -EPIPE, -ECANCELED. */
+int vm_guest_sync(struct vm *vm, int retry_ms, int64_t deadline);
+
+/* Pull the plug: the machine ends at once, without a flush; qemu_gone. */
+void vm_power_cut(struct vm *vm);
+/* After the machine ended by itself: did it exit with status 0? false with
+ * *how saying how it ended. */
+bool vm_exited_ok(const struct vm *vm, const char **how);
+/* The QEMU process on this host (for its RSS), or -1 (libvirt's QEMU). */
+int vm_pid(const struct vm *vm);
 
 #endif

@@ -1,0 +1,391 @@
+/* The runner over the fake back end (fake_vm.h): the real vm.c, steps and
+ * runner.c with a scripted guest and monitor instead of QEMU. What a
+ * scenario's verdict is made of: the steps in order with the first that
+ * does not pass ending it, the machine step after every boot, the step and
+ * scenario deadlines, the "step N (name, line L): why" message, a guest
+ * that dies or panics in a step, and a boot that fails. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fake_vm.h"
+#include "result.h"
+#include "runner.h"
+#include "scenario.h"
+#include "util.h"
+
+#define PROBE "ktb-probe machine"
+/* what ktb-probe machine prints on a machine with cpus: 2, memory: 512M */
+#define PROBE_OUT                                                                                  \
+	"{\"kernel\":{\"release\":\"6.1.0-fake\"},\"cpus\":{\"online\":%d,\"list\":\"0-1\","       \
+	"\"possible\":2},\"memory\":{\"total_kb\":431304,\"total_mb\":421},\"numa\":"              \
+	"{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":[0,1],\"memory_kb\":431304,"              \
+	"\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{\"states\":[\"freeze\",\"mem\","     \
+	"\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":[\"shutdown\"],\"s3\":false,"               \
+	"\"s4\":false},\"balloon\":{\"device\":false,\"driver\":false,"                            \
+	"\"free_page_reporting\":false},\"disks\":[]}"
+
+static char probe_ok[2048], probe_1cpu[2048];
+
+/* Line numbers below are these lines' (machine: is line 4, the first step 8). */
+#define HEAD                                                                                       \
+	"name: t\n"                                                                                \
+	"summary: a scenario for the runner's tests\n"                                             \
+	"timeout: %s\n"                                                                            \
+	"machine:\n"                                                                               \
+	"  cpus: 2\n"                                                                              \
+	"  memory: 512M\n"                                                                         \
+	"steps:\n"
+
+struct t {
+	char *root;
+	struct fake_vm f;
+	struct scenario *s;
+	struct scenario_result r;
+	struct image img;
+	int ret;
+};
+
+static int setup(void **state)
+{
+	struct t *t = calloc(1, sizeof(*t));
+
+	snprintf(probe_ok, sizeof(probe_ok), PROBE_OUT, 2);
+	snprintf(probe_1cpu, sizeof(probe_1cpu), PROBE_OUT, 1);
+	t->root = tmp_template("ktb-test-runner");
+	assert_non_null(mkdtemp(t->root));
+	t->img = (struct image){
+	    .vmlinux = "fake-vmlinux", .initrd = "fake-initrd", .release = "6.1.0-fake"};
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct t *t = *state;
+
+	fake_vm_clear(&t->f);
+	scenario_result_free(&t->r);
+	scenario_free(t->s);
+	rm_rf(t->root);
+	free(t->root);
+	free(t);
+	return 0;
+}
+
+/* Run the scenario HEAD(timeout) + steps against t->f's script. */
+static void run(struct t *t, const char *timeout, const char *steps)
+{
+	struct scenario_error err;
+	char *yaml = xasprintf(HEAD "%s", timeout, steps);
+	struct run_opts o = {.image = &t->img,
+			     .artifacts_root = t->root,
+			     .run_id = "r",
+			     .sig_fd = -1,
+			     .backend = &fake_vm_ops};
+
+	memset(&err, 0, sizeof(err));
+	if (scenario_load_buffer("t.yaml", yaml, strlen(yaml), &t->s, &err)) {
+		char buf[1024];
+
+		scenario_error_format(&err, buf, sizeof(buf));
+		fail_msg("%s", buf);
+	}
+	free(yaml);
+	fake_vm_use(&t->f);
+	t->ret = runner_run_scenario(t->s, &o, &t->r);
+}
+
+/* The rows every scripted guest has: the machine step's probe and dmesg. */
+#define BASE_ROWS                                                                                  \
+	{.cmd = PROBE, .out = probe_ok},                                                           \
+	{                                                                                          \
+		.cmd = "dmesg", .out = ""                                                          \
+	}
+
+static void test_steps_in_order_first_failure_ends(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+	    BASE_ROWS,
+	    {.cmd = "a", .out = "A\n"},
+	    {.cmd = "b", .exit_code = 3, .err = "no\n"},
+	    {.cmd = "c"},
+	    {0},
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: a\n  - name: bee\n    run: b\n  - run: c\n");
+	assert_int_equal(t->ret, 0);
+	assert_int_equal(t->r.status, ST_FAIL);
+	/* the machine step first, then the steps up to the failing one */
+	assert_int_equal(t->r.steps_count, 3);
+	assert_string_equal(t->r.steps[0].name, "machine");
+	assert_int_equal(t->r.steps[0].status, ST_PASS);
+	assert_int_equal(t->r.steps[1].status, ST_PASS);
+	assert_string_equal(t->r.steps[1].out, "A\n");
+	assert_int_equal(t->r.steps[2].status, ST_FAIL);
+	assert_int_equal(t->r.steps[2].exit_code, 3);
+	assert_int_equal(fake_vm_asked(&t->f, PROBE), 0);
+	assert_int_equal(fake_vm_asked(&t->f, "a"), 1);
+	assert_int_equal(fake_vm_asked(&t->f, "b"), 2);
+	assert_int_equal(fake_vm_asked(&t->f, "c"), -1);
+	assert_string_equal(t->r.message, "step 2 (bee, line 9): exit: expected 0, got 3");
+	assert_int_equal(t->f.spawns, 1);
+	assert_int_equal(t->f.stops, 1);
+}
+
+static void test_all_pass(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "a"}, {0}};
+	const struct fake_qmp qmp[] = {
+	    {"query-status", "{\"return\": {\"status\": \"running\", \"running\": true}}"},
+	    {0},
+	};
+
+	t->f.cmds = cmds;
+	t->f.qmp = qmp;
+	run(t, "60s",
+	    "  - run: a\n  - qmp: query-status\n    expect:\n      json: {status: running}\n");
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_null(t->r.message);
+	assert_int_equal(t->r.steps_count, 3);
+	assert_int_equal(t->f.monitor_n, 1);
+	assert_string_equal(t->f.monitor[0], "query-status");
+	/* dmesg is read after the steps */
+	assert_int_equal(fake_vm_asked(&t->f, "dmesg"), 2);
+	assert_non_null(json_object_get(t->r.metrics, "boot_ms"));
+}
+
+/* A machine that is not what the scenario declares: no step runs. */
+static void test_machine_step_fails_first(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+	    {.cmd = PROBE, .out = probe_1cpu}, {.cmd = "dmesg"}, {.cmd = "a"}, {0}};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: a\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_int_equal(t->r.steps_count, 1);
+	assert_int_equal(fake_vm_asked(&t->f, "a"), -1);
+	assert_string_equal(t->r.message,
+			    "step machine (line 4): CPUs online: declared 2, the guest sees 1");
+}
+
+static void test_step_timeout(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "sleep", .act = FAKE_HANG}, {0}};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: sleep\n    timeout: 300ms\n  - run: a\n");
+	assert_int_equal(t->r.status, ST_TIMEOUT);
+	assert_string_equal(t->r.message,
+			    "step 1 (run: sleep, line 8): step did not finish within 300ms");
+	assert_int_equal(t->r.steps_count, 2);
+	assert_in_range(t->r.steps[1].duration_ms, 300, 3000);
+	/* what the stuck command was doing is asked for, then nothing else runs */
+	assert_int_equal(fake_vm_asked(&t->f, "a"), -1);
+	assert_int_equal(t->f.guest_n, 4); /* probe, sleep, the stuck probe, dmesg */
+	assert_non_null(strstr(t->f.guest[2], "wchan"));
+}
+
+static void test_scenario_timeout_during_step(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "sleep", .act = FAKE_HANG}, {0}};
+
+	t->f.cmds = cmds;
+	run(t, "2s", "  - run: sleep\n    timeout: 1m\n");
+	assert_int_equal(t->r.status, ST_TIMEOUT);
+	assert_string_equal(t->r.message, "step 1 (run: sleep, line 8): scenario timeout (2s) "
+					  "reached during this step");
+	assert_in_range(t->r.duration_ms, 1900, 9000);
+}
+
+/* A step's delay is waited out, not cut short. */
+static void test_slow_command(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "slow", .delay_ms = 400}, {0}};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: slow\n    timeout: 5s\n");
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_in_range(t->r.steps[1].duration_ms, 400, 3000);
+}
+
+static void test_guest_dies_mid_step(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+	    BASE_ROWS, {.cmd = "crash", .act = FAKE_DIE}, {.cmd = "a"}, {0}};
+
+	t->f.cmds = cmds;
+	t->f.die_reason = "QEMU killed by signal 9: qemu: terminating on signal 9";
+	run(t, "60s", "  - run: crash\n  - run: a\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message, "step 1 (run: crash, line 8): QEMU killed by signal 9: "
+					  "qemu: terminating on signal 9");
+	assert_int_equal(fake_vm_asked(&t->f, "a"), -1);
+	/* the machine is gone: no dmesg is asked for */
+	assert_int_equal(fake_vm_asked(&t->f, "dmesg"), -1);
+	assert_non_null(t->r.console_tail);
+}
+
+static void test_panic_mid_step(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "oops", .act = FAKE_PANIC}, {0}};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: oops\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message, "step 1 (run: oops, line 8): kernel panic on the "
+					  "console: Kernel panic - not syncing: fake");
+	assert_non_null(strstr(t->r.console_tail, "Kernel panic - not syncing: fake"));
+}
+
+static void test_boot_panic_is_a_fail(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "a"}, {0}};
+
+	t->f.cmds = cmds;
+	t->f.boot_console = "Linux version 6.1\nKernel panic - not syncing: VFS: no root\n";
+	run(t, "60s", "  - run: a\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message,
+			    "kernel panic during boot: Kernel panic - not syncing: VFS: no root");
+	assert_int_equal(t->r.steps_count, 0);
+	assert_int_equal(t->f.guest_n, 0);
+}
+
+static void test_boot_error_is_an_error(void **state)
+{
+	struct t *t = *state;
+
+	t->f.spawn_ret = -ENOENT;
+	run(t, "60s", "  - run: a\n");
+	assert_int_equal(t->r.status, ST_ERROR);
+	assert_string_equal(t->r.message,
+			    "VM did not boot: cannot start qemu-fake: No such file or directory");
+	assert_int_equal(t->f.stops, 1);
+}
+
+static void test_boot_never_done_is_a_timeout(void **state)
+{
+	struct t *t = *state;
+
+	t->f.agent_silent = true;
+	run(t, "1s", "  - run: a\n");
+	assert_int_equal(t->r.status, ST_TIMEOUT);
+	assert_string_equal(t->r.message, "boot did not finish within the scenario timeout: the "
+					  "guest agent did not answer within the deadline");
+}
+
+/* S4: the machine powers off and starts again; the machine step checks it
+ * again before the next step. */
+#define S4_YAML                                                                                    \
+	"name: t\n"                                                                                \
+	"summary: a hibernation\n"                                                                 \
+	"timeout: 60s\n"                                                                           \
+	"machine:\n"                                                                               \
+	"  cpus: 1\n"                                                                              \
+	"  memory: 512M\n"                                                                         \
+	"  sleep: [s4]\n"                                                                          \
+	"  disks:\n"                                                                               \
+	"    - {id: swap, bus: virtio, size: 768M, sector: 4kn}\n"                                 \
+	"  hibernate: {disk: swap}\n"                                                              \
+	"steps:\n"                                                                                 \
+	"  - suspend: s4\n"                                                                        \
+	"  - run: after\n"
+#define S4_PROBE                                                                                   \
+	"{\"cpus\":{\"online\":1,\"list\":\"0\",\"possible\":1},\"memory\":{\"total_kb\":"         \
+	"431552,\"total_mb\":421},\"numa\":{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":"       \
+	"[0],\"memory_kb\":431552,\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{"           \
+	"\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":"            \
+	"[\"platform\",\"shutdown\"],\"s3\":false,\"s4\":true},\"balloon\":{\"device\":"           \
+	"false,\"driver\":false,\"free_page_reporting\":false},\"disks\":[{\"id\":\"swap\","       \
+	"\"name\":\"vda\",\"dev\":\"/dev/vda\",\"size_bytes\":805306368,"                          \
+	"\"logical_block_size\":4096,\"physical_block_size\":4096,\"rotational\":true,"            \
+	"\"zoned\":\"none\",\"zones\":0,\"serial\":\"swap\",\"transport\":\"virtio\","             \
+	"\"majmin\":\"254:0\",\"multipath\":null}]}"
+
+static void test_machine_step_after_restart(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+	    {.cmd = PROBE, .out = S4_PROBE},
+	    {.cmd = "dmesg"},
+	    /* the image count before the hibernation, then after the restore */
+	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*",
+	     .out = "0\n",
+	     .once = true},
+	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*", .out = "1\n1000\n"},
+	    {.cmd = "set -e; dev=$(readlink -f /dev/ktb/swap)*"},
+	    {.cmd = "echo disk > /sys/power/state", .act = FAKE_POWEROFF, .delay_ms = 50},
+	    {.cmd = "after"},
+	    {0},
+	};
+	struct scenario_error err;
+	struct run_opts o = {.image = &t->img,
+			     .artifacts_root = t->root,
+			     .run_id = "r",
+			     .sig_fd = -1,
+			     .backend = &fake_vm_ops};
+	unsigned probes = 0;
+
+	memset(&err, 0, sizeof(err));
+	t->img.bzimage = "fake-bzImage";
+	t->f.cmds = cmds;
+	assert_int_equal(scenario_load_buffer("t.yaml", S4_YAML, strlen(S4_YAML), &t->s, &err), 0);
+	fake_vm_use(&t->f);
+	assert_int_equal(runner_run_scenario(t->s, &o, &t->r), 0);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->f.spawns, 2);
+	assert_int_equal(t->r.steps_count, 4);
+	assert_string_equal(t->r.steps[0].name, "machine");
+	assert_string_equal(t->r.steps[1].name, "suspend: s4");
+	assert_string_equal(t->r.steps[2].name, "machine");
+	assert_int_equal(t->r.steps[2].status, ST_PASS);
+	assert_string_equal(t->r.steps[3].name, "run: after");
+	for (unsigned i = 0; i < t->f.guest_n; i++)
+		probes += !strcmp(t->f.guest[i], PROBE);
+	assert_int_equal(probes, 2);
+	assert_true(fake_vm_asked(&t->f, PROBE) <
+		    fake_vm_asked(&t->f, "echo disk > /sys/power/state"));
+	assert_int_equal(json_integer_value(json_object_get(t->r.metrics, "hibernate_image_bytes")),
+			 1000 * 4096);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_steps_in_order_first_failure_ends, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scenario_timeout_during_step, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_slow_command, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_guest_dies_mid_step, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_panic_mid_step, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_boot_panic_is_a_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_boot_error_is_an_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_boot_never_done_is_a_timeout, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
