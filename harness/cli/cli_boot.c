@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "hybrid.h"
 #include "proc.h"
+#include "spawn.h"
 #include "runner.h"
 #include "util.h"
 
@@ -235,7 +236,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		   bool kvm)
 {
 	char *dir = tmp_template("ktb-boot");
-	struct hw_launch l = {.initrd = img->initrd, .kvm = kvm, .interactive = true};
+	struct hw_launch l = {
+	    .initrd = img->initrd, .kvm = kvm, .interactive = true, .run = spawn_tool};
 	struct hw_error he = {{0}, {0}};
 	struct proc_opts po = {.interactive = true};
 	struct hybrid_procs hp = {.n = 0};

@@ -138,6 +138,7 @@ struct hw_launch vm_launch(const struct vm *vm)
 		.qga_path = vm->qga_path,
 		.disk_dir = vm->cfg.workdir,
 		.kvm = vm->cfg.kvm,
+		.run = spawn_tool,
 	};
 }
 
