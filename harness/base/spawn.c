@@ -465,21 +465,29 @@ static int pump_once(struct child_process *cp, struct pump *pm, int wait_ms)
 	return 0;
 }
 
+static bool pipes_open(const struct child_process *cp)
+{
+	return cp->in_fd >= 0 || cp->out_fd >= 0 || cp->err_fd >= 0;
+}
+
+/* Until the pipes are closed and the child has exited: 0, -ETIMEDOUT past
+ * until (< 0: none), -EINTR when cp->cancel says so, or -errno. */
 static int pump(struct child_process *cp, struct pump *pm, int64_t until)
 {
 	int ret = 0;
 
 	if (cp->in_fd >= 0)
 		fcntl(cp->in_fd, F_SETFL, fcntl(cp->in_fd, F_GETFL) | O_NONBLOCK);
-	while (!ret && (cp->in_fd >= 0 || cp->out_fd >= 0 || cp->err_fd >= 0)) {
-		int64_t left = until < 0 ? SPAWN_CANCEL_TICK_MS : until - now_ms();
+	while (!ret && (pipes_open(cp) || !poll_command(cp))) {
+		/* with every pipe closed, poll() only sleeps till the next look */
+		int tick = pipes_open(cp) ? SPAWN_CANCEL_TICK_MS : SPAWN_TICK_MS;
+		int64_t left = until < 0 ? tick : until - now_ms();
 
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (cp->cancel && cp->cancel())
 			return -EINTR;
-		ret = pump_once(cp, pm,
-				(int)(left < SPAWN_CANCEL_TICK_MS ? left : SPAWN_CANCEL_TICK_MS));
+		ret = pump_once(cp, pm, (int)(left < tick ? left : tick));
 	}
 	return ret;
 }
@@ -543,7 +551,7 @@ int pipe_command(struct child_process *cp, const char *in, size_t in_len, struct
 		close_parent_ends(cp);
 		return ret;
 	}
-	return finish_command(cp, until < 0 ? -1 : (int)(until > now_ms() ? until - now_ms() : 0));
+	return finish_command(cp, -1); /* it has exited: only the status is left */
 }
 
 int spawn_tool(char *const argv[], char *why, size_t len, void *ctx)
