@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,8 @@ static void test_deadline_wait(void **state)
 	deadline_kills_group(false);
 }
 
-/* This program run again: what its own policy is, as "PGRP PDEATHSIG". */
+/* This program run again: what its own policy is, as "PGRP PDEATHSIG
+ * THP-DISABLED SIGINT-IGNORED". */
 static void report(struct child_process *cp, struct spawn_buf *out)
 {
 	char *const argv[] = {"/proc/self/exe", "--report", NULL};
@@ -181,6 +183,56 @@ static void test_policy(void **state)
 	assert_int_equal(sscanf(out.buf, "%d %d", &pgrp, &sig), 2);
 	assert_int_equal(sig, 0);
 	free(out.buf);
+}
+
+/* QEMU's flags: no THP (survives exec); ktb boot's terminal QEMU ignores
+ * the Ctrl-C that is the guest's, any other child takes SIGINT as usual. */
+static void test_thp_interactive(void **state)
+{
+	struct child_process cp = {.no_thp = true, .interactive = true};
+	struct spawn_buf out = {0};
+	int pgrp, sig, thp, ign;
+
+	(void)state;
+	report(&cp, &out);
+	assert_int_equal(sscanf(out.buf, "%d %d %d %d", &pgrp, &sig, &thp, &ign), 4);
+	assert_int_equal(thp, 1);
+	assert_int_equal(ign, 1);
+	free(out.buf);
+	cp = (struct child_process){0};
+	out = (struct spawn_buf){0};
+	signal(SIGINT, SIG_IGN); /* as inherited: exec keeps an ignored signal ignored */
+	report(&cp, &out);
+	signal(SIGINT, SIG_DFL);
+	assert_int_equal(sscanf(out.buf, "%d %d %d %d", &pgrp, &sig, &thp, &ign), 4);
+	assert_int_equal(thp, 0);
+	assert_int_equal(ign, 0);
+	free(out.buf);
+}
+
+/* The image build's log: stdout to a descriptor the caller keeps, stderr
+ * where stdout goes; stdin from a file. */
+static void test_fd_stdout_file_in(void **state)
+{
+	char *const argv[] = {"sh", "-c", "echo out; echo err >&2; cat", NULL};
+	char path[] = "/tmp/ktb-spawn-log-XXXXXX", *text;
+	int fd = mkstemp(path);
+	struct child_process cp = {.argv = argv,
+				   .in = {.how = SPAWN_FILE, .path = "/proc/self/comm"},
+				   .out = {.how = SPAWN_FD, .fd = fd},
+				   .err.how = SPAWN_STDOUT};
+	size_t n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(run_command(&cp, 5000), 0);
+	assert_true(fcntl(fd, F_GETFD) >= 0); /* still the caller's */
+	close(fd);
+	text = read_file(path, &n);
+	assert_non_null(text);
+	assert_string_equal(text, "out\nerr\ntest_spawn\n");
+	free(text);
+	unlink(path);
 }
 
 static pid_t told_started, told_reaped;
@@ -315,6 +367,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_deadline_pump),
 	    cmocka_unit_test(test_deadline_wait),
 	    cmocka_unit_test(test_policy),
+	    cmocka_unit_test(test_thp_interactive),
+	    cmocka_unit_test(test_fd_stdout_file_in),
 	    cmocka_unit_test(test_observer),
 	    cmocka_unit_test(test_missing),
 	    cmocka_unit_test(test_tool_env_dir_file),
@@ -323,10 +377,13 @@ int main(int argc, char **argv)
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "--report")) {
+		struct sigaction sa;
 		int sig = -1;
 
 		prctl(PR_GET_PDEATHSIG, &sig);
-		printf("%d %d\n", (int)getpgrp(), sig);
+		sigaction(SIGINT, NULL, &sa);
+		printf("%d %d %d %d\n", (int)getpgrp(), sig, prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0),
+		       sa.sa_handler == SIG_IGN);
 		return 0;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
