@@ -87,16 +87,21 @@ static _Noreturn void child_fail(int errfd)
 	_exit(127);
 }
 
-static _Noreturn void child_exec(const struct child_process *cp, const int fds[3], pid_t parent,
-				 int errfd)
+static void child_streams(const struct child_process *cp, const int fds[3])
 {
-	child_policy(cp, parent);
 	child_dup(fds[0], STDIN_FILENO);
 	child_dup(fds[1], STDOUT_FILENO);
 	if (cp->err.how == SPAWN_STDOUT)
 		dup2(STDOUT_FILENO, STDERR_FILENO);
 	else
 		child_dup(fds[2], STDERR_FILENO);
+}
+
+static _Noreturn void child_exec(const struct child_process *cp, const int fds[3], pid_t parent,
+				 int errfd)
+{
+	child_policy(cp, parent);
+	child_streams(cp, fds);
 	if (cp->dir && chdir(cp->dir) < 0)
 		child_fail(errfd);
 	child_env(cp->env);
@@ -285,10 +290,11 @@ int start_async(struct child_process *cp, int (*fn)(void *arg), void *arg)
 	}
 	if (!ret && cp->pid == 0) {
 		child_policy(cp, parent);
-		child_dup(fds[0], STDIN_FILENO);
-		child_dup(fds[1], STDOUT_FILENO);
-		child_dup(fds[2], STDERR_FILENO);
-		close_child_ends(cp, fds);
+		child_streams(cp, fds);
+		/* no exec closes them for us: all but what is now 0, 1 or 2 */
+		for (int i = 0; i < 3; i++)
+			if (fds[i] > STDERR_FILENO)
+				close(fds[i]);
 		close_parent_ends(cp);
 		_exit(fn(arg));
 	}

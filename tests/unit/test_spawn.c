@@ -358,6 +358,26 @@ static void test_async(void **state)
 	assert_int_equal(finish_command(&cp, 5000), 100);
 }
 
+static int async_write(void *arg)
+{
+	return write(STDOUT_FILENO, arg, strlen(arg)) < 0;
+}
+
+/* a forked function's stdout into a pipe, as for a program */
+static void test_async_pipe(void **state)
+{
+	struct child_process cp = {.out.how = SPAWN_PIPE, .own_group = true};
+	char buf[16] = "";
+
+	(void)state;
+	assert_int_equal(start_async(&cp, async_write, "hello"), 0);
+	assert_true(cp.out_fd > STDERR_FILENO);
+	assert_int_equal(read(cp.out_fd, buf, sizeof(buf) - 1), 5);
+	assert_string_equal(buf, "hello");
+	assert_int_equal(finish_command(&cp, 5000), 0);
+	assert_int_equal(cp.out_fd, -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +394,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_tool_env_dir_file),
 	    cmocka_unit_test(test_cancel),
 	    cmocka_unit_test(test_async),
+	    cmocka_unit_test(test_async_pipe),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "--report")) {
