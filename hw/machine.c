@@ -5,13 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MACHINE_MAX_CPUS 64
@@ -89,55 +86,8 @@ static int image_format(const char *path, const char **fmt)
 	return 0;
 }
 
-/* The child side of run_tool: the harness's policy for every child (see
- * docs/architecture.md) -- SIGKILL when the parent dies, at once if it already
- * has, its own process group -- then stderr into the pipe, stdout dropped. */
-static _Noreturn void run_tool_child(char *const argv[], int errfd, pid_t parent)
-{
-	int null = open("/dev/null", O_WRONLY);
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	setpgid(0, 0);
-	dup2(errfd, STDERR_FILENO);
-	if (null >= 0)
-		dup2(null, STDOUT_FILENO);
-	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-/* Run argv, its stderr's first line into why. 0 when it exits 0. */
-static int run_tool(char *const argv[], char *why, size_t len)
-{
-	int pfd[2], status = 0, ret = 0;
-	pid_t pid, parent = getpid();
-	ssize_t n;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid == 0)
-		run_tool_child(argv, pfd[1], parent);
-	if (pid < 0)
-		ret = -errno;
-	else
-		setpgid(pid, pid);
-	close(pfd[1]);
-	n = ret ? 0 : read(pfd[0], why, len - 1);
-	why[n > 0 ? n : 0] = '\0';
-	why[strcspn(why, "\n")] = '\0';
-	close(pfd[0]);
-	if (ret)
-		return ret;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
 static int disk_create_overlay(const struct disk *d, unsigned i, const char *path,
-			       struct hw_error *err)
+			       const struct hw_launch *l, struct hw_error *err)
 {
 	char field[64], size[32], why[200] = "", *base = realpath(d->image, NULL);
 	const char *fmt = "raw";
@@ -150,9 +100,10 @@ static int disk_create_overlay(const struct disk *d, unsigned i, const char *pat
 		goto out;
 	}
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)d->size_bytes);
-	ret = run_tool((char *const[]){ "qemu-img", "create", "-q", "-f", "qcow2", "-F",
-					(char *)fmt, "-b", base, (char *)path, size, NULL },
-		       why, sizeof(why));
+	ret = l->run ? l->run((char *const[]){"qemu-img", "create", "-q", "-f", "qcow2", "-F",
+					      (char *)fmt, "-b", base, (char *)path, size, NULL},
+			      why, sizeof(why), l->run_ctx)
+		     : -ENOSYS;
 	if (ret < 0)
 		hw_fail(err, field, "qemu-img create of an overlay on %s failed: %s", d->image,
 			*why ? why : strerror(-ret));
@@ -174,7 +125,7 @@ int machine_create_disks(const struct machine *m, const struct hw_launch *l, str
 		if (!path)
 			return -ENOMEM;
 		if (d->image) {
-			ret = disk_create_overlay(d, i, path, err);
+			ret = disk_create_overlay(d, i, path, l, err);
 		} else {
 			ret = disk_create_raw(d, path);
 			snprintf(field, sizeof(field), "machine.disks[%u]", i);

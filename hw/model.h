@@ -138,6 +138,12 @@ struct hw_launch {
 	const char *disk_dir; /* where per-run disk images live */
 	bool kvm;	      /* accelerate with KVM (else TCG, -cpu max) */
 	bool interactive;     /* console on the terminal (mon:stdio) instead of stdout pipe */
+	/* Runs a program (qemu-img, for overlays on a disk's base image): 0 when
+	 * it exits 0, else -errno with the first line of its stderr in why. hw/
+	 * never forks itself: the harness runs every child under its one policy
+	 * (spawn_tool in harness/base/spawn.h). NULL: an image disk fails. */
+	int (*run)(char *const argv[], char *why, size_t len, void *ctx);
+	void *run_ctx;
 };
 
 #endif

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "util.h"
 
 /* how long the guardian waits for killed groups to be gone before it removes
@@ -21,7 +21,7 @@
 #define GUARD_FINISH_WAIT_MS 15000
 
 static int guard_wfd = -1;
-static pid_t guard_pid = -1;
+static struct child_process guard_child = {.pid = -1};
 
 int guard_set_apply(struct guard_set *s, const struct guard_msg *m)
 {
@@ -134,6 +134,11 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+struct guardian_args {
+	int rfd, wfd;
+	const char *dir;
+};
+
 static _Noreturn void guardian(int rfd, const char *dir)
 {
 	struct guard_set set = {0};
@@ -165,29 +170,37 @@ static _Noreturn void guardian(int rfd, const char *dir)
 	_exit(0);
 }
 
+static int guardian_main(void *arg)
+{
+	const struct guardian_args *a = arg;
+
+	close(a->wfd); /* holding a write end it would wait for ever */
+	guardian(a->rfd, a->dir);
+}
+
 int guard_start(const char *dir)
 {
-	int p[2];
-	pid_t pid;
+	struct guardian_args a = {-1, -1, dir};
+	int p[2], ret;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	/* a guardian gone early must not take ktb with it */
 	signal(SIGPIPE, SIG_IGN);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		guardian(p[0], dir);
-	}
+	a.rfd = p[0];
+	a.wfd = p[1];
+	/* No death signal: the guardian's whole job is to outlive ktb, however
+	 * ktb ends, and clean up after it. Nor a group of its own to tell: it
+	 * makes a session of its own (guardian_detach). */
+	guard_child = (struct child_process){.no_death_signal = true};
+	ret = start_async(&guard_child, guardian_main, &a);
 	close(p[0]);
+	if (ret) {
+		close(p[1]);
+		return ret;
+	}
 	guard_wfd = p[1];
-	guard_pid = pid;
+	spawn_set_group_observer(guard_track, guard_untrack);
 	return 0;
 }
 
@@ -223,7 +236,7 @@ void guard_finish(void)
 	guard_wfd = -1;
 	/* bounded: should anything still hold a write end, the guardian does its
 	 * work when that goes, and ktb need not wait for it */
-	while (waitpid(guard_pid, NULL, WNOHANG) == 0 && now_ms() < until)
+	while (!poll_command(&guard_child) && now_ms() < until)
 		sleep_ms(10);
-	guard_pid = -1;
+	guard_child.pid = -1;
 }

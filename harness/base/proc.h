@@ -1,38 +1,34 @@
-/* Child processes the harness owns (QEMU, daemons): started under the one
- * policy of docs/architecture.md (PR_SET_PDEATHSIG(SIGKILL), their own
+/* Long-lived child processes the harness owns (QEMU, daemons): started
+ * through spawn.h under its one policy (PR_SET_PDEATHSIG(SIGKILL), their own
  * process group, known to the run's guardian), and stopped with escalation
- * (a polite request first, then SIGTERM, then SIGKILL). */
+ * (a polite request first, then SIGTERM, then SIGKILL). And the signals that
+ * interrupt a run, as a readable fd. */
 #ifndef KTB_PROC_H
 #define KTB_PROC_H
 
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "spawn.h" /* what proc_* are built on; spawn_tool for hw_launch.run */
+
 struct proc {
 	pid_t pid;
-	int out_fd;          /* read end of the child's stdout, or -1 */
+	int out_fd; /* read end of the child's stdout, or -1 */
 	bool exited;
-	int status;          /* waitpid status once exited */
+	int status;	/* waitpid status once exited */
+	bool own_group; /* started in its own process group */
 };
 
 struct proc_opts {
-	bool capture_stdout;     /* stdout into a pipe (out_fd) */
+	bool capture_stdout;	 /* stdout into a pipe (out_fd) */
 	const char *stderr_path; /* stderr appended to this file; NULL: inherit */
-	bool interactive;        /* inherit the terminal for stdin/stdout */
-	bool no_thp;             /* no transparent huge pages for the child's memory */
+	bool interactive;	 /* inherit the terminal for stdin/stdout */
+	bool no_thp;		 /* no transparent huge pages for the child's memory */
 };
 
+/* 0, or -errno (-ENOENT: no such program). stdin is /dev/null unless
+ * interactive; the child has its own process group unless interactive. */
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
-
-/* The policy for every process ktb forks, for callers that fork themselves.
- * In the child, between fork and exec (PARENT: getpid() before the fork):
- * SIGKILL when the parent dies, exit at once if it already has, and its own
- * process group when own_group. In the parent right after the fork: the
- * group made here too (whichever runs first) and told to the guardian; after
- * reaping the child: untold. */
-void proc_child_policy(pid_t parent, bool own_group);
-void proc_child_adopt(pid_t pid, bool own_group);
-void proc_child_reaped(pid_t pid);
 /* Reap without blocking. 1 when the child has exited, else 0. */
 int proc_poll(struct proc *p);
 /* Wait up to timeout_ms for the child to exit by itself. 1 exited, 0 not. */

@@ -19,7 +19,8 @@
 
 #include "bisect.h"
 #include "cli.h"
-#include "cli_bisect.h"
+#include "cli_bisect_git.h"
+#include "cli_bisect_session.h"
 #include "cli_common.h"
 #include "proc.h"
 #include "runner.h"
@@ -200,124 +201,6 @@ static int scenario_check(const char *path)
 	return r;
 }
 
-/* --------------------------------------------------------------------- */
-/* child processes: each in its own process group, output to a log */
-
-pid_t session_spawn(char *const argv[], const char *cwd, const char *log)
-{
-	pid_t parent = getpid(), pid = fork();
-
-	if (pid) {
-		proc_child_adopt(pid, true);
-		return pid;
-	}
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	/* a judge killed with its bisect: its own guardian cleans up after it */
-	proc_child_policy(parent, true);
-	if (fd < 0 || nul < 0 || (cwd && chdir(cwd)))
-		_exit(125);
-	dup2(nul, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
-	dprintf(2, "ktb bisect: cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(125);
-}
-
-static int exit_code_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
-void session_stop(struct child *ch, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].pid > 0)
-			kill(-ch[i].pid, SIGTERM);
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].pid > 0)
-			waitpid(ch[i].pid, NULL, 0);
-}
-
-/* Wait for every child; done() is called as each one ends. 0, or -EINTR
- * after SIGINT/SIGTERM (the children are stopped first). */
-int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
-{
-	size_t left = 0;
-	struct pollfd pfd = {.fd = proc_signals_install(), .events = POLLIN};
-
-	for (size_t i = 0; i < n; i++)
-		left += ch[i].pid > 0;
-	while (left) {
-		poll(&pfd, 1, 200);
-		if (proc_interrupted()) {
-			session_stop(ch, n);
-			return -EINTR;
-		}
-		for (size_t i = 0; i < n; i++) {
-			int st;
-
-			if (ch[i].pid <= 0 || waitpid(ch[i].pid, &st, WNOHANG) != ch[i].pid)
-				continue;
-			ch[i].pid = 0;
-			ch[i].code = exit_code_of(st);
-			left--;
-			if (done)
-				done(s, &ch[i], ch[i].code);
-		}
-	}
-	return 0;
-}
-
-/* --------------------------------------------------------------------- */
-/* steps: what is printed and kept */
-
-/* A new step numbered num (0: the next one). */
-struct bisect_step *session_step_new(struct session *s, const char *name, size_t num)
-{
-	struct bisect_step *st;
-
-	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(*s->steps));
-	st = &s->steps[s->nsteps++];
-	memset(st, 0, sizeof(*st));
-	st->num = num ? num : s->nsteps;
-	st->name = xstrdup(name);
-	st->round = s->rounds;
-	st->log = xasprintf("%s/%02zu.log", s->dir, st->num);
-	return st;
-}
-
-void step_print(FILE *f, const struct bisect_step *st)
-{
-	fprintf(f, "step %2zu  round %u  %-24s %-4s %7.1fs", st->num, st->round, st->name,
-		bisect_verdict_name(st->verdict), (double)st->ms / 1000.0);
-	if (st->boots)
-		fprintf(f, "  %u boot%s", st->boots, st->boots == 1 ? "" : "s");
-	/* an image that cannot be built is explained above, not in a log */
-	if (st->verdict == BISECT_SKIP)
-		fprintf(f, "  (could not test: %s; %s)",
-			st->why ? st->why : "the run ended in error",
-			access(st->log, F_OK) ? "see above" : st->log);
-	else if (st->verdict == BISECT_ABORT)
-		fprintf(f, "  (exit %d; %s)", st->code, st->log);
-	fputc('\n', f);
-	fflush(f);
-}
-
-void steps_free(struct session *s)
-{
-	for (size_t i = 0; i < s->nsteps; i++) {
-		free(s->steps[i].name);
-		free(s->steps[i].log);
-	}
-	free(s->steps);
-}
-
 static char *self_exe(void)
 {
 	char buf[PATH_MAX];
@@ -329,51 +212,8 @@ static char *self_exe(void)
 	return xstrdup(buf);
 }
 
-/* argv of the judge: ktb run [--kernel K ...] --artifacts DIR SCENARIO */
-char **session_judge_argv(const struct session *s, const char *kernel)
-{
-	const struct bisect_cli *c = s->c;
-	char **v = xcalloc(20, sizeof(char *));
-	int n = 0;
-
-	v[n++] = s->self;
-	v[n++] = "run";
-	v[n++] = "--kernel";
-	v[n++] = (char *)kernel;
-	if (c->k.modules) {
-		v[n++] = "--modules";
-		v[n++] = (char *)c->k.modules;
-	}
-	if (c->k.recipe) {
-		v[n++] = "--recipe";
-		v[n++] = (char *)c->k.recipe;
-	}
-	if (c->append) {
-		v[n++] = "--append";
-		v[n++] = (char *)c->append;
-	}
-	if (c->tries > 1) {
-		v[n++] = "--repeat";
-		v[n++] = (char *)s->tries;
-	}
-	v[n++] = "--artifacts";
-	v[n++] = s->dir;
-	v[n++] = c->scenario;
-	return v;
-}
-
 /* --------------------------------------------------------------------- */
 /* --kernels: the ladder */
-
-void session_judge_done(struct session *s, struct child *ch, int code)
-{
-	struct bisect_step *st = &s->steps[ch->step];
-
-	st->code = code;
-	st->verdict = bisect_verdict_of_exit(code);
-	st->ms = now_ms() - ch->t0;
-	step_print(s->out, st);
-}
 
 /* Build the candidate's image here (one at a time: builds share the .deb
  * cache), then start its judge. 0 started; 1 skipped (no image); or an exit
@@ -403,11 +243,11 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 		return r;
 	char **argv = session_judge_argv(s, k.kernel);
 
-	ch->pid = session_spawn(argv, NULL, st->log);
+	session_spawn(ch, argv, NULL, st->log);
 	free(argv);
 	st->boots = (unsigned)(s->c->tries > 1 ? s->c->tries : 1);
 	s->boots += st->boots;
-	return ch->pid < 0 ? KTB_EXIT_UNTESTED : 0;
+	return ch->cp.pid < 0 ? KTB_EXIT_UNTESTED : 0;
 }
 
 /* Test the candidates idx[0..n) at once; their verdicts go into b. */

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_bisect.h"
+#include "cli_bisect_git.h"
 #include "proc.h"
+#include "spawn.h"
 #include "util.h"
 
 /* Run git -C DIR ARGS... (NULL-terminated), no shell; its standard output,
@@ -22,45 +23,27 @@ static int git(const char *dir, char **out, ...) __attribute__((sentinel));
 static int git(const char *dir, char **out, ...)
 {
 	const char *argv[16] = {"git", "-C", dir};
-	char buf[4096];
-	size_t len = 0, n = 3;
-	ssize_t got;
-	int fds[2], st = -1;
-	pid_t pid, parent;
+	struct child_process cp = {.argv = (char *const *)argv,
+				   .in.how = SPAWN_NULL,
+				   .err.how = SPAWN_NULL,
+				   .own_group = true};
+	struct spawn_buf buf = {0};
+	size_t n = 3;
 	va_list ap;
+	int st;
 
 	va_start(ap, out);
 	while (n < 15 && (argv[n] = va_arg(ap, const char *)))
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	if (pipe2(fds, O_CLOEXEC))
-		return -EIO;
-	parent = getpid();
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		proc_child_policy(parent, true);
-		dup2(nul, 0);
-		dup2(fds[1], 1);
-		dup2(nul, 2);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && len < sizeof(buf) - 1 &&
-	       ((got = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 ||
-		(got < 0 && errno == EINTR)))
-		len += got > 0 ? (size_t)got : 0;
-	close(fds[0]);
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	str_trim(buf, "\n ");
+	st = pipe_command(&cp, NULL, 0, &buf, NULL, -1);
+	if (buf.buf)
+		str_trim(buf.buf, "\n ");
 	if (out)
-		*out = xstrdup(buf);
-	return pid > 0 && st == 0 ? 0 : -EIO;
+		*out = xstrdup(buf.buf ? buf.buf : "");
+	free(buf.buf);
+	return st == 0 ? 0 : -EIO;
 }
 
 /* A revision of the tree as a full commit id in *sha, or exit 2. */
@@ -116,22 +99,22 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 	char *build[] = {"sh", "-c", (char *)c->build, NULL};
 	struct child ch = {.t0 = now_ms(), .step = (size_t)(st - s->steps)};
 
-	ch.pid = session_spawn(build, c->git, st->log);
-	if (ch.pid > 0 && session_wait(s, &ch, 1, NULL))
+	session_spawn(&ch, build, c->git, st->log);
+	if (ch.cp.pid > 0 && session_wait(s, &ch, 1, NULL))
 		return KTB_EXIT_INTERRUPTED;
-	if (ch.pid < 0 || ch.code) {
+	if (ch.cp.pid < 0 || ch.code) {
 		st->verdict = BISECT_SKIP;
-		st->code = ch.pid < 0 ? 125 : ch.code;
+		st->code = ch.cp.pid < 0 ? 125 : ch.code;
 		st->why = "--build failed";
 		st->ms = now_ms() - ch.t0;
 		return 0;
 	}
 	char **argv = session_judge_argv(s, c->k.kernel);
 
-	ch.pid = session_spawn(argv, c->git, st->log);
+	session_spawn(&ch, argv, c->git, st->log);
 	free(argv);
 	st->boots = (unsigned)(c->tries > 1 ? c->tries : 1);
-	if (ch.pid < 0)
+	if (ch.cp.pid < 0)
 		return KTB_EXIT_UNTESTED;
 	if (session_wait(s, &ch, 1, session_judge_done))
 		return KTB_EXIT_INTERRUPTED;
@@ -367,7 +350,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 		      json_t *j)
 {
 	char *log = xasprintf("%s/git-bisect.log", s->dir), *started = NULL;
-	int fd = dup(STDOUT_FILENO), r = KTB_EXIT_UNTESTED, st;
+	int fd = dup(STDOUT_FILENO), r = KTB_EXIT_UNTESTED;
 	char **argv = git_run_argv(s, steps, fd, good, bad);
 	struct child ch = {.t0 = now_ms()};
 
@@ -378,9 +361,9 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 	write_file(log, started, strlen(started));
 	fflush(s->out);
 	if (!strstr(started, "is the first bad commit"))
-		ch.pid = session_spawn(argv, s->c->git, log);
-	while (ch.pid > 0 && waitpid(ch.pid, &st, 0) < 0)
-		if (errno != EINTR || proc_interrupted()) {
+		session_spawn(&ch, argv, s->c->git, log);
+	while (ch.cp.pid > 0 && !wait_command(&ch.cp, 200))
+		if (proc_interrupted()) {
 			session_stop(&ch, 1);
 			r = KTB_EXIT_INTERRUPTED;
 			goto reset;

@@ -5,7 +5,7 @@
 #include "image_dirs.h"
 #include "image_recipe.h"
 #include "sha256.h"
-#include "proc.h"
+#include "spawn.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -208,60 +208,29 @@ int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *
 /* --- running programs ------------------------------------------------------ */
 
 /* Run ARGV; with OUT, collect its stdout (stderr is dropped), else send both
- * to LOGFD (or leave them on the terminal when LOGFD < 0). Exit status, or
- * -errno when it could not start. */
+ * to LOGFD (or leave them on the terminal when LOGFD < 0). Exit status (127:
+ * it could not start, as a shell says). */
 static int run_argv(char *const argv[], char **out, int logfd)
 {
-	int pfd[2] = {-1, -1}, status;
-	size_t len = 0, cap = 0;
-	pid_t pid, parent = getpid();
+	/* A killed ktb stops its build. It stays in ktb's process group, so a
+	 * Ctrl-C before any scenario reaches the whole build. */
+	struct child_process cp = {
+	    .argv = argv,
+	    .in.how = SPAWN_NULL,
+	    .out = {.how = logfd >= 0 ? SPAWN_FD : SPAWN_INHERIT, .fd = logfd},
+	    .err.how = out	    ? SPAWN_NULL
+		       : logfd >= 0 ? SPAWN_STDOUT
+				    : SPAWN_INHERIT,
+	};
+	struct spawn_buf buf = {0};
+	int r;
 
-	if (out && pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		status = -errno;
-		goto out;
-	}
-	if (!pid) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		/* a killed ktb stops its build. It stays in ktb's process group,
-		 * so a Ctrl-C before any scenario reaches the whole build */
-		proc_child_policy(parent, false);
-
-		dup2(out ? pfd[1] : logfd >= 0 ? logfd : 1, 1);
-		dup2(out ? devnull : logfd >= 0 ? logfd : 2, 2);
-		dup2(devnull, 0);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (out) {
-		close(pfd[1]);
-		pfd[1] = -1;
-		for (;;) {
-			ssize_t n;
-
-			if (cap - len < 4096)
-				*out = xrealloc(*out, cap = cap ? 2 * cap : 8192);
-			n = read(pfd[0], *out + len, cap - len - 1);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-		}
-		(*out)[len] = '\0';
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-out:
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	return status;
+	if (!out)
+		return (r = run_command(&cp, -1)) < 0 ? 127 : r;
+	r = pipe_command(&cp, NULL, 0, &buf, NULL, -1);
+	free(*out);
+	*out = buf.buf;
+	return r < 0 ? 127 : r;
 }
 
 /* --- package versions ------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "spawn.h"
 #include "util.h"
 
 struct pool {
@@ -18,7 +19,7 @@ struct pool {
 	size_t n;
 	const struct run_opts *o;
 	struct scenario_result *out;
-	pid_t *pids;             /* 0: not started or reaped */
+	struct child_process *kids; /* pid 0: not started or reaped */
 	bool *done;
 	size_t next, running, printed;
 	parallel_done_fn cb;
@@ -33,26 +34,34 @@ struct pool {
 /* The worker's exit status when its libvirt host failed. */
 #define WORKER_HOST_FAILED 3
 
-/* The child: its own signal pipe, no progress lines, and it dies with the
- * parent (the one policy: SIGKILL; the guardian cleans up after it). Its own
+/* What a worker runs. */
+struct worker_args {
+	const struct scenario *s;
+	const struct run_opts *o;
+	unsigned attempt;
+	const char *uri;
+};
+
+/* The child: its own signal pipe, no progress lines. It dies with the parent
+ * (the one policy: SIGKILL; the guardian cleans up after it) and has its own
  * process group, so a terminal's Ctrl-C reaches the parent only, which passes
- * it on. _exit, because the parent's stdio buffers and heap are not ours. */
-static void worker(const struct scenario *s, const struct run_opts *o, unsigned attempt,
-		   const char *uri, pid_t parent)
+ * it on. start_async _exits with what this returns: the parent's stdio
+ * buffers and heap are not ours. */
+static int worker(void *arg)
 {
-	struct run_opts wo = *o;
+	const struct worker_args *a = arg;
+	struct run_opts wo = *a->o;
 	struct scenario_result r;
 	int ret;
 
-	proc_child_policy(parent, true);
 	wo.sig_fd = proc_signals_reinstall();
 	wo.progress = NULL;
-	wo.attempt = attempt;
-	if (uri)
-		wo.libvirt_uri = uri;
-	ret = runner_run_scenario(s, &wo, &r);
+	wo.attempt = a->attempt;
+	if (a->uri)
+		wo.libvirt_uri = a->uri;
+	ret = runner_run_scenario(a->s, &wo, &r);
 	scenario_result_free(&r);
-	_exit(ret == -EINTR ? 130 : ret == -EHOSTDOWN ? WORKER_HOST_FAILED : 0);
+	return ret == -EINTR ? 130 : ret == -EHOSTDOWN ? WORKER_HOST_FAILED : 0;
 }
 
 /* Start the next scenario (a retried one first): 0, -EBUSY when every live
@@ -62,22 +71,21 @@ static int pool_start(struct pool *p)
 	bool retry = p->nretry > 0;
 	size_t i = retry ? p->retry[0] : p->next;
 	int h = p->hosts ? hosts_acquire(p->hosts) : -1;
-	pid_t pid, parent = getpid();
+	struct worker_args a = {p->items[i], p->o, p->attempts ? p->attempts[i] : 0, NULL};
+	int ret;
 
 	if (p->hosts && h < 0)
 		return h;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
+	if (p->hosts)
+		a.uri = p->hosts->h[h].uri;
+	p->kids[i] = (struct child_process){.own_group = true};
+	ret = start_async(&p->kids[i], worker, &a);
+	if (ret) {
+		p->kids[i].pid = 0;
 		if (p->hosts)
 			hosts_release(p->hosts, h);
-		return -errno;
+		return ret;
 	}
-	if (pid == 0)
-		worker(p->items[i], p->o, p->attempts ? p->attempts[i] : 0,
-		       p->hosts ? p->hosts->h[h].uri : NULL, parent);
-	proc_child_adopt(pid, true);
-	p->pids[i] = pid;
 	if (p->host)
 		p->host[i] = h;
 	if (retry)
@@ -172,8 +180,8 @@ static void pool_collect(struct pool *p, size_t i, int wstatus)
 static void pool_forward(struct pool *p, int sig)
 {
 	for (size_t i = 0; i < p->next; i++)
-		if (p->pids[i] > 0)
-			kill(p->pids[i], sig);
+		if (p->kids[i].pid > 0)
+			kill(p->kids[i].pid, sig);
 }
 
 /* Pass a signal on to the workers once, the one ktb got (Ctrl-C stays
@@ -200,15 +208,11 @@ static int pool_reap(struct pool *p)
 	char c;
 
 	for (size_t i = 0; i < p->next; i++) {
-		pid_t w = p->pids[i] > 0 ? waitpid(p->pids[i], &wstatus, WNOHANG) : 0;
-
-		/* ECHILD: gone already; its result.json says what it did */
-		if (w == 0 || (w < 0 && errno != ECHILD))
+		/* reaped behind our back (status 0): its result.json says what it did */
+		if (p->kids[i].pid <= 0 || !poll_command(&p->kids[i]))
 			continue;
-		if (w < 0)
-			wstatus = 0;
-		proc_child_reaped(p->pids[i]);
-		p->pids[i] = 0;
+		wstatus = p->kids[i].status;
+		p->kids[i].pid = 0;
 		p->running--;
 		reaped = true;
 		pool_collect(p, i, wstatus);
@@ -255,7 +259,7 @@ static int run_pool(struct pool *p, unsigned jobs)
 {
 	int ret = 0;
 
-	p->pids = xcalloc(p->n, sizeof(*p->pids));
+	p->kids = xcalloc(p->n, sizeof(*p->kids));
 	p->done = xcalloc(p->n, sizeof(*p->done));
 	p->host = p->hosts ? xcalloc(p->n, sizeof(*p->host)) : NULL;
 	p->retry = xcalloc(p->n, sizeof(*p->retry));
@@ -272,7 +276,7 @@ static int run_pool(struct pool *p, unsigned jobs)
 			break;
 	}
 	pool_skip_rest(p);
-	free(p->pids);
+	free(p->kids);
 	free(p->done);
 	free(p->host);
 	free(p->retry);

@@ -18,7 +18,7 @@
 
 #include "protocol.h"
 #include "image.h"
-#include "proc.h"
+#include "spawn.h"
 #include "util.h"
 
 #define KVM_QEMU "qemu-system-x86_64"
@@ -113,16 +113,15 @@ int kvm_probe_classify(const char *out, bool exited, enum kvm_verdict *v, char *
 
 static int kvm_qemu_version(char *buf, size_t len)
 {
-	FILE *p = popen(KVM_QEMU " --version 2>/dev/null", "r");
-	int ret = 0;
+	char *const argv[] = {KVM_QEMU, "--version", NULL};
+	struct child_process cp = {.argv = argv, .in.how = SPAWN_NULL, .err.how = SPAWN_NULL};
+	struct spawn_buf out = {0};
+	int ret = pipe_command(&cp, NULL, 0, &out, NULL, -1) == 0 && out.len ? 0 : -ENOENT;
 
-	if (!p)
-		return -errno;
-	if (!fgets(buf, (int)len, p))
-		ret = -ENOENT;
-	if (pclose(p) != 0)
-		ret = -ENOENT;
-	buf[strcspn(buf, "\r\n")] = '\0';
+	/* the first line only */
+	snprintf(buf, len, "%.*s", (int)strcspn(out.buf ? out.buf : "", "\r\n"),
+		 out.buf ? out.buf : "");
+	free(out.buf);
 	/* it goes into a JSON key that must always compare: ASCII only */
 	for (char *c = buf; *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
@@ -253,68 +252,27 @@ out:
 	return ret;
 }
 
-/* In the child: die with the parent, own process group (so the probe and
- * anything it forks can be killed as one), console into the pipe. */
-static void kvm_probe_child(int wfd, pid_t parent, char *const argv[])
+/* The probe guest: dying with ktb, in its own process group (so the probe
+ * and anything it forks can be killed as one), console into a pipe. */
+static int kvm_probe_spawn(const char *kernel, const char *initrd, struct child_process *cp)
 {
-	int null = open("/dev/null", O_RDONLY);
-
-	proc_child_policy(parent, true);
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(wfd, STDOUT_FILENO);
-	dup2(wfd, STDERR_FILENO);
-	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "exec " KVM_QEMU ": %s\n", strerror(errno));
-	_exit(127);
-}
-
-static int kvm_probe_spawn(const char *kernel, const char *initrd, pid_t *pid, int *rfd)
-{
+	/* clang-format off */
 	char *const argv[] = {
 		KVM_QEMU, "-accel", "kvm", "-cpu", "host", "-machine", "q35", "-m", "256M",
 		"-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
 		"-no-user-config", "-serial", "stdio", "-kernel", (char *)kernel,
 		"-initrd", (char *)initrd, "-append", "console=ttyS0 panic=-1 no_timer_check ktb.probe", NULL,
 	};
-	pid_t parent = getpid();
-	int fds[2];
+	/* clang-format on */
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	*pid = fork();
-	if (*pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (*pid == 0)
-		kvm_probe_child(fds[1], parent, argv);
-	proc_child_adopt(*pid, true);
-	close(fds[1]);
-	*rfd = fds[0];
-	return 0;
-}
-
-/* SIGTERM to the probe's group, a grace second, then SIGKILL; always reaped. */
-static void kvm_probe_reap(pid_t pid)
-{
-	int64_t deadline = now_ms() + KVM_TERM_GRACE_MS;
-	struct timespec tick = {0, 20 * 1000000};
-
-	if (waitpid(pid, NULL, WNOHANG) == pid)
-		goto out;
-	kill(-pid, SIGTERM);
-	while (now_ms() < deadline) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			goto out;
-		nanosleep(&tick, NULL);
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-out:
-	proc_child_reaped(pid);
+	*cp = (struct child_process){
+	    .argv = argv,
+	    .in.how = SPAWN_NULL,
+	    .out.how = SPAWN_PIPE,
+	    .err.how = SPAWN_STDOUT,
+	    .own_group = true,
+	};
+	return start_command(cp);
 }
 
 struct kvm_probe_buf {
@@ -375,17 +333,17 @@ static void kvm_probe_watch(int fd, enum kvm_verdict *v, char *why, size_t whyle
 static int kvm_probe(const char *kernel, const char *initrd, enum kvm_verdict *v, char *why,
 		     size_t whylen)
 {
-	pid_t pid = -1;
-	int fd = -1, ret;
+	struct child_process cp;
+	int ret;
 
-	ret = kvm_probe_spawn(kernel, initrd, &pid, &fd);
+	ret = kvm_probe_spawn(kernel, initrd, &cp);
 	if (ret) {
 		snprintf(why, whylen, "cannot start the KVM probe: %s", strerror(-ret));
 		return ret;
 	}
-	kvm_probe_watch(fd, v, why, whylen);
-	kvm_probe_reap(pid);
-	close(fd);
+	kvm_probe_watch(cp.out_fd, v, why, whylen);
+	/* SIGTERM to the probe's group, a grace second, then SIGKILL; reaped */
+	stop_command(&cp, KVM_TERM_GRACE_MS);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "image.h"
 #include "proc.h"
+#include "spawn.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -120,134 +121,70 @@ static void last_line(const char *s, size_t n, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(n - start), s + start);
 }
 
-static void child(char **argv, int in_fd, int out_fd, int err_fd, pid_t parent)
+static int interrupted(void)
 {
-	proc_child_policy(parent, true);
-	dup2(in_fd, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(err_fd, STDERR_FILENO);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+	return proc_interrupted();
+}
+
+/* Why ssh failed, from how it ended and the last line it wrote to stderr. */
+static void ssh_failed(const struct remote *r, int status, const char *ebuf, size_t elen, char *err,
+		       size_t len)
+{
+	char line[400];
+
+	last_line(ebuf ? ebuf : "", elen, line, sizeof(line));
+	if (WIFEXITED(status))
+		snprintf(err, len, "ssh %s: %s (exit status %d)", r->label, *line ? line : "failed",
+			 WEXITSTATUS(status));
+	else
+		snprintf(err, len, "ssh %s: killed by signal %d", r->label, WTERMSIG(status));
 }
 
 int remote_run(const struct remote *r, const char *cmd, const char *in_path, char **out,
 	       int timeout_ms, char *err, size_t len)
 {
 	char **argv = remote_argv(r, NULL, cmd);
-	int in_fd = open(in_path ? in_path : "/dev/null", O_RDONLY | O_CLOEXEC);
-	int op[2] = {-1, -1}, ep[2] = {-1, -1}, status = 0, ret = 0;
-	char *obuf = NULL, *ebuf = NULL, line[400];
-	size_t olen = 0, elen = 0;
-	int64_t until = now_ms() + timeout_ms;
-	pid_t pid = -1, parent;
+	struct child_process cp = {
+	    .argv = argv,
+	    .in = {.how = in_path ? SPAWN_FILE : SPAWN_NULL, .path = in_path},
+	    .own_group = true,
+	    .cancel = r->stop_on_signal ? interrupted : NULL,
+	};
+	struct spawn_buf o = {0}, e = {0};
+	int ret;
 
 	if (out)
 		*out = NULL;
-	if (in_fd < 0) {
+	if (in_path && access(in_path, R_OK) < 0) {
 		ret = -errno;
 		snprintf(err, len, "cannot open %s: %s", in_path, strerror(errno));
 		goto out;
 	}
-	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-		ret = -errno;
-		snprintf(err, len, "pipe: %s", strerror(errno));
-		goto out;
-	}
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		snprintf(err, len, "fork: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0)
-		child(argv, in_fd, op[1], ep[1], parent);
-	proc_child_adopt(pid, true);
-	close(op[1]);
-	close(ep[1]);
-	op[1] = ep[1] = -1;
-	while (op[0] >= 0 || ep[0] >= 0) {
-		struct pollfd pf[2] = {{op[0], POLLIN, 0}, {ep[0], POLLIN, 0}};
-		int64_t left = until - now_ms();
-		char buf[8192];
-
-		if (left <= 0) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		if (r->stop_on_signal && proc_interrupted()) {
-			ret = -EINTR;
-			break;
-		}
-		if (poll(pf, 2, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			int *fd = i ? &ep[0] : &op[0];
-			ssize_t n;
-
-			if (*fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(*fd, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(*fd);
-				*fd = -1;
-				continue;
-			}
-			char **b = i ? &ebuf : &obuf;
-			size_t *l = i ? &elen : &olen;
-
-			*b = xrealloc(*b, *l + (size_t)n + 1);
-			memcpy(*b + *l, buf, (size_t)n);
-			*l += (size_t)n;
-			(*b)[*l] = '\0';
-		}
-	}
-	if (ret) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		proc_child_reaped(pid);
+	ret = pipe_command(&cp, NULL, 0, &o, &e, timeout_ms);
+	if (ret == -ETIMEDOUT || ret == -EINTR) {
 		snprintf(err, len, "ssh %s: %s", r->label,
 			 ret == -ETIMEDOUT ? "no answer within the time limit"
-			 : ret == -EINTR   ? "interrupted by a signal"
-					   : strerror(-ret));
+					   : "interrupted by a signal");
 		goto out;
 	}
-	waitpid(pid, &status, 0);
-	proc_child_reaped(pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		last_line(ebuf ? ebuf : "", elen, line, sizeof(line));
-		if (WIFEXITED(status))
-			snprintf(err, len, "ssh %s: %s (exit status %d)", r->label,
-				 *line ? line : "failed", WEXITSTATUS(status));
-		else
-			snprintf(err, len, "ssh %s: killed by signal %d", r->label,
-				 WTERMSIG(status));
+	if (ret < 0) {
+		snprintf(err, len, "ssh %s: cannot run %s: %s (exit status 127)", r->label, argv[0],
+			 strerror(-ret));
+		ret = -EIO;
+		goto out;
+	}
+	if (ret) {
+		ssh_failed(r, cp.status, e.buf, e.len, err, len);
 		ret = -EIO;
 		goto out;
 	}
 	if (out) {
-		*out = obuf ? obuf : xstrdup("");
-		obuf = NULL;
+		*out = o.buf;
+		o.buf = NULL;
 	}
 out:
-	for (int i = 0; i < 2; i++) {
-		if (op[i] >= 0)
-			close(op[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	if (in_fd >= 0)
-		close(in_fd);
-	free(obuf);
-	free(ebuf);
+	free(o.buf);
+	free(e.buf);
 	remote_argv_free(argv);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "qga.h"
 #include "qmp.h"
+#include "spawn.h"
 #include "util.h"
 
 #define CONSOLE_TAIL_LINES 200
@@ -109,6 +110,7 @@ struct hw_launch vm_launch(const struct vm *vm)
 	    .qga_path = vm->qga_path,
 	    .disk_dir = vm->cfg.workdir,
 	    .kvm = vm->cfg.kvm,
+	    .run = spawn_tool,
 	};
 }
 

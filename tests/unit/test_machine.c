@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "machine.h"
+#include "spawn.h"
 #include "machine_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -617,7 +618,7 @@ static void test_create_raw(void **state)
 static void test_create_overlay(void **state)
 {
 	struct tmp *t = *state;
-	struct hw_launch l = { .disk_dir = t->dir };
+	struct hw_launch l = {.disk_dir = t->dir, .run = spawn_tool};
 	struct disk d = disk("ov", DISK_BUS_VIRTIO, "8M", DISK_SECTOR_512N);
 	struct machine m = { .disks = &d, .disks_count = 1 };
 	char base[128], magic[4] = { 0 }, *path;
@@ -642,6 +643,12 @@ static void test_create_overlay(void **state)
 	close(fd);
 	assert_memory_equal(magic, "QFI\xfb", 4);
 	free(path);
+
+	/* hw/ never forks: without the harness's runner an overlay cannot be made */
+	l.run = NULL;
+	assert_int_equal(machine_create_disks(&m, &l, &err), -ENOSYS);
+	assert_string_equal(err.field, "machine.disks[0].image");
+	l.run = spawn_tool;
 
 	d.image = "/nonexistent/base.qcow2";
 	assert_int_equal(machine_create_disks(&m, &l, &err), -ENOENT);

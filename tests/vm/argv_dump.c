@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "machine.h"
+#include "spawn.h"
 
 #define D(i, b, s, sec, rot) { .id = i, .bus = DISK_BUS_##b, .size = s, .sector = DISK_SECTOR_##sec, .rotational = rot }
 static struct disk all[] = {
@@ -40,7 +41,7 @@ static struct balloon balloon = { .free_page_reporting = true };
 int main(int argc, char **argv)
 {
 	struct machine m = { .cpus = 2, .memory = "1G" };
-	struct hw_launch l = { .disk_dir = argv[2], .qga_path = argv[3] };
+	struct hw_launch l = {.disk_dir = argv[2], .qga_path = argv[3], .run = spawn_tool};
 	struct hw_error err;
 	struct argv a;
 	const char *w = argv[1];

@@ -7,6 +7,7 @@
 
 #include "libvirt_xml.h"
 #include "machine.h"
+#include "spawn.h"
 
 #define D(i, b, s, sec, rot)                                                                       \
 	{                                                                                          \
@@ -32,7 +33,7 @@ static struct numa numa = {.nodes = nodes, .nodes_count = 3, .distances = dist, 
 int main(int argc, char **argv)
 {
 	struct machine m = {.cpus = 2, .memory = "1G"};
-	struct hw_launch l = {.disk_dir = argc > 2 ? argv[2] : "."};
+	struct hw_launch l = {.disk_dir = argc > 2 ? argv[2] : ".", .run = spawn_tool};
 	struct hw_domain dom = {.name = argc > 3 ? argv[3] : "ktb-dump"};
 	struct hw_error err;
 	struct argv a;

@@ -1,9 +1,11 @@
-/* What ktb bisect's two halves share: the options, the session (steps,
- * logs, counters), and the child processes that build and judge candidates.
- * cli_bisect.c has the options, the --kernels ladder and the report;
- * cli_bisect_git.c the --git mode. Internal to those two files. */
-#ifndef KTB_CLI_BISECT_H
-#define KTB_CLI_BISECT_H
+/* What ktb bisect's two halves share, implemented by cli_bisect_session.c:
+ * the options, the session (steps, logs, counters), and the child processes
+ * that build and judge candidates. cli_bisect.c has the options, the
+ * --kernels ladder and the report; cli_bisect_git.c the --git mode (its own
+ * header, cli_bisect_git.h). Internal to these three files, which include
+ * one another's headers one way only: cli_bisect -> git -> session. */
+#ifndef KTB_CLI_BISECT_SESSION_H
+#define KTB_CLI_BISECT_SESSION_H
 
 #include <jansson.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 
 #include "bisect.h"
 #include "cli_common.h"
+#include "spawn.h"
 
 struct bisect_cli {
 	struct kernel_choice k; /* --kernel (git mode), --modules, --recipe, -v */
@@ -52,17 +55,18 @@ struct session {
 };
 
 struct child {
-	pid_t pid;
-	size_t step; /* index into session steps */
+	struct child_process cp; /* cp.pid 0 once reaped, -1 when it never started */
+	size_t step;		 /* index into session steps */
 	int64_t t0;
 	int code; /* exit code, once it has ended */
 };
 
 typedef void (*child_done_fn)(struct session *s, struct child *ch, int code);
 
-/* Start argv in its own process group (dying with ktb), in cwd when not
- * NULL, standard output and error appended to log. The pid, or -1. */
-pid_t session_spawn(char *const argv[], const char *cwd, const char *log);
+/* Start argv as ch's child, in its own process group (dying with ktb), in
+ * cwd when not NULL, standard output and error appended to log. The pid, or
+ * -1 (why is appended to log). */
+pid_t session_spawn(struct child *ch, char *const argv[], const char *cwd, const char *log);
 /* SIGTERM each child's group and reap it. */
 void session_stop(struct child *ch, size_t n);
 /* Wait for every child; done() (may be NULL) as each one ends. 0, or
@@ -77,11 +81,5 @@ void steps_free(struct session *s);
 char **session_judge_argv(const struct session *s, const char *kernel);
 /* A child judge ended: its verdict, duration and step line. */
 void session_judge_done(struct session *s, struct child *ch, int code);
-
-/* --git: check DIR, --good and --bad (exit 2 when wrong); bisect; one
- * `git bisect run` step (the internal --git-step mode). */
-int bisect_git_validate(struct bisect_cli *c);
-int bisect_git_main(struct session *s, json_t *j);
-int bisect_git_step(struct session *s);
 
 #endif
