@@ -179,6 +179,11 @@ static void test_rss_steady(void **state)
 	w[2] = 90 * MB;
 	assert_false(rss_steady(w, 9, &lo, &hi));
 	assert_int_equal(lo, 90 * MB);
+	/* the last slot of the ring too */
+	w[2] = 101 * MB;
+	w[RSS_STEADY_SAMPLES - 1] = 110 * MB;
+	assert_false(rss_steady(w, 9, &lo, &hi));
+	assert_int_equal(hi, 110 * MB);
 }
 
 int main(void)

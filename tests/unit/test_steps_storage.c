@@ -54,6 +54,11 @@ static void test_lost_blocks(void **state)
 	assert_string_equal(why, "the back end of hybrid disk h4 did not answer the power_loss "
 				 "request");
 	free(why);
+	json_decref(bad);
+	bad = json_pack("{s:s}", "lost_blocks", "12");
+	why = power_loss_add(out, "h4", bad);
+	assert_non_null(why);
+	free(why);
 	why = power_loss_add(out, "h5", NULL);
 	assert_non_null(why);
 	free(why);
