@@ -850,48 +850,32 @@ static int machine_load(struct load_ctx *c, struct scenario *s)
 /* ---- steps ---- */
 
 /* Each kind's own load-time checks, step_check_KEYWORD, defined below. */
-#define KTB_STEP_CHECK_DECL(id, keyword, expects, needs)                                           \
+#define KTB_STEP_CHECK_DECL(id, keyword, expects, needs, keys)                                     \
 	static int step_check_##keyword(struct load_ctx *c, struct step *st, const char *path);
 KTB_STEP_KINDS(KTB_STEP_CHECK_DECL)
 #undef KTB_STEP_CHECK_DECL
 
 /* One row per step kind, indexed by kind, from KTB_STEP_KINDS: its keyword,
  * the field holding its argument, what expect may check, the machine parts
- * it drives and its own checks. */
+ * it drives, the keys only it takes and its own checks. */
 static const struct step_kind_row {
 	const char *keyword;
 	enum step_kind kind;
 	size_t field;
 	unsigned expects;
 	unsigned needs;
+	const char *keys;
 	int (*check)(struct load_ctx *c, struct step *st, const char *path);
 } step_kinds[] = {
 /* clang-format off */
-#define KTB_STEP_ROW(id, keyword, expects, needs)                                                  \
+#define KTB_STEP_ROW(id, keyword, expects, needs, keys)                                            \
 	[STEP_##id] = { #keyword, STEP_##id, offsetof(struct step, keyword), (expects),    \
-			(needs), step_check_##keyword },
+			(needs), keys, step_check_##keyword },
 	KTB_STEP_KINDS(KTB_STEP_ROW)
 #undef KTB_STEP_ROW
 };
 /* clang-format on */
 _Static_assert(COUNT(step_kinds) == STEP_KIND_COUNT, "one loader row per step kind");
-
-/* Keys that only make sense with one kind of step. */
-static const struct step_modifier {
-	const char *key;
-	enum step_kind kind;
-} step_modifiers[] = {
-	{ "for", STEP_WAIT },
-	{ "arguments", STEP_QMP },
-	{ "wake", STEP_SUSPEND },
-	{ "after", STEP_SUSPEND },
-	{ "pm_test", STEP_SUSPEND },
-	{ "cycles", STEP_SUSPEND },
-	{ "as", STEP_MEASURE },
-	{ "since", STEP_MEASURE },
-	{ "within", STEP_MEASURE },
-	{ "settle", STEP_MEASURE },
-};
 
 const char *step_kind_name(enum step_kind k)
 {
@@ -1237,7 +1221,7 @@ static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const ch
 }
 
 /* ", run, wait, ..." from KTB_STEP_KINDS: the list past its first ", ". */
-#define KTB_STEP_KEYWORD(id, keyword, expects, needs) ", " #keyword
+#define KTB_STEP_KEYWORD(id, keyword, expects, needs, keys) ", " #keyword
 static const char step_keywords[] = KTB_STEP_KINDS(KTB_STEP_KEYWORD);
 #undef KTB_STEP_KEYWORD
 
@@ -1275,16 +1259,23 @@ static int step_check_needs(struct load_ctx *c, const struct step_kind_row *row,
 	return 0;
 }
 
+/* A key that only another kind of step takes (its row's keys). */
 static int step_check_modifiers(struct load_ctx *c, const struct step *st, const char *path)
 {
 	char f[64];
 
-	for (size_t i = 0; i < COUNT(step_modifiers); i++) {
-		snprintf(f, sizeof(f), "%s.%s", path, step_modifiers[i].key);
-		if (st->kind != step_modifiers[i].kind && doc_get(c, f))
-			return fail(c, f, "\"%s\" belongs to a %s step, this is a %s step",
-				    step_modifiers[i].key, step_kind_name(step_modifiers[i].kind),
-				    step_kind_name(st->kind));
+	for (size_t k = 0; k < COUNT(step_kinds); k++) {
+		const char *key = step_kinds[k].keys;
+		int n;
+
+		for (; *key; key += n + (key[n] == ' ')) {
+			n = (int)strcspn(key, " ");
+			snprintf(f, sizeof(f), "%s.%.*s", path, n, key);
+			if (st->kind != step_kinds[k].kind && doc_get(c, f))
+				return fail(c, f,
+					    "\"%.*s\" belongs to a %s step, this is a %s step", n,
+					    key, step_kinds[k].keyword, step_kind_name(st->kind));
+		}
 	}
 	return 0;
 }

@@ -26,28 +26,32 @@ enum step_need {
 	NEEDS_SLEEP = 1 << 3,
 };
 
-/* Every step kind, written once: X(ID, KEYWORD, EXPECTS, NEEDS). KEYWORD is
- * the YAML key that names the step's action and the struct step field that
- * holds its argument; EXPECTS the expect keys it may check; NEEDS its
- * machine parts. The enum, the loader's table (scenario.c, which calls
- * step_check_KEYWORD for the kind's own checks) and the runner's step_ops
- * (harness/steps) come from this list; a new kind is one line here. */
+/* Every step kind, written once: X(ID, KEYWORD, EXPECTS, NEEDS, KEYS).
+ * KEYWORD is the YAML key that names the step's action and the struct step
+ * field that holds its argument; EXPECTS the expect keys it may check;
+ * NEEDS its machine parts; KEYS the step keys only this kind takes,
+ * space-separated. The enum, the loader's table (scenario.c: it calls
+ * step_check_KEYWORD for the kind's own checks) and the runner's step_ops[]
+ * (harness/steps: step_KEYWORD_ops) are built from this list, so a kind
+ * missing either does not compile. A new kind: a line here; its fields in
+ * struct step and the schema's step_fields; step_check_KEYWORD in
+ * scenario.c; harness/steps/step_FILE.c and .h with step_KEYWORD_ops. */
 #define KTB_STEP_KINDS(X)                                                                          \
-	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING)                      \
-	X(WAIT, wait, 0, NEEDS_NOTHING)                                                            \
-	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING)                                                    \
-	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP)                                              \
-	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK)                                 \
-	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK)                           \
-	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON)                                            \
-	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING)                                            \
-	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK)                                  \
-	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK)
+	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING, "")                  \
+	X(WAIT, wait, 0, NEEDS_NOTHING, "for")                                                     \
+	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING, "arguments")                                       \
+	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP, "wake after pm_test cycles")                 \
+	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                             \
+	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                       \
+	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
+	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING, "as since within settle")                  \
+	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
+	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")
 
 /* clang-format takes the expansion below for an expression */
 /* clang-format off */
 enum step_kind {
-#define KTB_STEP_ENUM(id, keyword, expects, needs) STEP_##id,
+#define KTB_STEP_ENUM(id, keyword, expects, needs, keys) STEP_##id,
 	KTB_STEP_KINDS(KTB_STEP_ENUM)
 #undef KTB_STEP_ENUM
 	STEP_KIND_COUNT

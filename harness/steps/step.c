@@ -23,7 +23,7 @@
  * KTB_STEP_KINDS without them does not compile. */
 /* clang-format off */
 const struct step_ops *const step_ops[] = {
-#define KTB_STEP_OPS(id, keyword, expects, needs) [STEP_##id] = &step_##keyword##_ops,
+#define KTB_STEP_OPS(id, keyword, expects, needs, keys) [STEP_##id] = &step_##keyword##_ops,
 	KTB_STEP_KINDS(KTB_STEP_OPS)
 #undef KTB_STEP_OPS
 };

@@ -18,6 +18,41 @@
 #include "step_result_clear.h"
 #include "util.h"
 
+/* Every key that only one kind takes, refused on another kind's step. */
+static void test_kind_keys(void **state)
+{
+	static const struct {
+		const char *key, *kind, *value;
+	} keys[] = {
+	    {"for", "wait", "x"},	{"arguments", "qmp", "{}"},  {"wake", "suspend", "x"},
+	    {"after", "suspend", "x"},	{"pm_test", "suspend", "x"}, {"cycles", "suspend", "2"},
+	    {"as", "measure", "x"},	{"since", "measure", "x"},   {"within", "measure", "x"},
+	    {"settle", "measure", "x"},
+	};
+	struct scenario_error err;
+	struct scenario *s;
+	char text[256], want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "steps:\n  - wait: 1s\n  - run: \"true\"\n    %s: %s\n", keys[i].key,
+			 keys[i].value);
+		s = NULL;
+		assert_int_equal(scenario_load_buffer("k.yaml", text, strlen(text), &s, &err),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "steps[1].%s", keys[i].key);
+		assert_string_equal(err.field, want);
+		snprintf(want, sizeof(want), "\"%s\" belongs to a %s step, this is a run step",
+			 keys[i].key, keys[i].kind);
+		assert_string_equal(err.msg, want);
+	}
+	/* its own kind takes it */
+	snprintf(text, sizeof(text), "steps:\n  - suspend: s3\n    cycles: 2\n");
+	assert_int_equal(scenario_load_buffer("k.yaml", text, strlen(text), &s, &err), 0);
+	scenario_free(s);
+}
+
 static void test_table(void **state)
 {
 	static const unsigned needs[STEP_KIND_COUNT] = {
@@ -201,9 +236,10 @@ static void test_qmp_reply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),	    cmocka_unit_test(test_run_exit),
-	    cmocka_unit_test(test_run_stdout_json), cmocka_unit_test(test_wait),
-	    cmocka_unit_test(test_qmp_split),	    cmocka_unit_test(test_qmp_reply),
+	    cmocka_unit_test(test_table),     cmocka_unit_test(test_kind_keys),
+	    cmocka_unit_test(test_run_exit),  cmocka_unit_test(test_run_stdout_json),
+	    cmocka_unit_test(test_wait),      cmocka_unit_test(test_qmp_split),
+	    cmocka_unit_test(test_qmp_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
