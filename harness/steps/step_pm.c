@@ -307,9 +307,9 @@ static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct s
 		step_wait_failed(c, sr, ret, NULL);
 		return ret;
 	}
-	ret = pm_unreached(
-	    pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok) == 0, ok,
-	    &why);
+	/* the sleep command's fate first: ok is read after it is known */
+	ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok);
+	ret = pm_unreached(ret == 0, ok, &why);
 	if (why)
 		pm_fail(sr, ST_FAIL, why);
 	return ret;
