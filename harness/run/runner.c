@@ -13,6 +13,8 @@
 #include "loop.h"
 #include "machine_step.h"
 #include "util.h"
+#include "step_storage.h"
+#include "step_storage_mp.h"
 #include "steps.h"
 #include "vm.h"
 
@@ -77,7 +79,7 @@ static void run_steps(struct run_ctx *c)
 		int64_t dl = t + st->timeout_ms;
 		char which[16];
 
-		step_lookup(st->kind)(c, st, sr, dl < c->deadline ? dl : c->deadline);
+		step_ops[st->kind]->run(c, st, sr, dl < c->deadline ? dl : c->deadline);
 		sr->duration_ms = loop_now(c->vm.loop) - t;
 		snprintf(which, sizeof(which), "%u", i + 1);
 		/* a step that restarted the machine (S4, power loss): check it again */

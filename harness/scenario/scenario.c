@@ -831,69 +831,42 @@ static int machine_load(struct load_ctx *c, struct scenario *s)
 
 /* ---- steps ---- */
 
-enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
+/* Each kind's own load-time checks, step_check_KEYWORD, defined below. */
+#define KTB_STEP_CHECK_DECL(id, keyword, expects, needs, keys)                                     \
+	static int step_check_##keyword(struct load_ctx *c, struct step *st, const char *path);
+KTB_STEP_KINDS(KTB_STEP_CHECK_DECL)
+#undef KTB_STEP_CHECK_DECL
 
-static int step_check_wait(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_path(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_measure(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_power_loss(struct load_ctx *c, struct step *st, const char *path);
-static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const char *path);
-
-/* One row per step kind: its keyword, the field holding its argument, what
- * expect may check, and its own checks. */
+/* One row per step kind, indexed by kind, from KTB_STEP_KINDS: its keyword,
+ * the field holding its argument, what expect may check, the machine parts
+ * it drives, the keys only it takes and its own checks. */
 static const struct step_kind_row {
 	const char *keyword;
 	enum step_kind kind;
 	size_t field;
 	unsigned expects;
+	unsigned needs;
+	const char *keys;
 	int (*check)(struct load_ctx *c, struct step *st, const char *path);
 } step_kinds[] = {
-	{ "run", STEP_RUN, offsetof(struct step, run),
-	  EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NULL },
-	{ "wait", STEP_WAIT, offsetof(struct step, wait), 0, step_check_wait },
-	{ "qmp", STEP_QMP, offsetof(struct step, qmp), EXPECT_JSON, step_check_qmp },
-	{ "suspend", STEP_SUSPEND, offsetof(struct step, suspend), EXPECT_JSON,
-	  step_check_suspend },
-	{ "fail_path", STEP_FAIL_PATH, offsetof(struct step, fail_path), EXPECT_JSON,
-	  step_check_path },
-	{ "restore_path", STEP_RESTORE_PATH, offsetof(struct step, restore_path), EXPECT_JSON,
-	  step_check_path },
-	{ "balloon", STEP_BALLOON, offsetof(struct step, balloon), EXPECT_JSON,
-	  step_check_balloon },
-	{ "measure", STEP_MEASURE, offsetof(struct step, measure), EXPECT_JSON,
-	  step_check_measure },
-	{ "power_loss", STEP_POWER_LOSS, offsetof(struct step, power_loss), EXPECT_JSON,
-	  step_check_power_loss },
-	{ "hybrid_stats", STEP_HYBRID_STATS, offsetof(struct step, hybrid_stats), EXPECT_JSON,
-	  step_check_hybrid_stats },
+/* clang-format off */
+#define KTB_STEP_ROW(id, keyword, expects, needs, keys)                                            \
+	[STEP_##id] = { #keyword, STEP_##id, offsetof(struct step, keyword), (expects),    \
+			(needs), keys, step_check_##keyword },
+	KTB_STEP_KINDS(KTB_STEP_ROW)
+#undef KTB_STEP_ROW
 };
-
-/* Keys that only make sense with one kind of step. */
-static const struct step_modifier {
-	const char *key;
-	enum step_kind kind;
-} step_modifiers[] = {
-	{ "for", STEP_WAIT },
-	{ "arguments", STEP_QMP },
-	{ "wake", STEP_SUSPEND },
-	{ "after", STEP_SUSPEND },
-	{ "pm_test", STEP_SUSPEND },
-	{ "cycles", STEP_SUSPEND },
-	{ "as", STEP_MEASURE },
-	{ "since", STEP_MEASURE },
-	{ "within", STEP_MEASURE },
-	{ "settle", STEP_MEASURE },
-};
+/* clang-format on */
+_Static_assert(COUNT(step_kinds) == STEP_KIND_COUNT, "one loader row per step kind");
 
 const char *step_kind_name(enum step_kind k)
 {
-	for (size_t i = 0; i < COUNT(step_kinds); i++)
-		if (step_kinds[i].kind == k)
-			return step_kinds[i].keyword;
-	return "?";
+	return (unsigned)k < COUNT(step_kinds) ? step_kinds[k].keyword : "?";
+}
+
+unsigned step_kind_needs(enum step_kind k)
+{
+	return (unsigned)k < COUNT(step_kinds) ? step_kinds[k].needs : 0;
 }
 
 static const char *step_arg(const struct step *st, const struct step_kind_row *row)
@@ -1097,6 +1070,12 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 	return step_check_wake(c, st, path);
 }
 
+static int step_check_run(struct load_ctx *c, struct step *st, const char *path)
+{
+	(void)c, (void)st, (void)path; /* any command; expect is checked for every kind */
+	return 0;
+}
+
 /* fail_path / restore_path name a multipath disk of this machine and one of
  * its paths; the step's default name says which. */
 static int step_check_path(struct load_ctx *c, struct step *st, const char *path)
@@ -1124,15 +1103,22 @@ static int step_check_path(struct load_ctx *c, struct step *st, const char *path
 	return 0;
 }
 
+static int step_check_fail_path(struct load_ctx *c, struct step *st, const char *path)
+{
+	return step_check_path(c, st, path);
+}
+
+static int step_check_restore_path(struct load_ctx *c, struct step *st, const char *path)
+{
+	return step_check_path(c, st, path);
+}
+
 static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path)
 {
 	const struct machine *m = c->s->machine;
 	char f[64];
 
 	snprintf(f, sizeof(f), "%s.balloon", path);
-	if (!m->balloon)
-		return fail(c, f, "the machine has no balloon; give it balloon: "
-			    "{free_page_reporting: true|false}");
 	if (hw_parse_size(st->balloon, &st->balloon_bytes) < 0)
 		return fail(c, f, "\"%s\" is not a size; write e.g. 256M, 1G", st->balloon);
 	if (st->balloon_bytes < MACHINE_MIN_BALLOON || st->balloon_bytes > m->memory_bytes)
@@ -1217,6 +1203,11 @@ static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const ch
 	return check_hybrid_disk(c, st->hybrid_stats, f, false);
 }
 
+/* ", run, wait, ..." from KTB_STEP_KINDS: the list past its first ", ". */
+#define KTB_STEP_KEYWORD(id, keyword, expects, needs, keys) ", " #keyword
+static const char step_keywords[] = KTB_STEP_KINDS(KTB_STEP_KEYWORD);
+#undef KTB_STEP_KEYWORD
+
 static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 			  const struct step_kind_row **out)
 {
@@ -1232,22 +1223,42 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		found = &step_kinds[i];
 	}
 	if (!found)
-		return fail(c, path, "no action; give one of run, wait, qmp, suspend, fail_path, "
-			    "restore_path, balloon, measure, power_loss, hybrid_stats");
+		return fail(c, path, "no action; give one of %s", step_keywords + 2);
 	*out = found;
 	return 0;
 }
 
+/* The machine parts a kind needs whatever its argument names; those the
+ * argument picks (a disk, a sleep state) are the kind's own check's. */
+static int step_check_needs(struct load_ctx *c, const struct step_kind_row *row, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.%s", path, row->keyword);
+	if ((row->needs & NEEDS_BALLOON) && !c->s->machine->balloon)
+		return fail(c, f,
+			    "the machine has no balloon; give it balloon: "
+			    "{free_page_reporting: true|false}");
+	return 0;
+}
+
+/* A key that only another kind of step takes (its row's keys). */
 static int step_check_modifiers(struct load_ctx *c, const struct step *st, const char *path)
 {
 	char f[64];
 
-	for (size_t i = 0; i < COUNT(step_modifiers); i++) {
-		snprintf(f, sizeof(f), "%s.%s", path, step_modifiers[i].key);
-		if (st->kind != step_modifiers[i].kind && doc_get(c, f))
-			return fail(c, f, "\"%s\" belongs to a %s step, this is a %s step",
-				    step_modifiers[i].key, step_kind_name(step_modifiers[i].kind),
-				    step_kind_name(st->kind));
+	for (size_t k = 0; k < COUNT(step_kinds); k++) {
+		const char *key = step_kinds[k].keys;
+		int n;
+
+		for (; *key; key += n + (key[n] == ' ')) {
+			n = (int)strcspn(key, " ");
+			snprintf(f, sizeof(f), "%s.%.*s", path, n, key);
+			if (st->kind != step_kinds[k].kind && doc_get(c, f))
+				return fail(c, f,
+					    "\"%.*s\" belongs to a %s step, this is a %s step", n,
+					    key, step_kinds[k].keyword, step_kind_name(st->kind));
+		}
 	}
 	return 0;
 }
@@ -1371,8 +1382,15 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 	if (ret < 0)
 		return ret;
 	st->kind = row->kind;
-	ret = step_check_modifiers(c, st, path) ?: (row->check ? row->check(c, st, path) : 0) ?:
-	      step_check_timeout(c, st, path) ?: expect_load(c, st, row, path);
+	ret = step_check_modifiers(c, st, path);
+	if (!ret)
+		ret = step_check_needs(c, row, path);
+	if (!ret)
+		ret = row->check(c, st, path);
+	if (!ret)
+		ret = step_check_timeout(c, st, path);
+	if (!ret)
+		ret = expect_load(c, st, row, path);
 	if (ret < 0)
 		return ret;
 	if (!st->name)

@@ -1,7 +1,7 @@
 /* Scenario files: YAML mapped onto these structs by a libcyaml schema, then
  * checked. Every error names file, line, column and field. The step kinds
- * are rows of a table (keyword, parse check); the runner holds their run
- * functions. */
+ * are one list (KTB_STEP_KINDS) the loader builds its table from; the
+ * runner's half of each kind (how it runs) is harness/steps' step_ops. */
 #ifndef KTB_SCENARIO_H
 #define KTB_SCENARIO_H
 
@@ -10,10 +10,53 @@
 
 #include "machine.h"
 
-enum step_kind {
-	STEP_RUN, STEP_WAIT, STEP_QMP, STEP_SUSPEND, STEP_FAIL_PATH, STEP_RESTORE_PATH,
-	STEP_BALLOON, STEP_MEASURE, STEP_POWER_LOSS, STEP_HYBRID_STATS, STEP_KIND_COUNT
+/* What expect may check on a step of a kind. */
+enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
+
+/* The machine parts a step kind drives (step_kind_needs). The loader refuses
+ * a step whose machine lacks them: the balloon for any balloon step; for the
+ * parts a step names by its argument (which disk, which sleep state), the
+ * named one (a disk with paths: 2 or more, a disk on bus hybrid, a swap disk
+ * for s4); S3/s2idle in the firmware are seen in the guest when it runs. */
+enum step_need {
+	NEEDS_NOTHING = 0,
+	NEEDS_BALLOON = 1 << 0,
+	NEEDS_MULTIPATH_DISK = 1 << 1,
+	NEEDS_HYBRID_DISK = 1 << 2,
+	NEEDS_SLEEP = 1 << 3,
 };
+
+/* Every step kind, written once: X(ID, KEYWORD, EXPECTS, NEEDS, KEYS).
+ * KEYWORD is the YAML key that names the step's action and the struct step
+ * field that holds its argument; EXPECTS the expect keys it may check;
+ * NEEDS its machine parts; KEYS the step keys only this kind takes,
+ * space-separated. The enum, the loader's table (scenario.c: it calls
+ * step_check_KEYWORD for the kind's own checks) and the runner's step_ops[]
+ * (harness/steps: step_KEYWORD_ops) are built from this list, so a kind
+ * missing either does not compile. A new kind: a line here; its fields in
+ * struct step and the schema's step_fields; step_check_KEYWORD in
+ * scenario.c; harness/steps/step_FILE.c and .h with step_KEYWORD_ops. */
+#define KTB_STEP_KINDS(X)                                                                          \
+	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING, "")                  \
+	X(WAIT, wait, 0, NEEDS_NOTHING, "for")                                                     \
+	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING, "arguments")                                       \
+	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP, "wake after pm_test cycles")                 \
+	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                             \
+	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                       \
+	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
+	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING, "as since within settle")                  \
+	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
+	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")
+
+/* clang-format takes the expansion below for an expression */
+/* clang-format off */
+enum step_kind {
+#define KTB_STEP_ENUM(id, keyword, expects, needs, keys) STEP_##id,
+	KTB_STEP_KINDS(KTB_STEP_ENUM)
+#undef KTB_STEP_ENUM
+	STEP_KIND_COUNT
+};
+/* clang-format on */
 
 /* The smallest size a balloon step may ask the guest to shrink to. */
 #define MACHINE_MIN_BALLOON (64ull << 20)
@@ -112,7 +155,9 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 			 struct scenario_error *err);
 void scenario_free(struct scenario *s);
 
-/* Step kind name ("run", "wait", "qmp"). */
+/* Step kind name ("run", "wait", "qmp"); "?" for a value out of range. */
 const char *step_kind_name(enum step_kind k);
+/* The machine parts (enum step_need flags) a step of kind k drives. */
+unsigned step_kind_needs(enum step_kind k);
 
 #endif

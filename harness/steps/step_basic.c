@@ -1,7 +1,6 @@
 /* The steps that need no device of their own: run (a guest command),
- * wait (a pause or a console line) and qmp (a monitor command), and the
- * table of every step kind. */
-#include "steps.h"
+ * wait (a pause or a console line) and qmp (a monitor command). */
+#include "step_basic.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +10,7 @@
 #include "loop.h"
 #include "util.h"
 
-void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
+static void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		     int64_t deadline)
 {
 	if (!step_guest_exec(c, st->run, st, sr, deadline))
@@ -23,7 +22,18 @@ static bool console_watch_done(void *ctx)
 	return console_matched(ctx);
 }
 
-void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
+int wait_verdict(int ret, bool console, int64_t until, int64_t deadline)
+{
+	/* the step's own wait ended first: the regex was not seen in time */
+	if (console && ret == -ETIMEDOUT && until <= deadline)
+		return -ENOMSG;
+	/* a pause the step's or scenario's deadline cut short */
+	if (!console && !ret && until > deadline)
+		return -ETIMEDOUT;
+	return ret;
+}
+
+static void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		      int64_t deadline)
 {
 	int64_t until = loop_now(c->vm.loop) + st->wait_ms;
@@ -32,18 +42,17 @@ void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
 	if (!st->wait_for) {
 		/* a plain pause that still notices a panic */
 		ret = loop_run_until(c->vm.loop, NULL, NULL, until < deadline ? until : deadline);
-		if (!ret && until > deadline)
-			ret = -ETIMEDOUT;
 	} else {
 		console_watch(c->vm.console, st->wait_for);
 		ret = loop_run_until(c->vm.loop, console_watch_done, c->vm.console,
 				     until < deadline ? until : deadline);
-		if (ret == -ETIMEDOUT && until <= deadline) {
-			sr->status = ST_FAIL;
-			sr->message = xasprintf("the console did not show /%s/ within %s",
-						st->wait_for, st->wait);
-			return;
-		}
+	}
+	ret = wait_verdict(ret, st->wait_for != NULL, until, deadline);
+	if (ret == -ENOMSG) {
+		sr->status = ST_FAIL;
+		sr->message =
+		    xasprintf("the console did not show /%s/ within %s", st->wait_for, st->wait);
+		return;
 	}
 	if (ret)
 		step_wait_failed(c, sr, ret, st);
@@ -51,7 +60,7 @@ void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		sr->status = ST_PASS;
 }
 
-static int qmp_split(const struct step *st, char **cmd, json_t **args)
+int qmp_split(const struct step *st, char **cmd, json_t **args)
 {
 	json_t *doc;
 
@@ -71,7 +80,17 @@ static int qmp_split(const struct step *st, char **cmd, json_t **args)
 	return 0;
 }
 
-void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
+void qmp_reply_judge(struct step_result *sr, int ret, json_t *ret_val, char *errmsg,
+		     const struct expect *e)
+{
+	sr->exit_code = ret == -EREMOTEIO ? 1 : 0;
+	sr->data = ret_val;
+	sr->out = ret_val ? json_dumps(ret_val, JSON_COMPACT) : xstrdup("");
+	sr->err = errmsg;
+	step_judge(sr, e);
+}
+
+static void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		     int64_t deadline)
 {
 	json_t *args = NULL, *ret_val = NULL;
@@ -84,43 +103,19 @@ void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		return;
 	}
 	ret = vm_qmp(&c->vm, cmd, args, &ret_val, &errmsg, deadline);
-	sr->exit_code = ret == -EREMOTEIO ? 1 : 0;
 	if (ret && ret != -EREMOTEIO) {
+		sr->exit_code = 0;
 		step_wait_failed(c, sr, ret, st);
 		goto out;
 	}
-	sr->data = ret_val;
-	sr->out = ret_val ? json_dumps(ret_val, JSON_COMPACT) : xstrdup("");
-	sr->err = errmsg;
+	qmp_reply_judge(sr, ret, ret_val, errmsg, st->expect);
 	errmsg = NULL;
-	step_judge(sr, st->expect);
 out:
 	free(cmd);
 	free(errmsg);
 	json_decref(args);
 }
 
-static const struct {
-	enum step_kind kind;
-	step_fn run;
-} step_table[] = {
-	{STEP_RUN, step_run},
-	{STEP_WAIT, step_wait},
-	{STEP_QMP, step_qmp},
-	{STEP_SUSPEND, step_suspend},
-	{STEP_FAIL_PATH, step_fail_path},
-	{STEP_RESTORE_PATH, step_restore_path},
-	{STEP_BALLOON, step_balloon},
-	{STEP_MEASURE, step_measure},
-	{STEP_POWER_LOSS, step_power_loss},
-	{STEP_HYBRID_STATS, step_hybrid_stats},
-};
-
-step_fn step_lookup(enum step_kind k)
-{
-	for (size_t i = 0; i < sizeof(step_table) / sizeof(step_table[0]); i++)
-		if (step_table[i].kind == k)
-			return step_table[i].run;
-	return NULL;
-}
-
+const struct step_ops step_run_ops = {STEP_RUN, step_run};
+const struct step_ops step_wait_ops = {STEP_WAIT, step_wait};
+const struct step_ops step_qmp_ops = {STEP_QMP, step_qmp};

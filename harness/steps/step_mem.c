@@ -10,16 +10,13 @@
 #include <string.h>
 
 #include "loop.h"
-#include "steps.h"
+#include "step_mem.h"
 #include "util.h"
 
 #define MEM_POLL_MS 250
 #define MEM_SAMPLE_MS 500
 #define MEM_CMD_MS 10000
 #define MIB (1024 * 1024)
-/* settled: this many samples, MEM_SAMPLE_MS apart, within this much */
-#define RSS_STEADY_SAMPLES 4
-#define RSS_STEADY_BYTES (2 * MIB)
 /* The guest's MemTotal follows the balloon page by page; allow this much
  * for the pages the driver has not yet handed back or taken. */
 #define BALLOON_MEMTOTAL_SLACK (4 * MIB)
@@ -84,10 +81,39 @@ static int balloon_actual(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 	return ret;
 }
 
-struct balloon_run {
-	int64_t target, actual0, memtotal0, actual, memtotal, expected;
-	int64_t t0, target_ms, memtotal_ms;
-};
+bool balloon_reached(int64_t actual, int64_t target)
+{
+	return llabs64(actual - target) <= BALLOON_ACTUAL_SLACK;
+}
+
+int64_t balloon_memtotal_expected(const struct balloon_run *b)
+{
+	return b->memtotal0 - (b->actual0 - b->actual);
+}
+
+bool balloon_memtotal_reached(int64_t memtotal, int64_t expected)
+{
+	return llabs64(memtotal - expected) <= BALLOON_MEMTOTAL_SLACK;
+}
+
+char *balloon_miss(const char *size, const struct balloon_run *b)
+{
+	if (!b->target_ms)
+		return xasprintf("QEMU's balloon did not reach %s: actual %lld MB", size,
+				 (long long)(b->actual / MIB));
+	return xasprintf("the balloon reached %s but the guest's MemTotal is %lld MB, not %lld MB",
+			 size, (long long)(b->memtotal / MIB), (long long)(b->expected / MIB));
+}
+
+json_t *balloon_json(const struct balloon_run *b)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target_mb",
+			 (json_int_t)(b->target / MIB), "actual_mb", (json_int_t)(b->actual / MIB),
+			 "memtotal_before_mb", (json_int_t)(b->memtotal0 / MIB), "memtotal_mb",
+			 (json_int_t)(b->memtotal / MIB), "memtotal_expected_mb",
+			 (json_int_t)(b->expected / MIB), "target_ms", (json_int_t)b->target_ms,
+			 "memtotal_ms", (json_int_t)b->memtotal_ms);
+}
 
 static int balloon_wait_actual(struct run_ctx *c, struct balloon_run *b, int64_t deadline)
 {
@@ -97,7 +123,7 @@ static int balloon_wait_actual(struct run_ctx *c, struct balloon_run *b, int64_t
 		ret = balloon_actual(c, &b->actual, deadline);
 		if (ret)
 			return ret;
-		if (llabs64(b->actual - b->target) <= BALLOON_ACTUAL_SLACK)
+		if (balloon_reached(b->actual, b->target))
 			break;
 		ret = mem_sleep(c, MEM_POLL_MS, deadline);
 		if (ret)
@@ -111,12 +137,12 @@ static int balloon_wait_memtotal(struct run_ctx *c, struct balloon_run *b, int64
 {
 	int ret;
 
-	b->expected = b->memtotal0 - (b->actual0 - b->actual);
+	b->expected = balloon_memtotal_expected(b);
 	for (;;) {
 		ret = guest_memtotal(c, &b->memtotal, deadline);
 		if (ret)
 			return ret;
-		if (llabs64(b->memtotal - b->expected) <= BALLOON_MEMTOTAL_SLACK)
+		if (balloon_memtotal_reached(b->memtotal, b->expected))
 			break;
 		ret = mem_sleep(c, MEM_POLL_MS, deadline);
 		if (ret)
@@ -128,12 +154,7 @@ static int balloon_wait_memtotal(struct run_ctx *c, struct balloon_run *b, int64
 
 static void balloon_output(struct run_ctx *c, struct step_result *sr, const struct balloon_run *b)
 {
-	json_t *o = json_pack(
-	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target_mb", (json_int_t)(b->target / MIB),
-	    "actual_mb", (json_int_t)(b->actual / MIB), "memtotal_before_mb",
-	    (json_int_t)(b->memtotal0 / MIB), "memtotal_mb", (json_int_t)(b->memtotal / MIB),
-	    "memtotal_expected_mb", (json_int_t)(b->expected / MIB), "target_ms",
-	    (json_int_t)b->target_ms, "memtotal_ms", (json_int_t)b->memtotal_ms);
+	json_t *o = balloon_json(b);
 
 	sr->out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	sr->data = o;
@@ -156,20 +177,11 @@ static void balloon_failed(struct run_ctx *c, struct step_result *sr, int ret,
 		step_wait_failed(c, sr, ret, st);
 		return;
 	}
-	if (!b->target_ms)
-		mem_fail(sr, ST_FAIL,
-			 xasprintf("QEMU's balloon did not reach %s: actual %lld MB", st->balloon,
-				   (long long)(b->actual / MIB)));
-	else
-		mem_fail(sr, ST_FAIL,
-			 xasprintf("the balloon reached %s but the guest's "
-				   "MemTotal is %lld MB, not %lld MB",
-				   st->balloon, (long long)(b->memtotal / MIB),
-				   (long long)(b->expected / MIB)));
+	mem_fail(sr, ST_FAIL, balloon_miss(st->balloon, b));
 }
 
-void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline)
+static void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			 int64_t deadline)
 {
 	struct balloon_run b = {.target = (int64_t)st->balloon_bytes};
 	json_t *args = json_pack("{s:I}", "value", (json_int_t)b.target), *ret_val = NULL;
@@ -230,28 +242,55 @@ static json_t *rss_saved(struct run_ctx *c)
 	return saved;
 }
 
-static void measure_output(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			   int64_t rss, int64_t min_rss, unsigned samples, int64_t t0,
-			   int64_t settled_ms)
+json_t *measure_json(const struct rss_sample *r, const char *since, json_t *base)
 {
-	json_t *o = json_pack("{s:I, s:I, s:i, s:I}", "rss_mb", (json_int_t)(rss / MIB),
-			      "min_rss_mb", (json_int_t)(min_rss / MIB), "samples", samples,
-			      "waited_ms", (json_int_t)(loop_now(c->vm.loop) - t0));
-	json_t *base = st->since ? json_object_get(rss_saved(c), st->since) : NULL;
+	json_t *o = json_pack("{s:I, s:I, s:i, s:I}", "rss_mb", (json_int_t)(r->rss / MIB),
+			      "min_rss_mb", (json_int_t)(r->min_rss / MIB), "samples", r->samples,
+			      "waited_ms", (json_int_t)r->waited_ms);
 
-	if (st->settle)
-		json_object_set_new(o, "settled_ms", json_integer(settled_ms));
-	if (base) {
-		json_object_set_new(o, "since", json_string(st->since));
+	if (r->settled_ms >= 0)
+		json_object_set_new(o, "settled_ms", json_integer(r->settled_ms));
+	if (since && base) {
+		json_object_set_new(o, "since", json_string(since));
 		json_object_set_new(o, "base_mb", json_incref(base));
 		json_object_set_new(o, "delta_mb",
-				    json_integer(rss / MIB - json_integer_value(base)));
+				    json_integer(r->rss / MIB - json_integer_value(base)));
 	}
+	return o;
+}
+
+bool measure_judge(struct step_result *sr, json_t *o, const struct expect *e, int64_t now,
+		   int64_t until)
+{
 	free(sr->out);
 	json_decref(sr->data);
 	sr->out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	sr->data = o;
 	sr->exit_code = 0;
+	free(sr->message);
+	sr->message = NULL;
+	step_judge(sr, e);
+	return sr->status == ST_PASS || now + MEM_SAMPLE_MS > until;
+}
+
+void measure_within_note(struct step_result *sr, unsigned samples, const char *within)
+{
+	char *why = sr->message;
+
+	if (sr->status == ST_PASS || !within)
+		return;
+	sr->message = xasprintf("%s (after %u samples over %s)", why, samples, within);
+	free(why);
+}
+
+bool rss_steady(const int64_t *win, unsigned n, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = win[0];
+	for (unsigned i = 1; i < RSS_STEADY_SAMPLES && i < n; i++) {
+		*lo = win[i] < *lo ? win[i] : *lo;
+		*hi = win[i] > *hi ? win[i] : *hi;
+	}
+	return n >= RSS_STEADY_SAMPLES && *hi - *lo <= RSS_STEADY_BYTES;
 }
 
 /* settle: sample until the last RSS_STEADY_SAMPLES samples lie within
@@ -272,12 +311,7 @@ static int rss_settle(struct run_ctx *c, const struct step *st, struct step_resu
 					   strerror(-ret)));
 			return ret;
 		}
-		lo = hi = win[0];
-		for (unsigned i = 1; i < RSS_STEADY_SAMPLES && i < n; i++) {
-			lo = win[i] < lo ? win[i] : lo;
-			hi = win[i] > hi ? win[i] : hi;
-		}
-		if (n >= RSS_STEADY_SAMPLES && hi - lo <= RSS_STEADY_BYTES)
+		if (rss_steady(win, n, &lo, &hi))
 			break;
 		if (loop_now(c->vm.loop) + MEM_SAMPLE_MS > t0 + st->settle_ms) {
 			mem_fail(sr, ST_FAIL,
@@ -298,11 +332,12 @@ static int rss_settle(struct run_ctx *c, const struct step *st, struct step_resu
 	return 0;
 }
 
-void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline)
+static void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			 int64_t deadline)
 {
-	int64_t t0 = loop_now(c->vm.loop), until, rss = 0, min_rss = 0, settled_ms = 0;
-	unsigned samples = 0;
+	int64_t t0 = loop_now(c->vm.loop), until, rss = 0, settled_ms = 0;
+	struct rss_sample r = {0};
+	json_t *base;
 	int ret;
 
 	if (c->vm.cfg.libvirt_uri) {
@@ -322,12 +357,13 @@ void step_measure(struct run_ctx *c, const struct step *st, struct step_result *
 					   strerror(-ret)));
 			return;
 		}
-		min_rss = samples++ && min_rss < rss ? min_rss : rss;
-		measure_output(c, st, sr, rss, min_rss, samples, t0, settled_ms);
-		free(sr->message);
-		sr->message = NULL;
-		step_judge(sr, st->expect);
-		if (sr->status == ST_PASS || loop_now(c->vm.loop) + MEM_SAMPLE_MS > until)
+		r.min_rss = r.samples++ && r.min_rss < rss ? r.min_rss : rss;
+		r.rss = rss;
+		r.waited_ms = loop_now(c->vm.loop) - t0;
+		r.settled_ms = st->settle ? settled_ms : -1;
+		base = st->since ? json_object_get(rss_saved(c), st->since) : NULL;
+		if (measure_judge(sr, measure_json(&r, st->since, base), st->expect,
+				  loop_now(c->vm.loop), until))
 			break;
 		ret = mem_sleep(c, MEM_SAMPLE_MS, deadline);
 		if (ret) {
@@ -337,10 +373,8 @@ void step_measure(struct run_ctx *c, const struct step *st, struct step_result *
 	}
 	if (st->as)
 		json_object_set_new(rss_saved(c), st->as, json_integer(rss / MIB));
-	if (sr->status != ST_PASS && st->within) {
-		char *why = sr->message;
-
-		sr->message = xasprintf("%s (after %u samples over %s)", why, samples, st->within);
-		free(why);
-	}
+	measure_within_note(sr, r.samples, st->within);
 }
+
+const struct step_ops step_balloon_ops = {STEP_BALLOON, step_balloon};
+const struct step_ops step_measure_ops = {STEP_MEASURE, step_measure};

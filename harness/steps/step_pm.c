@@ -11,7 +11,7 @@
 #include "console.h"
 #include "loop.h"
 #include "pmlog.h"
-#include "steps.h"
+#include "step_pm.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -75,6 +75,12 @@ static int pm_guest(struct run_ctx *c, struct step_result *sr, const char *cmd,
 		return ret;
 	}
 	return 0;
+}
+
+char *pm_refusal(char *err)
+{
+	return xasprintf("the kernel refused to suspend: %s",
+			 err && *err ? str_trim(err, "\n ") : "(no message)");
 }
 
 /* Does the guest offer what the step asks for? A machine whose firmware
@@ -159,17 +165,19 @@ static void pm_drain_events(struct run_ctx *c)
 	vm_qmp_drop_events(&c->vm);
 }
 
-struct sleep_cycle {
-	long long pid;           /* the guest's "echo mem > /sys/power/state" */
-	bool pid_pending;        /* the guest slept before the agent told the pid */
-	int64_t t_req, t_wake;
-	int64_t suspend_ms, resume_ms;
-	int64_t cycle_ms;        /* request → agent answering again */
-	int *fixups;             /* firmware fix-ups so far in this step */
-	json_t **counts;	 /* the wakeup sources' event counts before this cycle */
-	json_t *wakeup_sources;	 /* the sources whose count grew during it */
-	int wakeup_irq;		 /* the IRQ that ended the sleep, 0 if none */
-};
+int pm_unreached(bool collected, bool exited_ok, char **msg)
+{
+	*msg = NULL;
+	if (collected) {
+		/* a refusal (exit not 0) already said why */
+		if (exited_ok)
+			*msg = xstrdup("the guest says it suspended (its write to /sys/power/state "
+				       "returned 0) but QEMU never saw S3");
+		return -EIO;
+	}
+	*msg = xasprintf("guest did not reach S3 within %d s", PM_REACH_MS / 1000);
+	return -ETIMEDOUT;
+}
 
 /* Collect the sleep command's exit: it returns only after resume, and a
  * refusal carries the kernel's reason as its error. */
@@ -203,9 +211,7 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 		return ret;
 	*exited_ok = res.exit_code == 0;
 	if (!*exited_ok)
-		pm_fail(sr, ST_FAIL,
-			xasprintf("the kernel refused to suspend: %s",
-				  res.err && *res.err ? str_trim(res.err, "\n ") : "(no message)"));
+		pm_fail(sr, ST_FAIL, pm_refusal(res.err));
 	vm_exec_result_free(&res);
 	return 0;
 }
@@ -276,6 +282,7 @@ static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct s
 {
 	int64_t host_ms = 0;
 	bool ok = false;
+	char *why;
 	int ret =
 	    vm_qmp_event(&c->vm, "SUSPEND", &host_ms, min64(deadline, cy->t_req + PM_REACH_MS));
 
@@ -287,15 +294,12 @@ static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct s
 		step_wait_failed(c, sr, ret, NULL);
 		return ret;
 	}
-	if (pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok) == 0) {
-		if (ok)
-			pm_fail(sr, ST_FAIL, xstrdup("the guest says it suspended (its write to "
-						     "/sys/power/state returned 0) but QEMU never "
-						     "saw S3"));
-		return -EIO;
-	}
-	pm_fail(sr, ST_FAIL, xasprintf("guest did not reach S3 within %d s", PM_REACH_MS / 1000));
-	return -ETIMEDOUT;
+	/* the sleep command's fate first: ok is read after it is known */
+	ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok);
+	ret = pm_unreached(ret == 0, ok, &why);
+	if (why)
+		pm_fail(sr, ST_FAIL, why);
+	return ret;
 }
 
 static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
@@ -401,7 +405,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* PM_WAKEUP_LIST's output: the counts by source name, and the IRQ. */
-static json_t *pm_wakeup_parse(char *out, int *irq, bool *restored)
+json_t *pm_wakeup_parse(char *out, int *irq, bool *restored)
 {
 	json_t *counts = json_object();
 	char *save = NULL, *end;
@@ -423,7 +427,7 @@ static json_t *pm_wakeup_parse(char *out, int *irq, bool *restored)
 }
 
 /* The sources whose event count grew from before to after, sorted by name. */
-static json_t *pm_wakeup_grew(json_t *before, json_t *after)
+json_t *pm_wakeup_grew(json_t *before, json_t *after)
 {
 	const char **names = xcalloc(json_object_size(after) + 1, sizeof(*names));
 	json_t *grew = json_array(), *v;
@@ -506,7 +510,7 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_c
 	return ret ?: pm_after_resume(c, cy, sr, deadline);
 }
 
-static json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
+json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
 {
 	json_t *j = json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms",
 			      (json_int_t)cy->suspend_ms);
@@ -523,7 +527,7 @@ static json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const str
 	return j;
 }
 
-static int64_t median_of(json_t *cycles, const char *key)
+int64_t median_of(json_t *cycles, const char *key)
 {
 	size_t n = json_array_size(cycles), k = 0;
 	int64_t *v = xcalloc(n ? n : 1, sizeof(*v)), m = 0;
@@ -590,22 +594,27 @@ static int pm_count_entries(struct run_ctx *c, const struct step *st, struct ste
 	return n;
 }
 
+char *pm_entries_verdict(const struct step *st, int before, int after)
+{
+	int want = (int)st->cycles;
+
+	if (st->pm_test || before < 0 || after < 0 || after - before >= want)
+		return NULL;
+	return xasprintf("the kernel's log shows %d suspend entr%s (%s) for %d cycle%s",
+			 after - before, after - before == 1 ? "y" : "ies",
+			 state_word[st->sleep_state], want, want == 1 ? "" : "s");
+}
+
 /* The kernel's own account: every cycle must show in its log as a suspend
  * entry (an s2idle wake that came too early aborts without one). */
 static void pm_kernel_check(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			    int before, int64_t deadline)
 {
 	int after = pm_count_entries(c, st, sr, deadline);
-	int want = (int)st->cycles;
+	char *why = pm_entries_verdict(st, before, after);
 
-	if (st->pm_test || before < 0 || after < 0)
-		return;
-	if (after - before < want)
-		pm_fail(sr, ST_FAIL, xasprintf("the kernel's log shows %d suspend entr%s (%s) for "
-					       "%d cycle%s", after - before,
-					       after - before == 1 ? "y" : "ies",
-					       state_word[st->sleep_state], want,
-					       want == 1 ? "" : "s"));
+	if (why)
+		pm_fail(sr, ST_FAIL, why);
 }
 
 /* ---- S4: hibernate to the swap disk, power off, start again, restore ---- */
@@ -704,6 +713,11 @@ static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images,
 	return 0;
 }
 
+bool hib_restored(int before, int after)
+{
+	return after > before;
+}
+
 static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int before,
 			       json_t *data, int64_t deadline)
 {
@@ -712,7 +726,7 @@ static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int be
 
 	if (hib_image_log(c, sr, &after, &pages, deadline))
 		return;
-	if (after <= before) {
+	if (!hib_restored(before, after)) {
 		pm_fail(sr, ST_FAIL, xstrdup("the guest booted afresh instead of restoring its "
 					     "hibernation image (the kernel's log has no image "
 					     "created before the restart)"));
@@ -811,8 +825,8 @@ static void pm_judge(struct step_result *sr, const struct expect *e)
 	step_judge(sr, e);
 }
 
-void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline)
+static void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			 int64_t deadline)
 {
 	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state],
 				 "wake", wake_note(st), "cycles");
@@ -868,3 +882,5 @@ out:
 	if (sr->status == ST_PASS && st->expect)
 		pm_judge(sr, st->expect);
 }
+
+const struct step_ops step_suspend_ops = {STEP_SUSPEND, step_suspend};

@@ -7,13 +7,27 @@
 
 #include "hybrid.h"
 #include "loop.h"
-#include "steps.h"
+#include "step_storage.h"
 #include "util.h"
 
-static bool loses_cache(const struct step *st, const struct disk *d)
+bool power_loss_hits(const char *which, const struct disk *d)
 {
-	return d->bus == DISK_BUS_HYBRID &&
-	       (!strcmp(st->power_loss, "all") || !strcmp(st->power_loss, d->id));
+	return d->bus == DISK_BUS_HYBRID && (!strcmp(which, "all") || !strcmp(which, d->id));
+}
+
+char *power_loss_add(json_t *out, const char *id, json_t *reply)
+{
+	json_t *lost = json_object_get(reply, "lost_blocks");
+
+	if (!json_is_integer(lost))
+		return xasprintf("the back end of hybrid disk %s did not answer the "
+				 "power_loss request",
+				 id);
+	json_object_set_new(out, "lost_blocks",
+			    json_integer(json_integer_value(json_object_get(out, "lost_blocks")) +
+					 json_integer_value(lost)));
+	json_object_set(json_object_get(out, "disks"), id, lost);
+	return NULL;
 }
 
 /* Each affected back end drops its cache; {"lost_blocks": N, "disks": {id: N}}. */
@@ -21,30 +35,22 @@ static json_t *drop_caches(struct run_ctx *c, const struct step *st, char **why)
 {
 	const struct machine *m = c->s->machine;
 	struct hw_launch l = vm_launch(&c->vm);
-	json_t *disks = json_object();
-	json_int_t total = 0;
+	json_t *out = json_pack("{s:I,s:{}}", "lost_blocks", (json_int_t)0, "disks");
 
 	for (unsigned i = 0; i < m->disks_count && !*why; i++) {
 		json_t *r;
 
-		if (!loses_cache(st, &m->disks[i]))
+		if (!power_loss_hits(st->power_loss, &m->disks[i]))
 			continue;
 		r = hybrid_ctl(&l, &m->disks[i], "power_loss");
-		if (!json_is_integer(json_object_get(r, "lost_blocks")))
-			*why = xasprintf("the back end of hybrid disk %s did not answer the "
-					 "power_loss request",
-					 m->disks[i].id);
-		else {
-			total += json_integer_value(json_object_get(r, "lost_blocks"));
-			json_object_set(disks, m->disks[i].id, json_object_get(r, "lost_blocks"));
-		}
+		*why = power_loss_add(out, m->disks[i].id, r);
 		json_decref(r);
 	}
-	return json_pack("{s:I,s:o}", "lost_blocks", total, "disks", disks);
+	return out;
 }
 
-void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		     int64_t deadline)
+static void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			    int64_t deadline)
 {
 	char *why = NULL;
 	json_t *out;
@@ -76,8 +82,22 @@ void step_power_loss(struct run_ctx *c, const struct step *st, struct step_resul
 	step_judge(sr, st->expect);
 }
 
-void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		       int64_t deadline)
+void hybrid_stats_judge(struct step_result *sr, const char *id, json_t *stats,
+			const struct expect *e)
+{
+	if (!stats) {
+		sr->status = ST_ERROR;
+		sr->message = xasprintf("the back end of hybrid disk %s did not answer", id);
+		return;
+	}
+	sr->exit_code = 0;
+	sr->data = stats;
+	sr->out = json_dumps(stats, JSON_COMPACT);
+	step_judge(sr, e);
+}
+
+static void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			      int64_t deadline)
 {
 	const struct machine *m = c->s->machine;
 	struct hw_launch l = vm_launch(&c->vm);
@@ -87,17 +107,11 @@ void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_res
 	for (unsigned i = 0; i < m->disks_count && !stats; i++)
 		if (!strcmp(m->disks[i].id, st->hybrid_stats))
 			stats = hybrid_ctl(&l, &m->disks[i], "stats");
-	if (!stats) {
-		sr->status = ST_ERROR;
-		sr->message =
-		    xasprintf("the back end of hybrid disk %s did not answer", st->hybrid_stats);
-		return;
-	}
-	sr->exit_code = 0;
-	sr->data = stats;
-	sr->out = json_dumps(stats, JSON_COMPACT);
-	step_judge(sr, st->expect);
+	hybrid_stats_judge(sr, st->hybrid_stats, stats, st->expect);
 }
+
+const struct step_ops step_power_loss_ops = {STEP_POWER_LOSS, step_power_loss};
+const struct step_ops step_hybrid_stats_ops = {STEP_HYBRID_STATS, step_hybrid_stats};
 
 void storage_collect_metrics(struct run_ctx *c)
 {

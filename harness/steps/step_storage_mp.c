@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "loop.h"
-#include "steps.h"
+#include "step_storage_mp.h"
 #include "util.h"
 
 #define MP_POLL_MS 200
@@ -340,17 +340,20 @@ static void mp_step(struct run_ctx *c, const struct step *st, const struct path_
 	step_judge(sr, st->expect);
 }
 
-void step_fail_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		    int64_t deadline)
+static void step_fail_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			   int64_t deadline)
 {
 	mp_step(c, st, st->fail_path, false, sr, deadline);
 }
 
-void step_restore_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		       int64_t deadline)
+static void step_restore_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			      int64_t deadline)
 {
 	mp_step(c, st, st->restore_path, true, sr, deadline);
 }
+
+const struct step_ops step_fail_path_ops = {STEP_FAIL_PATH, step_fail_path};
+const struct step_ops step_restore_path_ops = {STEP_RESTORE_PATH, step_restore_path};
 
 const char *mp_kernel_arg(const struct machine *m)
 {

@@ -1,6 +1,9 @@
-/* What the runner shares with the step kinds that live in their own files
- * (power management): the context of one running scenario and the helpers
- * that turn a wait's outcome into a step status. */
+/* What the step kinds share (step.c): the context of one running scenario,
+ * the helpers that turn a wait's outcome into a step status, and the table
+ * the runner dispatches through. Each kind lives in its own file with its
+ * own header (step_basic.h: run, wait, qmp; step_pm.h: suspend;
+ * step_storage_mp.h: fail_path, restore_path; step_mem.h: balloon, measure;
+ * step_storage.h: power_loss, hybrid_stats), which declares its step_ops. */
 #ifndef KTB_STEPS_H
 #define KTB_STEPS_H
 
@@ -32,8 +35,19 @@ struct run_ctx {
 	unsigned lpc_saved_boot;
 };
 
-typedef void (*step_fn)(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			int64_t deadline);
+/* The runner's half of a step kind: how a step of it runs. Its keyword,
+ * its load-time checks, what expect may check on it and the machine parts
+ * it drives are the scenario layer's (KTB_STEP_KINDS in scenario.h), which
+ * the loader needs below this layer. run fills sr: status, message, exit
+ * code, output and data; deadline is the step's (and the scenario's). */
+struct step_ops {
+	enum step_kind kind;
+	void (*run)(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		    int64_t deadline);
+};
+
+/* Every kind's ops, indexed by kind (step.c). */
+extern const struct step_ops *const step_ops[STEP_KIND_COUNT];
 
 /* A wait that ended early (-ECANCELED, -ETIMEDOUT, other) as status and message. */
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);
@@ -47,48 +61,5 @@ int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 /* Start the machine again after it powered itself off (S4): the same disks,
  * the kernel arguments plus extra. 0, or -errno with c->vm.err set. */
 int run_restart(struct run_ctx *c, const char *extra, int64_t deadline);
-
-/* run, wait, qmp (step_basic.c) */
-void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
-	      int64_t deadline);
-void step_wait(struct run_ctx *c, const struct step *st, struct step_result *sr,
-	       int64_t deadline);
-void step_qmp(struct run_ctx *c, const struct step *st, struct step_result *sr,
-	      int64_t deadline);
-/* The function that carries out a step of kind k. */
-step_fn step_lookup(enum step_kind k);
-
-/* suspend: s3 | s2idle | s4 (step_pm.c) */
-void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline);
-
-/* fail_path, restore_path (step_storage_mp.c) */
-void step_fail_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		    int64_t deadline);
-void step_restore_path(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		       int64_t deadline);
-/* fail_path (up false) or restore_path (up true) judged on a `ktb-probe
- * disk` object. before: may the step act? 0, or -ENOENT with *why naming
- * what the guest showed (no multipath device; for fail_path the path absent
- * or not active). After: 0 when the effect is seen (the path gone or
- * inactive / present and active), 1 not yet, -ENOENT with *why when the
- * multipath device itself is gone. */
-int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why);
-/* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
- * NULL when no disk needs one. Static storage, valid until the next call. */
-const char *mp_kernel_arg(const struct machine *m);
-/* balloon: SIZE; measure: qemu_rss (step_mem.c) */
-void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline);
-void step_measure(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		  int64_t deadline);
-/* power_loss: all | ID (step_storage.c) */
-void step_power_loss(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		     int64_t deadline);
-/* hybrid_stats: ID, the back end's stats as the step's JSON output */
-void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct step_result *sr,
-		       int64_t deadline);
-/* The hybrid disks' stats into the result's metrics (before the VM stops). */
-void storage_collect_metrics(struct run_ctx *c);
 
 #endif

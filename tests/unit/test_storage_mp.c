@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "runner.h"
-#include "steps.h"
+#include "step_storage_mp.h"
 
 static void test_kernel_arg(void **state)
 {
