@@ -15,7 +15,7 @@
 #include "util.h"
 #include "step_storage.h"
 #include "step_storage_mp.h"
-#include "steps.h"
+#include "step.h"
 #include "vm.h"
 
 #define DMESG_TIMEOUT_MS 5000

@@ -1345,7 +1345,9 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 	if (!e)
 		return 0;
 	snprintf(f, sizeof(f), "%s.expect.json", path);
-	ret = mapping_field_json(c, f, &e->json) ?: expect_check_json_res(c, f);
+	ret = mapping_field_json(c, f, &e->json);
+	if (!ret)
+		ret = expect_check_json_res(c, f);
 	if (ret < 0)
 		return ret;
 	ret = expect_check_allowed(c, e, row->expects, row, path);
@@ -1492,7 +1494,9 @@ static int scenario_parse(struct load_ctx *c, const char *data, size_t len, stru
  * struct from it: both allocate in proportion to what they are given. */
 static int limits_load(struct load_ctx *c, const char *data, size_t len)
 {
-	return limits_check_bytes(data, len, c->err) ?: limits_check_yaml(data, len, c->err);
+	int ret = limits_check_bytes(data, len, c->err);
+
+	return ret ? ret : limits_check_yaml(data, len, c->err);
 }
 
 int scenario_load_buffer(const char *path, const char *data, size_t len, struct scenario **out,
@@ -1507,7 +1511,9 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 	*out = NULL;
 	c->path = path;
 	c->err = err;
-	ret = limits_load(c, data, len) ?: yaml_load_doc(c, data, len);
+	ret = limits_load(c, data, len);
+	if (!ret)
+		ret = yaml_load_doc(c, data, len);
 	if (ret < 0)
 		goto out_ctx;
 	ret = scenario_parse(c, data, len, &s);
@@ -1515,7 +1521,11 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 		goto out_doc;
 	s->file = xstrdup(path);
 	c->s = s;
-	ret = header_load(c, s) ?: machine_load(c, s) ?: steps_load(c, s);
+	ret = header_load(c, s);
+	if (!ret)
+		ret = machine_load(c, s);
+	if (!ret)
+		ret = steps_load(c, s);
 	if (ret < 0) {
 		scenario_free(s);
 		s = NULL;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "expected.h"
-#include "steps.h"
+#include "step.h"
 #include "util.h"
 #include "vm.h"
 

@@ -2,7 +2,7 @@
  * outcome into a status, judging output against an expect block, running a
  * guest command, and starting the machine again after it powered itself
  * off. */
-#include "steps.h"
+#include "step.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -128,7 +128,8 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline)
 	vc.append = c->restart_append;
 	vc.restart = true;
 	ret = vm_start(&c->vm, &vc, deadline);
-	ret = ret ?: vm_wait_agent(&c->vm, deadline);
+	if (!ret)
+		ret = vm_wait_agent(&c->vm, deadline);
 	c->boots += !ret;
 	return ret;
 }

@@ -188,7 +188,9 @@ static void step_balloon(struct run_ctx *c, const struct step *st, struct step_r
 	char *errmsg = NULL;
 	int ret;
 
-	ret = guest_memtotal(c, &b.memtotal0, deadline) ?: balloon_actual(c, &b.actual0, deadline);
+	ret = guest_memtotal(c, &b.memtotal0, deadline);
+	if (!ret)
+		ret = balloon_actual(c, &b.actual0, deadline);
 	b.t0 = loop_now(c->vm.loop);
 	if (!ret)
 		ret = vm_qmp(&c->vm, "balloon", args, &ret_val, &errmsg, deadline);
@@ -197,8 +199,9 @@ static void step_balloon(struct run_ctx *c, const struct step *st, struct step_r
 		goto out;
 	}
 	if (!ret)
-		ret =
-		    balloon_wait_actual(c, &b, deadline) ?: balloon_wait_memtotal(c, &b, deadline);
+		ret = balloon_wait_actual(c, &b, deadline);
+	if (!ret)
+		ret = balloon_wait_memtotal(c, &b, deadline);
 	if (ret) {
 		balloon_failed(c, sr, ret, st, &b);
 		goto out;

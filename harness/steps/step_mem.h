@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "steps.h"
+#include "step.h"
 
 extern const struct step_ops step_balloon_ops;
 extern const struct step_ops step_measure_ops;

@@ -493,21 +493,26 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_c
 
 	if (st->wake_by == WAKE_RTC && !st->pm_test)
 		ret = pm_arm_rtc(c, st, sr, deadline);
-	ret = ret ?: pm_request(c, st, cy, sr, deadline);
-	if (ret || st->pm_test)
-		return ret ?: pm_test_cycle(c, cy, sr, deadline);
+	if (!ret)
+		ret = pm_request(c, st, cy, sr, deadline);
+	if (ret)
+		return ret;
+	if (st->pm_test)
+		return pm_test_cycle(c, cy, sr, deadline);
 	if (st->sleep_state == SLEEP_STATE_S3) {
 		ret = pm_wait_suspended(c, cy, sr, deadline);
 		if (!ret && st->wake_by != WAKE_RTC)
 			ret = pm_wake(c, st, cy, sr, deadline);
-		ret = ret ?: pm_wait_wakeup(c, st, cy, sr, deadline);
+		if (!ret)
+			ret = pm_wait_wakeup(c, st, cy, sr, deadline);
 	} else {
 		/* s2idle leaves no trace on QMP: sleep, wake, and check the kernel's
 		 * own log afterwards that a full cycle happened */
 		ret = pm_wake(c, st, cy, sr, deadline);
 	}
-	ret = ret ?: pm_wait_back(c, st, cy, sr, deadline);
-	return ret ?: pm_after_resume(c, cy, sr, deadline);
+	if (!ret)
+		ret = pm_wait_back(c, st, cy, sr, deadline);
+	return ret ? ret : pm_after_resume(c, cy, sr, deadline);
 }
 
 json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
@@ -804,8 +809,8 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 		return;
 	if (st->pm_test)
 		ret = pm_test_cycle(c, &cy, sr, deadline);
-	else
-		ret = hib_wait_off(c, &cy, sr, deadline) ?: hib_restore(c, &cy, sr, deadline);
+	else if (!(ret = hib_wait_off(c, &cy, sr, deadline)))
+		ret = hib_restore(c, &cy, sr, deadline);
 	json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(0, &cy, st));
 	if (!ret && !st->pm_test) {
 		json_object_set_new(c->r->metrics, "hibernate_ms", json_integer(cy.suspend_ms));

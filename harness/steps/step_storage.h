@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "machine.h"
-#include "steps.h"
+#include "step.h"
 
 extern const struct step_ops step_power_loss_ops;
 extern const struct step_ops step_hybrid_stats_ops;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "machine.h"
-#include "steps.h"
+#include "step.h"
 
 extern const struct step_ops step_fail_path_ops;
 extern const struct step_ops step_restore_path_ops;

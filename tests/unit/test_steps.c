@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "step_basic.h"
-#include "steps.h"
+#include "step.h"
 #include "step_result_clear.h"
 #include "util.h"
 

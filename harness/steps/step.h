@@ -4,8 +4,8 @@
  * own header (step_basic.h: run, wait, qmp; step_pm.h: suspend;
  * step_storage_mp.h: fail_path, restore_path; step_mem.h: balloon, measure;
  * step_storage.h: power_loss, hybrid_stats), which declares its step_ops. */
-#ifndef KTB_STEPS_H
-#define KTB_STEPS_H
+#ifndef KTB_STEP_H
+#define KTB_STEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
