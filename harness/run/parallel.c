@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "leakcheck.h"
 #include "proc.h"
 #include "util.h"
 
@@ -52,6 +53,7 @@ static void worker(const struct scenario *s, const struct run_opts *o, unsigned 
 		wo.libvirt_uri = uri;
 	ret = runner_run_scenario(s, &wo, &r);
 	scenario_result_free(&r);
+	leak_check_now();
 	_exit(ret == -EINTR ? 130 : ret == -EHOSTDOWN ? WORKER_HOST_FAILED : 0);
 }
 
