@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "leakcheck.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -167,6 +168,8 @@ static _Noreturn void guardian(int rfd, const char *dir)
 	while (guard_groups_alive(&set, "/proc") && now_ms() < until)
 		sleep_ms(20);
 	rm_rf(dir);
+	guard_set_free(&set);
+	leak_check_now();
 	_exit(0);
 }
 

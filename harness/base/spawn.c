@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "leakcheck.h"
 #include "util.h"
 
 #define SPAWN_TICK_MS 10
@@ -296,7 +297,10 @@ int start_async(struct child_process *cp, int (*fn)(void *arg), void *arg)
 			if (fds[i] > STDERR_FILENO)
 				close(fds[i]);
 		close_parent_ends(cp);
-		_exit(fn(arg));
+		/* _exit skips LeakSanitizer's exit-time check: run it first */
+		ret = fn(arg);
+		leak_check_now();
+		_exit(ret);
 	}
 	close_child_ends(cp, fds);
 	if (ret)

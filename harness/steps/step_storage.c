@@ -71,9 +71,11 @@ static void step_power_loss(struct run_ctx *c, const struct step *st, struct ste
 	if (ret) {
 		json_decref(out);
 		step_wait_failed(c, sr, ret, st);
-		if (sr->status == ST_ERROR)
+		if (sr->status == ST_ERROR) {
+			free(sr->message);
 			sr->message =
 			    xasprintf("restart after the power loss failed: %s", c->vm.err);
+		}
 		return;
 	}
 	sr->exit_code = 0;

@@ -347,17 +347,17 @@ int vm_guest_sync(struct vm *vm, int retry_ms, int64_t deadline)
 
 void vm_power_cut(struct vm *vm)
 {
-	if (vm->ops->power_cut)
+	if (vm->ops && vm->ops->power_cut)
 		vm->ops->power_cut(vm);
 	vm->qemu_gone = true;
 }
 
 bool vm_exited_ok(const struct vm *vm, const char **how)
 {
-	return vm->ops->exited_ok ? vm->ops->exited_ok(vm, how) : true;
+	return vm->ops && vm->ops->exited_ok ? vm->ops->exited_ok(vm, how) : true;
 }
 
 int vm_pid(const struct vm *vm)
 {
-	return vm->ops->pid ? vm->ops->pid(vm) : -1;
+	return vm->ops && vm->ops->pid ? vm->ops->pid(vm) : -1;
 }

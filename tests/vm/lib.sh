@@ -3,9 +3,46 @@
 set -uo pipefail
 : "${KTB:?set KTB to the ktb binary}" "${KTB_SRC:?set KTB_SRC to the source tree}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ktb-vmtest-XXXXXX")
-trap 'rm -rf "$work"' EXIT
 out=$work/out.txt
 rc=0
+
+# In the sanitizer build (CTest sets ASAN_OPTIONS), every process that
+# inherits this environment -- ktb, its -j workers and its guardian, which
+# end with _exit and whose output nobody reads, and the ktb runs a bisect's
+# judge starts -- writes its sanitizer reports (leaks included) to
+# $work/san/report.PID rather than to a stderr nobody may see.
+san=$work/san
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	mkdir -p "$san"
+	export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$san/report"
+fi
+
+# sanitizer_reports: print each report written so far; 0 when there was one.
+sanitizer_reports() {
+	local f found=1
+	for f in "$san"/report.*; do
+		[ -e "$f" ] || continue
+		echo "--- sanitizer report ${f##*/} ---" >&2
+		cat "$f" >&2
+		found=0
+	done
+	return $found
+}
+
+# lib_exit [STATUS]: the end of every test (the EXIT trap): a sanitizer
+# report from any process fails it, then the work folder goes. A script
+# with its own EXIT trap ends it with lib_exit "$st".
+lib_exit() {
+	local st=${1:-$?}
+
+	if sanitizer_reports; then
+		echo "FAIL: a process leaked memory or failed a sanitizer check (reports above)" >&2
+		st=1
+	fi
+	rm -rf "$work"
+	exit "$st"
+}
+trap lib_exit EXIT
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -10,7 +10,7 @@
 "$KTB_SRC/tests/vm/libvirtd.sh" || fail "could not start libvirtd"
 V="virsh -c qemu:///system"
 names=()
-trap 'for n in "${names[@]}"; do $V destroy "$n" >/dev/null 2>&1; done; rm -rf "$work"' EXIT
+trap 'st=$?; for n in "${names[@]}"; do $V destroy "$n" >/dev/null 2>&1; done; lib_exit "$st"' EXIT
 
 # serial/sector/rotation of every disk, the CPUs, the NUMA nodes
 facts() {

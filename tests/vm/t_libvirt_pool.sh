@@ -53,11 +53,11 @@ expect_out "use qemu or libvirt"
 "$KTB" run --backend libvirt --artifacts "$work/a" \
 	"$KTB_SRC/scenarios/smoke.yaml" >"$out" 2>&1 &
 ktb_pid=$!
-trap 'kill -TERM "$ktb_pid" 2>/dev/null; wait; rm -rf "$work"' EXIT
+trap 'st=$?; kill -TERM "$ktb_pid" 2>/dev/null; wait; lib_exit "$st"' EXIT
 wait_qemus 1 "$work/tmp" || fail "QEMU never started under libvirt"
 [ -n "$(libvirt_left)" ] || fail "no ktb- domain while QEMU runs"
 sleep 1
 stop_clean "$ktb_pid" "$work/tmp"
 [ -z "$(libvirt_left)" ] || fail "domains left after SIGTERM: $(libvirt_left)"
-trap 'rm -rf "$work"' EXIT
+trap lib_exit EXIT
 exit 0

@@ -176,7 +176,7 @@ expect_out "give qemu\+ssh://\[user@\]host\[:port\]/system"
 "$KTB" run --connect "$ssh_uri" --artifacts "$work/a-term" \
 	"$KTB_SRC/scenarios/smoke.yaml" >"$out" 2>&1 &
 ktb_pid=$!
-trap 'kill -TERM "$ktb_pid" 2>/dev/null; wait; rm -rf "$work"' EXIT
+trap 'st=$?; kill -TERM "$ktb_pid" 2>/dev/null; wait; lib_exit "$st"' EXIT
 for _ in $(seq 1 300); do
 	rdir=$(remote_dirs "$work/a-term")
 	[ -n "$rdir" ] && break
@@ -188,6 +188,6 @@ pgrep -f -- "tail -c \+1 -F --pid=.* $rdir/console.raw" >/dev/null ||
 	fail "no tail follows the console on the host"
 sleep 1
 stop_clean "$ktb_pid" "$rdir"
-trap 'rm -rf "$work"' EXIT
+trap lib_exit EXIT
 nothing_left "$work/a-term"
 exit 0

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""check_layers.py on a small tree that keeps every rule, and on copies with
+one violation planted each: the check it breaks must fail and name it, and a
+clean tree must pass every check."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CLEAN = {
+    "harness/CMakeLists.txt": "ktb_layer(base PkgConfig::JANSSON)\n"
+                              "ktb_layer(top ktb_base ktb_hw ktb_guest_protocol)\n",
+    "harness/base/util.h": "/* contract */\nint util_f(void);\n"
+                           "static inline int util_g(void)\n{\n\treturn 1;\n}\n",
+    "harness/base/util.c": '#include "util.h"\n\nint util_f(void)\n{\n\treturn 0;\n}\n',
+    "harness/base/proc.h": "int proc_run(const char *cmd);\n",
+    "harness/base/proc.c": '#include "proc.h"\n#include <unistd.h>\n\n'
+                           "int proc_run(const char *cmd)\n{\n"
+                           '\t/* fork( in a comment is no call */\n\treturn fork() + !cmd;\n}\n',
+    "harness/top/top.h": "int top_f(void);\n",
+    "harness/top/top.c": '#include "top.h"\n#include "util.h"\n#include "machine.h"\n'
+                         '#include "protocol.h"\n\nint top_f(void)\n{\n'
+                         '\treturn util_f() + m() + (int)sizeof("system(");\n}\n',
+    "hw/machine.h": "int m(void);\n",
+    "hw/machine.c": '#include "machine.h"\n\nint m(void)\n{\n\treturn 0;\n}\n',
+    "guest/protocol.h": "#define KTB_PORT 1\n",
+    "guest/init.c": "int main(void)\n{\n\treturn fork();\n}\n",
+}
+
+# check letter -> (file, text appended to it, what the report must name)
+PLANTS = {
+    "a": ("harness/top/top.c", '#include "../base/util.h"\n', '"../base/util.h"'),
+    "b": ("harness/base/util.c", '#include "top.h"\n', 'harness/base/util.c: #include "top.h"'),
+    "c": ("harness/base/proc.h", '#include "util.h"\n', "harness/base/proc <-> harness/base/util"),
+    "d": ("harness/base/util.h", "int stray(int x);\n", "declares stray"),
+    "e": ("harness/top/top.c", 'void t(void)\n{\n\tpopen("x", "r");\n}\n',
+          "harness/top/top.c: calls popen"),
+}
+PLANTS_EXTRA = {"c": ("harness/base/util.h", '#include "proc.h"\n')}
+
+
+def make(root, plant=None):
+    files = dict(CLEAN)
+    if plant:
+        path, text, _ = PLANTS[plant]
+        files[path] += text
+        if plant in PLANTS_EXTRA:
+            p, t = PLANTS_EXTRA[plant]
+            files[p] += t
+    for path, text in files.items():
+        os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(root, path), "w") as f:
+            f.write(text)
+
+
+def check(root, *args):
+    r = subprocess.run([sys.executable, os.path.join(HERE, "check_layers.py"), "--root", root,
+                        *args], capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+class CheckLayers(unittest.TestCase):
+    def test_clean_tree_passes(self):
+        with tempfile.TemporaryDirectory() as root:
+            make(root)
+            rc, out = check(root)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("spawn-site files: 1", out)
+            self.assertIn("include cycles: 0", out)
+
+    def test_each_planted_violation_fails_its_check(self):
+        for letter, (_, _, named) in PLANTS.items():
+            with self.subTest(check=letter), tempfile.TemporaryDirectory() as root:
+                make(root, letter)
+                rc, out = check(root, "--only", letter)
+                self.assertEqual(rc, 1, out)
+                self.assertIn(f"check {letter} ", out)
+                self.assertIn(named, out)
+                rc, out = check(root, "--stats")
+                self.assertEqual(rc, 0, out)
+
+
+if __name__ == "__main__":
+    unittest.main()
