@@ -1,6 +1,5 @@
 #include "disk.h"
 
-#include "mpath.h"
 #include "sysfs.h"
 
 #include <dirent.h>

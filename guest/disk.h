@@ -9,6 +9,10 @@
 
 #define DISK_MAX 64
 
+/* dm multipath devices made by init carry this uuid prefix (multipathd's
+ * own); disk_scan() tells them from plain dm devices by it. */
+#define MPATH_UUID_PREFIX "mpath-"
+
 struct disk_info {
 	char name[32];		/* vda, sda, nvme0n1 */
 	char dev[48];		/* /dev/vda */

@@ -13,8 +13,6 @@
 #include "disk.h"
 
 #define MPATH_MAX 8
-/* dm devices made by init carry this uuid prefix (multipathd's own) */
-#define MPATH_UUID_PREFIX "mpath-"
 
 struct mpath_path {
 	int path;      /* scenario path number; -1 unknown */

@@ -16,6 +16,7 @@
 #include "step_storage.h"
 #include "step_storage_mp.h"
 #include "step.h"
+#include "step_table.h"
 #include "vm.h"
 
 #define DMESG_TIMEOUT_MS 5000

@@ -420,22 +420,6 @@ static int fail_line1(struct load_ctx *c, const char *msg)
 	return -EINVAL;
 }
 
-void scenario_error_format(const struct scenario_error *e, char *buf, size_t len)
-{
-	size_t n = 0;
-
-#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	PUT("%s", e->file);
-	if (e->line > 0)
-		PUT(":%d", e->line);
-	if (e->line > 0 && e->col > 0)
-		PUT(":%d", e->col);
-	if (e->field[0])
-		PUT("%s%s", n ? ": " : "", e->field);
-	PUT("%s%s", n ? ": " : "", e->msg);
-#undef PUT
-}
-
 /* ---- libcyaml's complaints, turned into file:line:col: field: message ---- */
 
 /* A field path rebuilt from libcyaml's backtrace, with the schema of every

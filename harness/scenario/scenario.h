@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "scenario_error.h"
 
 /* What expect may check on a step of a kind. */
 enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
@@ -135,16 +136,6 @@ struct scenario {
 	int64_t timeout_ms;
 	int machine_line;    /* line of the machine key; 0 when the file has none */
 };
-
-struct scenario_error {
-	char file[512];
-	int line, col;       /* 0 when unknown */
-	char field[128];     /* "steps[2].expect.exit", may be empty */
-	char msg[512];
-};
-
-/* "file:line:col: field: message" into buf. */
-void scenario_error_format(const struct scenario_error *e, char *buf, size_t len);
 
 /* Load and check a scenario. 0, or -EINVAL (bad input, err filled) or -errno
  * (cannot read the file, err filled). */

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scenario.h"
+#include "scenario_error.h"
 
 #define SCENARIO_MAX_BYTES (1u << 20)	/* the whole file */
 #define SCENARIO_MAX_SCALAR (64u << 10) /* one string, key or value */

@@ -1,7 +1,6 @@
-/* What every step kind shares: the table of their ops, turning a wait's
- * outcome into a status, judging output against an expect block, running a
- * guest command, and starting the machine again after it powered itself
- * off. */
+/* What every step kind shares: turning a wait's outcome into a status,
+ * judging output against an expect block, running a guest command, and
+ * starting the machine again after it powered itself off. */
 #include "step.h"
 
 #include <errno.h>
@@ -11,24 +10,7 @@
 
 #include "expect.h"
 #include "loop.h"
-#include "step_basic.h"
-#include "step_mem.h"
-#include "step_pm.h"
-#include "step_storage.h"
-#include "step_storage_mp.h"
 #include "util.h"
-
-/* Each kind's ops are step_KEYWORD_ops in its own file: a kind in
- * KTB_STEP_KINDS without them does not compile. */
-/* clang-format off */
-const struct step_ops *const step_ops[] = {
-#define KTB_STEP_OPS(id, keyword, expects, needs, keys) [STEP_##id] = &step_##keyword##_ops,
-	KTB_STEP_KINDS(KTB_STEP_OPS)
-#undef KTB_STEP_OPS
-};
-/* clang-format on */
-_Static_assert(sizeof(step_ops) / sizeof(step_ops[0]) == STEP_KIND_COUNT,
-	       "one step_ops per step kind");
 
 /* Why a wait ended early, as a step status and message. */
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,

@@ -1,6 +1,7 @@
 /* What the step kinds share (step.c): the context of one running scenario,
- * the helpers that turn a wait's outcome into a step status, and the table
- * the runner dispatches through. Each kind lives in its own file with its
+ * the helpers that turn a wait's outcome into a step status, and struct
+ * step_ops, a kind's entry in the table the runner dispatches through
+ * (step_table.c). Each kind lives in its own file with its
  * own header (step_basic.h: run, wait, qmp; step_pm.h: suspend;
  * step_storage_mp.h: fail_path, restore_path; step_mem.h: balloon, measure;
  * step_storage.h: power_loss, hybrid_stats), which declares its step_ops. */
@@ -46,8 +47,6 @@ struct step_ops {
 		    int64_t deadline);
 };
 
-/* Every kind's ops, indexed by kind (step.c). */
-extern const struct step_ops *const step_ops[STEP_KIND_COUNT];
 
 /* A wait that ended early (-ECANCELED, -ETIMEDOUT, other) as status and message. */
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);

@@ -15,6 +15,7 @@
 
 #include "step_basic.h"
 #include "step.h"
+#include "step_table.h"
 #include "step_result_clear.h"
 #include "util.h"
 
