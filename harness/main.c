@@ -12,6 +12,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_bisect.h"
+#include "cli_boot.h"
+#include "cli_doctor.h"
+#include "cli_image.h"
+#include "cli_list.h"
+#include "cli_run.h"
 #include "util.h"
 
 static const struct cli_command commands[] = {

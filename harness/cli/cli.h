@@ -1,5 +1,6 @@
-/* The subcommands behind ktb's command line. Each takes its own argv
- * (argv[0] is the subcommand) and returns the process exit code. */
+/* What ktb's subcommands share: the exit codes and the shape of a
+ * subcommand (cli_NAME.h each: it takes its own argv, argv[0] being the
+ * subcommand, and returns the process exit code). */
 #ifndef KTB_CLI_H
 #define KTB_CLI_H
 
@@ -16,13 +17,5 @@ struct cli_command {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 };
-
-int cli_run(int argc, char **argv);
-int cli_list(int argc, char **argv);
-int cli_boot(int argc, char **argv);
-int cli_bisect(int argc, char **argv);
-int cli_image(int argc, char **argv);
-int cli_doctor(int argc, char **argv);
-const char *cli_version(void);
 
 #endif

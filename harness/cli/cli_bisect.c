@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "cli_bisect.h"
 #include "cli.h"
 #include "cli_bisect_git.h"
 #include "cli_bisect_session.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_boot.h"
 #include "cli.h"
 #include "cli_common.h"
 #include "runner.h"

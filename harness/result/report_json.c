@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report_json.h"
 
 #include <errno.h>
 

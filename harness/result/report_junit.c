@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report_junit.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report_tap.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report_term.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -140,4 +140,13 @@ bool vm_exited_ok(const struct vm *vm, const char **how);
 /* The QEMU process on this host (for its RSS), or -1 (libvirt's QEMU). */
 int vm_pid(const struct vm *vm);
 
+/* For back ends: console bytes, and the end of the machine (reason for the
+ * loop's abort unless the console already saw a kernel failure). */
+void vm_console_feed(struct vm *vm, const char *buf, size_t n);
+void vm_gone(struct vm *vm, const char *reason);
+/* The monitor command over the harness's own QMP socket (qmp_execute), for
+ * back ends whose QEMU is reached through it. */
+int vm_qmp_socket(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
+		  int64_t deadline);
+
 #endif

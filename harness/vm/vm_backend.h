@@ -7,7 +7,7 @@
  * and runner above it.
  *
  * A back end keeps its state in vm->be. It tells vm.c about console bytes
- * with vm_console_feed() and about the machine's end with vm_gone(). */
+ * with vm_console_feed() and about the machine's end with vm_gone() (vm.h). */
 #ifndef KTB_VM_BACKEND_H
 #define KTB_VM_BACKEND_H
 
@@ -55,14 +55,5 @@ struct vm_backend_ops {
 extern const struct vm_backend_ops vm_backend_qemu;
 /* A transient libvirt domain on cfg.libvirt_uri (backend_libvirt.c). */
 extern const struct vm_backend_ops vm_backend_libvirt;
-
-/* For back ends: console bytes, and the end of the machine (reason for the
- * loop's abort unless the console already saw a kernel failure). */
-void vm_console_feed(struct vm *vm, const char *buf, size_t n);
-void vm_gone(struct vm *vm, const char *reason);
-/* The monitor command over the harness's own QMP socket (qmp_execute), for
- * back ends whose QEMU is reached through it. */
-int vm_qmp_socket(struct vm *vm, const char *cmd, json_t *args, json_t **ret, char **err,
-		  int64_t deadline);
 
 #endif

@@ -15,7 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../machine.h"
+#include "machine.h"
 #include "blk.h"
 #include "ctl.h"
 #include "vhost_user.h"

@@ -15,7 +15,10 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report_json.h"
+#include "report_junit.h"
+#include "report_tap.h"
+#include "report_term.h"
 #include "util.h"
 
 /* ESC sequences, a NUL cut, bad UTF-8, a CDATA terminator, quotes and

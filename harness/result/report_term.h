@@ -1,16 +1,14 @@
-/* Reporters: four views of one run_result. */
-#ifndef KTB_REPORT_H
-#define KTB_REPORT_H
+/* The terminal's view of a run: a line per scenario as it ends, a live
+ * progress line, and the summary. */
+#ifndef KTB_REPORT_TERM_H
+#define KTB_REPORT_TERM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "result.h"
 
-/* The machine-readable views; each returns 0 or -EIO (-ENOMEM for JSON). */
-int report_json(const struct run_result *r, FILE *f);
-int report_junit(const struct run_result *r, FILE *f);
-int report_tap(const struct run_result *r, FILE *f);
 /* One line per scenario ("PASS  smoke  4.2s  boot 3.1s"); on failure also the
  * failing step, its message, the console tail and the artifacts path. */
 void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose);
@@ -21,5 +19,6 @@ void report_term_summary(const struct run_result *r, FILE *f);
 /* Live progress line on a TTY ("\r[2/6] disk-4kn-scsi: booting"); idx counts
  * from 1. name NULL only wipes the line. No-op when f is not a TTY. */
 void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, const char *what);
+
 
 #endif

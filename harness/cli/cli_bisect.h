@@ -1,0 +1,8 @@
+/* ktb bisect: the first bad kernel of a ladder (--kernels) or commit
+ * (--git). Returns the exit code of docs/bisect.md. */
+#ifndef KTB_CLI_BISECT_H
+#define KTB_CLI_BISECT_H
+
+int cli_bisect(int argc, char **argv);
+
+#endif

@@ -1,0 +1,12 @@
+/* The run result as JSON, the form results.json and --json take. */
+#ifndef KTB_REPORT_JSON_H
+#define KTB_REPORT_JSON_H
+
+#include <stdio.h>
+
+#include "result.h"
+
+/* The run as one JSON document (docs/results.md). 0 or -ENOMEM/-EIO. */
+int report_json(const struct run_result *r, FILE *f);
+
+#endif
