@@ -10,9 +10,9 @@
 #include "cli_boot.h"
 #include "cli.h"
 #include "cli_common.h"
-#include "runner.h"
 #include "util.h"
 #include "vm.h"
+#include "vm_cmdline.h"
 
 struct boot_cli {
 	struct kernel_choice k;
@@ -226,7 +226,7 @@ static char *boot_append(const struct machine *m, const struct boot_cli *c)
 {
 	/* ktb.shell: init keeps a shell on the console for the user */
 	char *extra = xasprintf("ktb.shell%s%s", c->append ? " " : "", c->append ? c->append : "");
-	char *s = runner_kernel_cmdline(m, c->cmdline, extra);
+	char *s = vm_kernel_cmdline(m, c->cmdline, extra);
 
 	free(extra);
 	return s;

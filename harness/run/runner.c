@@ -14,10 +14,10 @@
 #include "machine_step.h"
 #include "util.h"
 #include "step_storage.h"
-#include "step_storage_mp.h"
 #include "step.h"
 #include "step_table.h"
 #include "vm.h"
+#include "vm_cmdline.h"
 
 #define DMESG_TIMEOUT_MS 5000
 #define MACHINE_CHECK_TIMEOUT_MS 30000
@@ -126,34 +126,6 @@ static const char *pick_kernel(const struct scenario *s, const struct image *img
 	return k;
 }
 
-/* Append " WORD" to *s (WORD may be NULL: nothing). */
-static void append_word(char **s, const char *word)
-{
-	char *n;
-
-	if (!word || !*word)
-		return;
-	n = xasprintf("%s %s", *s, word);
-	free(*s);
-	*s = n;
-}
-
-char *runner_kernel_cmdline(const struct machine *m, const char *scenario_args,
-			    const char *extra)
-{
-	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
-
-	for (unsigned i = 0; i < m->disks_count; i++) {
-		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
-
-		free(s);
-		s = n;
-	}
-	append_word(&s, mp_kernel_arg(m));
-	append_word(&s, scenario_args);
-	append_word(&s, extra);
-	return s;
-}
 
 static void boot_failed(struct run_ctx *c, int ret)
 {
@@ -267,7 +239,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	c.env[2] = xstrdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin");
 	c.env[3] = xstrdup("HOME=/root");
 	c.env[4] = xasprintf("KTB_ATTEMPT=%u", o->attempt);
-	append = runner_kernel_cmdline(s->machine, s->kernel ? s->kernel->cmdline : NULL,
+	append = vm_kernel_cmdline(s->machine, s->kernel ? s->kernel->cmdline : NULL,
 				       o->append);
 	ret = boot(&c, kernel, append, workdir);
 	if (ret)

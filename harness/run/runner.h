@@ -34,11 +34,6 @@ struct run_opts {
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r);
 
-/* The kernel command line the testbed boots with: its own arguments, the
- * disks init waits for, then the scenario's arguments and extra (--append). */
-char *runner_kernel_cmdline(const struct machine *m, const char *scenario_args,
-			    const char *extra);
-
 /* artifacts/<run>/<scenario>[-<attempt>]: where a scenario's files go. */
 char *runner_artifacts_dir(const struct run_opts *o, const struct scenario *s);
 

@@ -354,23 +354,3 @@ static void step_restore_path(struct run_ctx *c, const struct step *st, struct s
 
 const struct step_ops step_fail_path_ops = {STEP_FAIL_PATH, step_fail_path};
 const struct step_ops step_restore_path_ops = {STEP_RESTORE_PATH, step_restore_path};
-
-const char *mp_kernel_arg(const struct machine *m)
-{
-	static char buf[1024];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < m->disks_count; i++) {
-		const struct disk *d = &m->disks[i];
-		const struct multipath *mp = d->multipath;
-
-		if (d->bus != DISK_BUS_SCSI || d->paths < 2 || n >= sizeof(buf))
-			continue;
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%s:%u:%s",
-				      n ? "," : "ktb.mp=", d->id,
-				      mp && mp->mode == MULTIPATH_BIO ? "bio" : "rq", d->paths,
-				      mp && mp->no_path == MULTIPATH_FAIL ? "fail" : "queue");
-	}
-	return n ? buf : NULL;
-}

@@ -20,8 +20,5 @@ extern const struct step_ops step_restore_path_ops;
  * inactive / present and active), 1 not yet, -ENOENT with *why when the
  * multipath device itself is gone. */
 int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why);
-/* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
- * NULL when no disk needs one. Static storage, valid until the next call. */
-const char *mp_kernel_arg(const struct machine *m);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "vm_cmdline.h"
 #include "step_storage_mp.h"
 
 static void test_kernel_arg(void **state)
@@ -30,10 +31,10 @@ static void test_kernel_arg(void **state)
 
 	(void)state;
 	/* single paths and native NVMe multipath need nothing from init */
-	assert_null(mp_kernel_arg(&m));
+	assert_null(vm_multipath_arg(&m));
 	m.disks_count = 5;
-	assert_string_equal(mp_kernel_arg(&m), "ktb.mp=a:rq:2:queue,b:bio:3:fail");
-	cmdline = runner_kernel_cmdline(&m, "quiet", NULL);
+	assert_string_equal(vm_multipath_arg(&m), "ktb.mp=a:rq:2:queue,b:bio:3:fail");
+	cmdline = vm_kernel_cmdline(&m, "quiet", NULL);
 	assert_non_null(strstr(cmdline, " ktb.disks=boot,nv,one,a,b ktb.mp=a:rq:2:queue,"
 					"b:bio:3:fail quiet"));
 	free(cmdline);

@@ -1,0 +1,57 @@
+/* The kernel command line every machine boots with, for ktb run and ktb
+ * boot alike. */
+#include "vm_cmdline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+const char *vm_multipath_arg(const struct machine *m)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		const struct disk *d = &m->disks[i];
+		const struct multipath *mp = d->multipath;
+
+		if (d->bus != DISK_BUS_SCSI || d->paths < 2 || n >= sizeof(buf))
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%s:%u:%s",
+				      n ? "," : "ktb.mp=", d->id,
+				      multipath_mode_name(mp ? mp->mode : MULTIPATH_RQ), d->paths,
+				      multipath_no_path_name(mp ? mp->no_path : MULTIPATH_QUEUE));
+	}
+	return n ? buf : NULL;
+}
+
+/* Append " WORD" to *s (WORD may be NULL: nothing). */
+static void append_word(char **s, const char *word)
+{
+	char *n;
+
+	if (!word || !*word)
+		return;
+	n = xasprintf("%s %s", *s, word);
+	free(*s);
+	*s = n;
+}
+
+char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args,
+			    const char *extra)
+{
+	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);
+
+		free(s);
+		s = n;
+	}
+	append_word(&s, vm_multipath_arg(m));
+	append_word(&s, scenario_args);
+	append_word(&s, extra);
+	return s;
+}

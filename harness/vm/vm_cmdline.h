@@ -1,0 +1,19 @@
+/* The kernel command line the testbed boots a machine with: its own
+ * arguments (console, log level, no reboot on panic), the disks init waits
+ * for (ktb.disks=), the multipath set-up init builds (ktb.mp=), then the
+ * scenario's arguments and the caller's. guest/init.c reads the ktb.*
+ * words (docs/guest.md). */
+#ifndef KTB_VM_CMDLINE_H
+#define KTB_VM_CMDLINE_H
+
+#include "machine.h"
+
+/* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
+ * NULL when no disk needs one. Static storage, valid until the next call. */
+const char *vm_multipath_arg(const struct machine *m);
+
+/* The whole command line: the testbed's words, then scenario_args, then
+ * extra (either may be NULL). Caller frees. */
+char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, const char *extra);
+
+#endif
