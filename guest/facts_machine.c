@@ -113,10 +113,11 @@ int facts_machine(const char *root, struct json_out *j)
 		json_obj_begin(j);
 		r = machine_sections[i].fn(root, j);
 		json_obj_end(j);
-		ret = ret ?: r;
+		if (!ret)
+			ret = r; /* the first section's failure */
 	}
 	/* facts_disks writes the "disks" member itself */
 	r = facts_disks(root, j);
 	json_obj_end(j);
-	return ret ?: r;
+	return ret ? ret : r;
 }

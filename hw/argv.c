@@ -15,20 +15,22 @@ void argv_init(struct argv *a)
 	a->v = NULL;
 	a->n = 0;
 	a->cap = 0;
+	a->err = 0;
 }
 
-/* Takes ownership of s, which may be NULL after a failed allocation. */
+/* Takes ownership of s, which may be NULL after a failed allocation.
+ * Only called while a->err is 0. */
 static int argv_push(struct argv *a, char *s)
 {
 	if (!s)
-		return -ENOMEM;
+		return a->err = -ENOMEM;
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 32;
 		char **v = realloc(a->v, cap * sizeof(*v));
 
 		if (!v) {
 			free(s);
-			return -ENOMEM;
+			return a->err = -ENOMEM;
 		}
 		a->v = v;
 		a->cap = cap;
@@ -40,6 +42,8 @@ static int argv_push(struct argv *a, char *s)
 
 int argv_add(struct argv *a, const char *s)
 {
+	if (a->err)
+		return a->err;
 	return argv_push(a, strdup(s));
 }
 
@@ -49,12 +53,30 @@ int argv_addf(struct argv *a, const char *fmt, ...)
 	char *s;
 	int ret;
 
+	if (a->err)
+		return a->err;
 	va_start(ap, fmt);
 	ret = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (ret < 0)
-		return -ENOMEM;
+		return a->err = -ENOMEM;
 	return argv_push(a, s);
+}
+
+int argv_take(struct argv *a, char *s)
+{
+	if (a->err) {
+		free(s);
+		return a->err;
+	}
+	return argv_push(a, s);
+}
+
+int argv_add_list(struct argv *a, const char *const *list)
+{
+	for (; *list; list++)
+		argv_add(a, *list);
+	return a->err;
 }
 
 void argv_free(struct argv *a)
@@ -69,7 +91,10 @@ static const struct size_unit {
 	char suffix;
 	unsigned shift;
 } size_units[] = {
-	{ 'K', 10 }, { 'M', 20 }, { 'G', 30 }, { 'T', 40 },
+    {'K', 10},
+    {'M', 20},
+    {'G', 30},
+    {'T', 40},
 };
 
 static int size_shift(const char *suffix, unsigned *shift)

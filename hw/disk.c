@@ -29,14 +29,14 @@ static unsigned physical(const struct disk *d)
  * it is, and whether the shared SCSI HBA exists yet. */
 struct disk_ctx {
 	struct argv *a;
-	unsigned node;                  /* blockdev node d<node> */
-	unsigned nth;                   /* index among disks on the same bus */
+	unsigned node; /* blockdev node d<node> */
+	unsigned nth;  /* index among disks on the same bus */
 	bool *scsi_hba;
 	const struct hw_launch *l;
 };
 
 struct disk_bus_ops {
-	unsigned max;                   /* disks this bus takes; 0: no limit */
+	unsigned max; /* disks this bus takes; 0: no limit */
 	/* NULL: paths > 1 is refused (no multipath wiring for this bus yet) */
 	int (*multipath_to_args)(const struct disk *d, struct disk_ctx *c);
 	/* why QEMU cannot present d on this bus (NULL: it can); *key: field */
@@ -57,7 +57,8 @@ static const char *nvme_refuse(const struct disk *d, const char **key)
 {
 	*key = "sector";
 	if (d->sector == DISK_SECTOR_512E)
-		return "512e on nvme: QEMU's nvme-ns reports 512/512 for 512e; use virtio, scsi or sata";
+		return "512e on nvme: QEMU's nvme-ns reports 512/512 for 512e; use virtio, scsi or "
+		       "sata";
 	return NULL;
 }
 
@@ -75,13 +76,16 @@ static const char *hybrid_refuse(const struct disk *d, const char **key)
 static int hybrid_to_args(const struct disk *d, struct disk_ctx *c)
 {
 	char *sock = machine_hybrid_path(c->l, d, "vhost"), *esc = sock ? hw_escape(sock) : NULL;
-	int ret = esc ? 0 : -ENOMEM;
+	int ret = -ENOMEM;
 
+	if (!esc)
+		goto out;
 	/* the serial comes from the back end (GET_ID): vhost-user-blk has none */
-	ret = ret ?: argv_add(c->a, "-chardev") ?:
-	      argv_addf(c->a, "socket,id=hy%u,path=%s", c->node, esc) ?:
-	      argv_add(c->a, "-device") ?:
-	      argv_addf(c->a, "vhost-user-blk-pci,chardev=hy%u,num-queues=1", c->node);
+	argv_add(c->a, "-chardev");
+	argv_addf(c->a, "socket,id=hy%u,path=%s", c->node, esc);
+	argv_add(c->a, "-device");
+	ret = argv_addf(c->a, "vhost-user-blk-pci,chardev=hy%u,num-queues=1", c->node);
+out:
 	free(esc);
 	free(sock);
 	return ret;
@@ -89,11 +93,11 @@ static int hybrid_to_args(const struct disk *d, struct disk_ctx *c)
 
 static int virtio_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	return argv_add(c->a, "-device")
-		   ?: argv_addf(c->a,
-				"virtio-blk-pci,drive=d%u,serial=%s,logical_block_size=%u,"
-				"physical_block_size=%u",
-				c->node, d->id, logical(d), physical(d));
+	argv_add(c->a, "-device");
+	return argv_addf(c->a,
+			 "virtio-blk-pci,drive=d%u,serial=%s,logical_block_size=%u,"
+			 "physical_block_size=%u",
+			 c->node, d->id, logical(d), physical(d));
 }
 
 /* scsi-hd and ide-hd report rotation_rate=1 as "non-rotating"; left out, the
@@ -105,27 +109,29 @@ static const char *rotation(const struct disk *d)
 
 static int scsi_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	int ret = 0;
-
 	if (!*c->scsi_hba) {
-		ret = argv_add(c->a, "-device") ?: argv_add(c->a, "virtio-scsi-pci,id=scsi0");
+		argv_add_list(c->a,
+			      (const char *const[]){"-device", "virtio-scsi-pci,id=scsi0", NULL});
 		*c->scsi_hba = true;
 	}
-	return ret ?: argv_add(c->a, "-device") ?:
-	       argv_addf(c->a, "scsi-hd,bus=scsi0.0,drive=d%u,serial=%s,logical_block_size=%u,"
-			 "physical_block_size=%u%s", c->node, d->id, logical(d), physical(d),
-			 rotation(d));
+	argv_add(c->a, "-device");
+	return argv_addf(c->a,
+			 "scsi-hd,bus=scsi0.0,drive=d%u,serial=%s,logical_block_size=%u,"
+			 "physical_block_size=%u%s",
+			 c->node, d->id, logical(d), physical(d), rotation(d));
 }
 
 static int nvme_to_args(const struct disk *d, struct disk_ctx *c)
 {
 	char z[64];
 
-	return argv_add(c->a, "-device") ?:
-	       argv_addf(c->a, "nvme,serial=%s,id=nvme%u", d->id, c->nth) ?:
-	       argv_add(c->a, "-device") ?:
-	       argv_addf(c->a, "nvme-ns,bus=nvme%u,drive=d%u,nsid=1,logical_block_size=%u,"
-			 "physical_block_size=%u%s", c->nth, c->node, logical(d), physical(d),
+	argv_add(c->a, "-device");
+	argv_addf(c->a, "nvme,serial=%s,id=nvme%u", d->id, c->nth);
+	argv_add(c->a, "-device");
+	return argv_addf(c->a,
+			 "nvme-ns,bus=nvme%u,drive=d%u,nsid=1,logical_block_size=%u,"
+			 "physical_block_size=%u%s",
+			 c->nth, c->node, logical(d), physical(d),
 			 disk_zoned_opts(d, z, sizeof(z)));
 }
 
@@ -141,11 +147,11 @@ static int scsi_mp_to_args(const struct disk *d, struct disk_ctx *c)
 
 static int sata_to_args(const struct disk *d, struct disk_ctx *c)
 {
-	return argv_add(c->a, "-device")
-		   ?: argv_addf(c->a,
-				"ide-hd,bus=ide.%u,drive=d%u,serial=%s,logical_block_size=%u,"
-				"physical_block_size=%u%s",
-				c->nth, c->node, d->id, logical(d), physical(d), rotation(d));
+	argv_add(c->a, "-device");
+	return argv_addf(c->a,
+			 "ide-hd,bus=ide.%u,drive=d%u,serial=%s,logical_block_size=%u,"
+			 "physical_block_size=%u%s",
+			 c->nth, c->node, d->id, logical(d), physical(d), rotation(d));
 }
 
 static const struct disk_bus_ops disk_buses[] = {
@@ -173,7 +179,8 @@ static bool disk_id_valid(const char *id)
 
 	if (!len || len > DISK_ID_MAX)
 		return false;
-	return strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == len;
+	return strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") ==
+	       len;
 }
 
 static int disk_check_id(const struct machine *m, unsigned i, struct hw_error *err)
@@ -183,12 +190,16 @@ static int disk_check_id(const struct machine *m, unsigned i, struct hw_error *e
 
 	disk_field(f, sizeof(f), i, "id");
 	if (!disk_id_valid(id))
-		return hw_fail(err, f, "\"%s\" is not a disk id; use 1 to %d letters, digits, "
-			       "'_' or '-' (it becomes the device serial)", id, DISK_ID_MAX);
+		return hw_fail(err, f,
+			       "\"%s\" is not a disk id; use 1 to %d letters, digits, "
+			       "'_' or '-' (it becomes the device serial)",
+			       id, DISK_ID_MAX);
 	for (unsigned j = 0; j < i; j++) {
 		if (!strcmp(m->disks[j].id, id))
-			return hw_fail(err, f, "\"%s\" is already the id of machine.disks[%u]; "
-				       "give each disk its own id", id, j);
+			return hw_fail(err, f,
+				       "\"%s\" is already the id of machine.disks[%u]; "
+				       "give each disk its own id",
+				       id, j);
 	}
 	return 0;
 }
@@ -237,19 +248,27 @@ static int disk_validate(struct machine *m, unsigned i, unsigned *on_bus, struct
 {
 	struct disk *d = &m->disks[i];
 	char f[64];
+	int ret;
 
 	if ((unsigned)d->bus >= DISK_BUS_COUNT)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "bus"), "unknown bus");
 	if ((unsigned)d->sector >= DISK_SECTOR_COUNT)
 		return hw_fail(err, disk_field(f, sizeof(f), i, "sector"), "unknown sector size");
-	return disk_check_id(m, i, err) ?: disk_check_size(d, i, err) ?:
-	       disk_check_bus(d, i, ++on_bus[d->bus], err) ?: disk_mp_validate(d, i, err) ?:
-	       hybrid_validate(d, i, err);
+	ret = disk_check_id(m, i, err);
+	if (!ret)
+		ret = disk_check_size(d, i, err);
+	if (!ret)
+		ret = disk_check_bus(d, i, ++on_bus[d->bus], err);
+	if (!ret)
+		ret = disk_mp_validate(d, i, err);
+	if (!ret)
+		ret = hybrid_validate(d, i, err);
+	return ret;
 }
 
 int disks_validate(struct machine *m, struct hw_error *err)
 {
-	unsigned on_bus[DISK_BUS_COUNT] = { 0 };
+	unsigned on_bus[DISK_BUS_COUNT] = {0};
 	int ret;
 
 	if (m->disks_count > MACHINE_MAX_DISKS)
@@ -275,11 +294,13 @@ static int disk_blockdev(const struct disk *d, unsigned node, const struct hw_la
 	if (ret < 0)
 		goto out;
 	if (d->image)
-		ret = argv_addf(a, "driver=qcow2,node-name=d%u,file.driver=file,"
-				"file.filename=%s,cache.direct=off", node, esc);
-	else
-		ret = argv_addf(a, "driver=file,node-name=d%u,filename=%s,cache.direct=off",
+		ret = argv_addf(a,
+				"driver=qcow2,node-name=d%u,file.driver=file,"
+				"file.filename=%s,cache.direct=off",
 				node, esc);
+	else
+		ret = argv_addf(a, "driver=file,node-name=d%u,filename=%s,cache.direct=off", node,
+				esc);
 out:
 	free(esc);
 	free(path);
@@ -289,22 +310,23 @@ out:
 int disks_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a,
 		  struct hw_error *err)
 {
-	unsigned on_bus[DISK_BUS_COUNT] = { 0 };
+	unsigned on_bus[DISK_BUS_COUNT] = {0};
 	bool scsi_hba = false;
 	int ret;
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const struct disk *d = &m->disks[i];
-		struct disk_ctx c = { a, i, on_bus[d->bus]++, &scsi_hba, l };
+		struct disk_ctx c = {a, i, on_bus[d->bus]++, &scsi_hba, l};
 		char f[64];
 
 		if (!disk_buses[d->bus].to_args)
 			return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 				       "no QEMU device for bus %s", disk_bus_name(d->bus));
 		/* a hybrid disk's blocks live in its back end, not in QEMU */
-		ret = (d->bus == DISK_BUS_HYBRID ? 0 : disk_blockdev(d, i, l, a)) ?:
-		      (d->paths > 1 ? disk_buses[d->bus].multipath_to_args
-				    : disk_buses[d->bus].to_args)(d, &c);
+		ret = d->bus == DISK_BUS_HYBRID ? 0 : disk_blockdev(d, i, l, a);
+		if (!ret)
+			ret = (d->paths > 1 ? disk_buses[d->bus].multipath_to_args
+					    : disk_buses[d->bus].to_args)(d, &c);
 		if (ret < 0)
 			return ret;
 	}

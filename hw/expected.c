@@ -191,7 +191,7 @@ static int numa_facts(struct facts_ctx *c)
 	ret = fact_uint(c, "numa.node_count", "NUMA nodes", nu->nodes_count);
 	for (unsigned i = 0; i < nu->nodes_count && !ret; i++)
 		ret = node_facts(c, nu, i);
-	return ret ?: distance_facts(c, nu);
+	return ret ? ret : distance_facts(c, nu);
 }
 
 /* The node the kernel reports access0 from for target t: t itself when it
@@ -302,10 +302,11 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	ret = fact_json(c, path, what, d->bus == DISK_BUS_NVME ? "\"nvme\"" : "\"dm\"");
 	snprintf(path, sizeof(path), "%s.multipath.paths", base);
 	snprintf(what, sizeof(what), "disk %s paths", d->id);
-	ret = ret ?: fact_uint(c, path, what, d->paths);
+	if (!ret)
+		ret = fact_uint(c, path, what, d->paths);
 	snprintf(path, sizeof(path), "%s.multipath.active", base);
 	snprintf(what, sizeof(what), "disk %s paths live", d->id);
-	return ret ?: fact_uint(c, path, what, d->paths);
+	return ret ? ret : fact_uint(c, path, what, d->paths);
 }
 
 static int disk_facts(struct facts_ctx *c, const struct disk *d)
@@ -327,20 +328,24 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 	ret = fact_uint(c, path, what, d->size_bytes);
 	snprintf(path, sizeof(path), "%s.logical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s logical block size", d->id);
-	ret = ret ?: fact_uint(c, path, what, disk_sector_logical(d->sector));
+	if (!ret)
+		ret = fact_uint(c, path, what, disk_sector_logical(d->sector));
 	snprintf(path, sizeof(path), "%s.physical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s physical block size", d->id);
-	ret = ret ?: fact_uint(c, path, what, disk_sector_physical(d->sector));
+	if (!ret)
+		ret = fact_uint(c, path, what, disk_sector_physical(d->sector));
 	snprintf(path, sizeof(path), "%s.zoned", base);
 	snprintf(what, sizeof(what), "disk %s zoned model", d->id);
-	ret = ret ?: fact_json(c, path, what, d->zoned ? "\"host-managed\"" : "\"none\"");
+	if (!ret)
+		ret = fact_json(c, path, what, d->zoned ? "\"host-managed\"" : "\"none\"");
 	/* only scsi-hd and ide-hd tell the guest whether they rotate */
 	if (d->bus == DISK_BUS_SCSI || d->bus == DISK_BUS_SATA) {
 		snprintf(path, sizeof(path), "%s.rotational", base);
 		snprintf(what, sizeof(what), "disk %s rotational", d->id);
-		ret = ret ?: fact_bool(c, path, what, d->rotational);
+		if (!ret)
+			ret = fact_bool(c, path, what, d->rotational);
 	}
-	return ret ?: disk_mp_facts(c, d, base);
+	return ret ? ret : disk_mp_facts(c, d, base);
 }
 
 static int disks_facts(struct facts_ctx *c)
@@ -370,9 +375,13 @@ static int balloon_facts(struct facts_ctx *c)
  * (the kernel offers it only when the firmware's ACPI tables have S4). */
 static int sleep_facts(struct facts_ctx *c)
 {
-	return fact_bool(c, "sleep.s3", "S3 (deep in /sys/power/mem_sleep)", c->m->sleep & SLEEP_S3)
-		   ?: fact_bool(c, "sleep.s4", "S4 (platform in /sys/power/disk)",
+	int ret =
+	    fact_bool(c, "sleep.s3", "S3 (deep in /sys/power/mem_sleep)", c->m->sleep & SLEEP_S3);
+
+	if (!ret)
+		ret = fact_bool(c, "sleep.s4", "S4 (platform in /sys/power/disk)",
 				c->m->sleep & SLEEP_S4);
+	return ret;
 }
 
 static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {

@@ -138,22 +138,22 @@ const char *machine_type_arg(const struct machine *m)
 
 static int hmat_lb_to_args(const struct hmat_lb *lb, struct argv *a)
 {
-	int ret = 0;
-
-	if (lb->latency)
-		ret = argv_add(a, "-numa")
-			  ?: argv_addf(a,
-				       "hmat-lb,initiator=%u,target=%u,hierarchy=memory,"
-				       "data-type=access-latency,latency=%u",
-				       lb->initiator, lb->target, lb->latency);
-	if (!ret && lb->bandwidth)
-		ret = argv_add(a, "-numa")
-			  ?: argv_addf(a,
-				       "hmat-lb,initiator=%u,target=%u,hierarchy=memory,"
-				       "data-type=access-bandwidth,bandwidth=%lluM",
-				       lb->initiator, lb->target,
-				       (unsigned long long)(lb->bandwidth_bytes / HW_MIB));
-	return ret;
+	if (lb->latency) {
+		argv_add(a, "-numa");
+		argv_addf(a,
+			  "hmat-lb,initiator=%u,target=%u,hierarchy=memory,"
+			  "data-type=access-latency,latency=%u",
+			  lb->initiator, lb->target, lb->latency);
+	}
+	if (lb->bandwidth) {
+		argv_add(a, "-numa");
+		argv_addf(a,
+			  "hmat-lb,initiator=%u,target=%u,hierarchy=memory,"
+			  "data-type=access-bandwidth,bandwidth=%lluM",
+			  lb->initiator, lb->target,
+			  (unsigned long long)(lb->bandwidth_bytes / HW_MIB));
+	}
+	return a->err;
 }
 
 int hmat_to_args(const struct numa *nu, struct argv *a)
@@ -165,13 +165,13 @@ int hmat_to_args(const struct numa *nu, struct argv *a)
 	for (unsigned k = 0; k < nu->caches_count && !ret; k++) {
 		const struct hmat_cache *hc = &nu->caches[k];
 
-		ret = argv_add(a, "-numa")
-			  ?: argv_addf(a,
-				       "hmat-cache,node-id=%u,size=%llu,level=%u,associativity=%s,"
-				       "policy=%s,line=%u",
-				       hc->node, (unsigned long long)hc->size_bytes, hc->level,
-				       hc->associativity ? hc->associativity : "direct",
-				       hc->policy ? hc->policy : "write-back", hc->line);
+		argv_add(a, "-numa");
+		ret = argv_addf(a,
+				"hmat-cache,node-id=%u,size=%llu,level=%u,associativity=%s,"
+				"policy=%s,line=%u",
+				hc->node, (unsigned long long)hc->size_bytes, hc->level,
+				hc->associativity ? hc->associativity : "direct",
+				hc->policy ? hc->policy : "write-back", hc->line);
 	}
 	return ret;
 }

@@ -114,37 +114,42 @@ int hybrid_memory_args(const struct machine *m, struct argv *a)
 {
 	if (!machine_has_hybrid(m) || m->numa) /* NUMA nodes get memfd backends */
 		return 0;
-	return argv_add(a, "-object") ?:
-	       argv_addf(a, "memory-backend-memfd,id=ram0,size=%llu,share=on",
-			 (unsigned long long)m->memory_bytes) ?:
-	       argv_add(a, "-machine") ?: argv_add(a, "memory-backend=ram0");
+	argv_add(a, "-object");
+	argv_addf(a, "memory-backend-memfd,id=ram0,size=%llu,share=on",
+		  (unsigned long long)m->memory_bytes);
+	return argv_add_list(a, (const char *const[]){"-machine", "memory-backend=ram0", NULL});
 }
 
+/* opt, then path (owned; NULL after a failed allocation) */
 static int add_path_opt(struct argv *a, const char *opt, char *path)
 {
-	int ret = path ? argv_add(a, opt) ?: argv_add(a, path) : -ENOMEM;
-
-	free(path);
-	return ret;
+	argv_add(a, opt);
+	return argv_take(a, path);
 }
 
 static int hybrid_model_args(const struct hybrid *h, struct argv *a)
 {
-	int ret = argv_add(a, "--model") ?: argv_add(a, hybrid_model_name(h->model)) ?:
-		  argv_add(a, "--cache") ?: argv_addf(a, "%llu", (unsigned long long)h->cache_bytes) ?:
-		  argv_add(a, "--wcache") ?:
-		  argv_addf(a, "%llu", (unsigned long long)h->write_cache_bytes) ?:
-		  argv_add(a, "--rpm") ?: argv_addf(a, "%u", h->rpm ? h->rpm : HYBRID_DEFAULT_RPM) ?:
-		  argv_add(a, "--promote-after") ?:
-		  argv_addf(a, "%u", h->promote_after ? h->promote_after : HYBRID_DEFAULT_PROMOTE);
-
-	for (unsigned k = 0; !ret && k < h->pin_count; k++)
-		ret = argv_add(a, "--pin") ?: argv_add(a, h->pin[k]);
-	if (!ret && h->ignore_flushes)
-		ret = argv_add(a, "--ignore-flush");
-	if (!ret && h->fail_writes)
-		ret = argv_add(a, "--fail-writes") ?: argv_add(a, h->fail_writes);
-	return ret;
+	argv_add(a, "--model");
+	argv_add(a, hybrid_model_name(h->model));
+	argv_add(a, "--cache");
+	argv_addf(a, "%llu", (unsigned long long)h->cache_bytes);
+	argv_add(a, "--wcache");
+	argv_addf(a, "%llu", (unsigned long long)h->write_cache_bytes);
+	argv_add(a, "--rpm");
+	argv_addf(a, "%u", h->rpm ? h->rpm : HYBRID_DEFAULT_RPM);
+	argv_add(a, "--promote-after");
+	argv_addf(a, "%u", h->promote_after ? h->promote_after : HYBRID_DEFAULT_PROMOTE);
+	for (unsigned k = 0; k < h->pin_count; k++) {
+		argv_add(a, "--pin");
+		argv_add(a, h->pin[k]);
+	}
+	if (h->ignore_flushes)
+		argv_add(a, "--ignore-flush");
+	if (h->fail_writes) {
+		argv_add(a, "--fail-writes");
+		argv_add(a, h->fail_writes);
+	}
+	return a->err;
 }
 
 int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const char *binary,
@@ -157,14 +162,14 @@ int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const c
 	if (defaults.cache_bytes > d->size_bytes / 2)
 		defaults.cache_bytes = d->size_bytes / 2 / HYBRID_CHUNK * HYBRID_CHUNK;
 	argv_init(out);
-	ret = argv_add(out, binary) ?:
-	      add_path_opt(out, "--socket", machine_hybrid_path(l, d, "vhost")) ?:
-	      add_path_opt(out, "--ctl", machine_hybrid_path(l, d, "ctl")) ?:
-	      add_path_opt(out, "--image", machine_disk_path(l, d)) ?:
-	      add_path_opt(out, "--flash", machine_hybrid_path(l, d, "flash")) ?:
-	      argv_add(out, "--serial") ?: argv_add(out, d->id) ?:
-	      argv_add(out, "--sector") ?: argv_add(out, disk_sector_name(d->sector)) ?:
-	      hybrid_model_args(d->hybrid ? d->hybrid : &defaults, out);
+	argv_add(out, binary);
+	add_path_opt(out, "--socket", machine_hybrid_path(l, d, "vhost"));
+	add_path_opt(out, "--ctl", machine_hybrid_path(l, d, "ctl"));
+	add_path_opt(out, "--image", machine_disk_path(l, d));
+	add_path_opt(out, "--flash", machine_hybrid_path(l, d, "flash"));
+	argv_add_list(out, (const char *const[]){"--serial", d->id, "--sector",
+						 disk_sector_name(d->sector), NULL});
+	ret = hybrid_model_args(d->hybrid ? d->hybrid : &defaults, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

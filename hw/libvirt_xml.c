@@ -59,7 +59,8 @@ int machine_libvirt_check(const struct machine *m, struct hw_error *err)
 			       "the libvirt renderer cannot present a balloon yet; run this "
 			       "scenario with --backend qemu");
 	if (m->numa && (m->numa->hmat_count || m->numa->caches_count))
-		return hw_fail(err, m->numa->hmat_count ? "machine.numa.hmat" : "machine.numa.caches",
+		return hw_fail(err,
+			       m->numa->hmat_count ? "machine.numa.hmat" : "machine.numa.caches",
 			       "the libvirt renderer cannot present HMAT yet; run this "
 			       "scenario with --backend qemu");
 	for (unsigned i = 0; i < m->disks_count; i++) {
@@ -245,9 +246,12 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int ret = machine_libvirt_check(m, err) ?: domain_check_paths(l, err);
+	int ret;
 
 	*out = NULL;
+	ret = machine_libvirt_check(m, err);
+	if (!ret)
+		ret = domain_check_paths(l, err);
 	if (ret)
 		return ret;
 	f = open_memstream(&buf, &len);

@@ -23,12 +23,13 @@ static int machine_check_memory(struct machine *m, struct hw_error *err)
 	if (ret < 0)
 		return ret;
 	if (m->memory_bytes < MACHINE_MIN_MEMORY)
-		return hw_fail(err, "machine.memory", "%s is too little for a kernel; give at "
-			       "least 64M", mem);
+		return hw_fail(err, "machine.memory",
+			       "%s is too little for a kernel; give at "
+			       "least 64M",
+			       mem);
 	/* -m and memory backends take whole megabytes here */
 	if (m->memory_bytes % HW_MIB)
-		return hw_fail(err, "machine.memory", "%s is not a whole number of megabytes",
-			       mem);
+		return hw_fail(err, "machine.memory", "%s is not a whole number of megabytes", mem);
 	return 0;
 }
 
@@ -39,21 +40,32 @@ static int hibernate_validate(const struct machine *m, struct hw_error *err)
 	for (unsigned i = 0; m->hibernate->disk && i < m->disks_count; i++)
 		if (!strcmp(m->disks[i].id, m->hibernate->disk))
 			return 0;
-	return hw_fail(err, "machine.hibernate.disk", "\"%s\" is not one of the machine's "
+	return hw_fail(err, "machine.hibernate.disk",
+		       "\"%s\" is not one of the machine's "
 		       "disks; name the disk that holds the swap for the hibernation image",
 		       m->hibernate->disk ? m->hibernate->disk : "");
 }
 
 int machine_validate(struct machine *m, struct hw_error *err)
 {
+	int ret;
+
 	memset(err, 0, sizeof(*err));
 	if (!m->cpus)
 		m->cpus = 1;
 	if (m->cpus > MACHINE_MAX_CPUS)
 		return hw_fail(err, "machine.cpus", "%u cpus; give 1 to %d", m->cpus,
 			       MACHINE_MAX_CPUS);
-	return machine_check_memory(m, err) ?: sleep_validate(m, err) ?:
-	       disks_validate(m, err) ?: numa_validate(m, err) ?: hibernate_validate(m, err);
+	ret = machine_check_memory(m, err);
+	if (!ret)
+		ret = sleep_validate(m, err);
+	if (!ret)
+		ret = disks_validate(m, err);
+	if (!ret)
+		ret = numa_validate(m, err);
+	if (!ret)
+		ret = hibernate_validate(m, err);
+	return ret;
 }
 
 static int disk_create_raw(const struct disk *d, const char *path)
@@ -72,7 +84,7 @@ static int disk_create_raw(const struct disk *d, const char *path)
 /* qcow2 files open with "QFI\xfb"; anything else is taken as raw. */
 static int image_format(const char *path, const char **fmt)
 {
-	unsigned char magic[4] = { 0 };
+	unsigned char magic[4] = {0};
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -95,8 +107,7 @@ static int disk_create_overlay(const struct disk *d, unsigned i, const char *pat
 
 	snprintf(field, sizeof(field), "machine.disks[%u].image", i);
 	if (ret < 0) {
-		hw_fail(err, field, "base image %s: %s; check the path", d->image,
-			strerror(-ret));
+		hw_fail(err, field, "base image %s: %s; check the path", d->image, strerror(-ret));
 		goto out;
 	}
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)d->size_bytes);
@@ -149,31 +160,35 @@ static int machine_smp_arg(const struct machine *m, struct argv *a)
 	return argv_addf(a, "%u", n);
 }
 
-static int machine_base_args(const struct machine *m, const struct hw_launch *l,
-			     struct argv *a)
+static int machine_base_args(const struct machine *m, const struct hw_launch *l, struct argv *a)
 {
-	return argv_add(a, l->qemu ? l->qemu : "qemu-system-x86_64") ?:
-	       argv_add(a, "-accel") ?: argv_add(a, l->kvm ? "kvm" : "tcg") ?:
-	       argv_add(a, "-cpu") ?: argv_add(a, l->kvm ? "host" : "max") ?:
-	       argv_add(a, "-machine") ?: argv_add(a, machine_type_arg(m)) ?:
-	       argv_add(a, "-m") ?: argv_addf(a, "%lluM",
-					    (unsigned long long)(m->memory_bytes / HW_MIB)) ?:
-	       argv_add(a, "-smp") ?: machine_smp_arg(m, a) ?:
-	       argv_add(a, "-nodefaults") ?: argv_add(a, "-display") ?: argv_add(a, "none") ?:
-	       argv_add(a, "-no-reboot") ?: argv_add(a, "-no-user-config") ?:
-	       argv_add(a, "-serial") ?: argv_add(a, l->interactive ? "mon:stdio" : "stdio");
+	argv_add_list(a,
+		      (const char *const[]){l->qemu ? l->qemu : "qemu-system-x86_64", "-accel",
+					    l->kvm ? "kvm" : "tcg", "-cpu", l->kvm ? "host" : "max",
+					    "-machine", machine_type_arg(m), "-m", NULL});
+	argv_addf(a, "%lluM", (unsigned long long)(m->memory_bytes / HW_MIB));
+	argv_add(a, "-smp");
+	machine_smp_arg(m, a);
+	return argv_add_list(a,
+			     (const char *const[]){"-nodefaults", "-display", "none", "-no-reboot",
+						   "-no-user-config", "-serial",
+						   l->interactive ? "mon:stdio" : "stdio", NULL});
 }
 
 static int machine_opt_arg(struct argv *a, const char *opt, const char *val)
 {
-	return val ? argv_add(a, opt) ?: argv_add(a, val) : 0;
+	if (val) {
+		argv_add(a, opt);
+		argv_add(a, val);
+	}
+	return a->err;
 }
 
 static int machine_boot_args(const struct hw_launch *l, struct argv *a)
 {
-	return machine_opt_arg(a, "-kernel", l->kernel) ?:
-	       machine_opt_arg(a, "-initrd", l->initrd) ?:
-	       machine_opt_arg(a, "-append", l->append);
+	machine_opt_arg(a, "-kernel", l->kernel);
+	machine_opt_arg(a, "-initrd", l->initrd);
+	return machine_opt_arg(a, "-append", l->append);
 }
 
 /* The monitor and the guest agent: QEMU listens, the harness connects. */
@@ -185,15 +200,19 @@ static int machine_socket_args(const struct hw_launch *l, struct argv *a)
 
 	if ((l->qmp_path && !qmp) || (l->qga_path && !qga))
 		goto out;
-	ret = 0;
-	if (qmp)
-		ret = argv_add(a, "-qmp") ?: argv_addf(a, "unix:%s,server=on,wait=off", qmp);
-	if (qga && !ret)
-		ret = argv_add(a, "-chardev") ?:
-		      argv_addf(a, "socket,id=qga0,path=%s,server=on,wait=off", qga) ?:
-		      argv_add(a, "-device") ?: argv_add(a, "virtio-serial-pci") ?:
-		      argv_add(a, "-device") ?:
-		      argv_add(a, "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0");
+	if (qmp) {
+		argv_add(a, "-qmp");
+		argv_addf(a, "unix:%s,server=on,wait=off", qmp);
+	}
+	if (qga) {
+		argv_add(a, "-chardev");
+		argv_addf(a, "socket,id=qga0,path=%s,server=on,wait=off", qga);
+		argv_add_list(a,
+			      (const char *const[]){
+				  "-device", "virtio-serial-pci", "-device",
+				  "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0", NULL});
+	}
+	ret = a->err;
 out:
 	free(qga);
 	free(qmp);
@@ -207,10 +226,21 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 
 	memset(err, 0, sizeof(*err));
 	argv_init(out);
-	ret = machine_base_args(m, l, out) ?: sleep_to_args(m, out) ?: numa_to_args(m, out) ?:
-	      hybrid_memory_args(m, out) ?:
-	      machine_boot_args(l, out) ?: machine_socket_args(l, out) ?:
-	      disks_to_args(m, l, out, err) ?: balloon_to_args(m, out);
+	ret = machine_base_args(m, l, out);
+	if (!ret)
+		ret = sleep_to_args(m, out);
+	if (!ret)
+		ret = numa_to_args(m, out);
+	if (!ret)
+		ret = hybrid_memory_args(m, out);
+	if (!ret)
+		ret = machine_boot_args(l, out);
+	if (!ret)
+		ret = machine_socket_args(l, out);
+	if (!ret)
+		ret = disks_to_args(m, l, out, err);
+	if (!ret)
+		ret = balloon_to_args(m, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

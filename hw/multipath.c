@@ -68,7 +68,9 @@ static int mp_check_zoned(struct disk *d, unsigned i, struct hw_error *err)
 
 int disk_mp_validate(struct disk *d, unsigned i, struct hw_error *err)
 {
-	return mp_check_paths(d, i, err) ?: mp_check_zoned(d, i, err);
+	int ret = mp_check_paths(d, i, err);
+
+	return ret ? ret : mp_check_zoned(d, i, err);
 }
 
 const char *disk_zoned_opts(const struct disk *d, char *buf, size_t len)
@@ -107,22 +109,28 @@ static int mp_scsi_path(const struct disk *d, unsigned node, unsigned p, char *b
 int disk_mp_nvme_args(const struct disk *d, unsigned node, struct argv *a)
 {
 	char dev[256], z[64];
-	int ret =
-	    argv_add(a, "-device") ?: argv_addf(a, "nvme-subsys,id=d%uss,nqn=%s", node, d->id);
+	int ret;
 
-	for (unsigned p = 0; !ret && p < d->paths; p++) {
+	argv_add(a, "-device");
+	argv_addf(a, "nvme-subsys,id=d%uss,nqn=%s", node, d->id);
+	for (unsigned p = 0; p < d->paths; p++) {
 		unsigned chassis = 1 + node * MACHINE_MAX_PATHS + p;
 
-		ret = argv_add(a, "-device") ?:
-		      argv_addf(a, "pcie-root-port,id=d%urp%u,chassis=%u,slot=%u", node, p,
-				chassis, chassis) ?:
-		      mp_nvme_path(d, node, p, dev, sizeof(dev)) ?:
-		      argv_add(a, "-device") ?: argv_add(a, dev);
+		argv_add(a, "-device");
+		argv_addf(a, "pcie-root-port,id=d%urp%u,chassis=%u,slot=%u", node, p, chassis,
+			  chassis);
+		ret = mp_nvme_path(d, node, p, dev, sizeof(dev));
+		if (ret)
+			return ret;
+		argv_add(a, "-device");
+		argv_add(a, dev);
 	}
-	return ret ?: argv_add(a, "-device") ?:
-	       argv_addf(a, "nvme-ns,bus=d%uc0,drive=d%u,nsid=1,shared=on,logical_block_size=%u,"
-			 "physical_block_size=%u%s", node, node, disk_sector_logical(d->sector), disk_sector_physical(d->sector),
-			 disk_zoned_opts(d, z, sizeof(z)));
+	argv_add(a, "-device");
+	return argv_addf(a,
+			 "nvme-ns,bus=d%uc0,drive=d%u,nsid=1,shared=on,logical_block_size=%u,"
+			 "physical_block_size=%u%s",
+			 node, node, disk_sector_logical(d->sector),
+			 disk_sector_physical(d->sector), disk_zoned_opts(d, z, sizeof(z)));
 }
 
 /* An HBA per path and the path's target id = its index, which is how the
@@ -130,14 +138,18 @@ int disk_mp_nvme_args(const struct disk *d, unsigned node, struct argv *a)
 int disk_mp_scsi_args(const struct disk *d, unsigned node, struct argv *a)
 {
 	char dev[320];
-	int ret = 0;
+	int ret;
 
-	for (unsigned p = 0; !ret && p < d->paths; p++)
-		ret = argv_add(a, "-device") ?:
-		      argv_addf(a, "virtio-scsi-pci,id=d%uhba%u", node, p) ?:
-		      mp_scsi_path(d, node, p, dev, sizeof(dev)) ?:
-		      argv_add(a, "-device") ?: argv_add(a, dev);
-	return ret;
+	for (unsigned p = 0; p < d->paths; p++) {
+		argv_add(a, "-device");
+		argv_addf(a, "virtio-scsi-pci,id=d%uhba%u", node, p);
+		ret = mp_scsi_path(d, node, p, dev, sizeof(dev));
+		if (ret)
+			return ret;
+		argv_add(a, "-device");
+		argv_add(a, dev);
+	}
+	return a->err;
 }
 
 int machine_path_device(const struct machine *m, unsigned i, unsigned p, char *buf, size_t len)

@@ -24,12 +24,15 @@ static int numa_check_node_cpus(const struct machine *m, unsigned n, int *owner,
 
 		snprintf(f, sizeof(f), "machine.numa.nodes[%u].cpus[%u]", n, k);
 		if (cpu >= m->cpus)
-			return hw_fail(err, f, "cpu %u does not exist: the machine has %u cpu%s "
-				       "(0..%u); raise machine.cpus or drop it", cpu, m->cpus,
-				       m->cpus == 1 ? "" : "s", m->cpus - 1);
+			return hw_fail(err, f,
+				       "cpu %u does not exist: the machine has %u cpu%s "
+				       "(0..%u); raise machine.cpus or drop it",
+				       cpu, m->cpus, m->cpus == 1 ? "" : "s", m->cpus - 1);
 		if (owner[cpu] >= 0)
-			return hw_fail(err, f, "cpu %u is already in node %d; put each cpu in "
-				       "exactly one node", cpu, owner[cpu]);
+			return hw_fail(err, f,
+				       "cpu %u is already in node %d; put each cpu in "
+				       "exactly one node",
+				       cpu, owner[cpu]);
 		owner[cpu] = (int)n;
 	}
 	return 0;
@@ -49,8 +52,10 @@ static int numa_check_cpus(const struct machine *m, struct hw_error *err)
 	}
 	for (unsigned c = 0; c < m->cpus; c++) {
 		if (owner[c] < 0)
-			return hw_fail(err, "machine.numa.nodes", "cpu %u is in no node; list "
-				       "every cpu 0..%u in exactly one node", c, m->cpus - 1);
+			return hw_fail(err, "machine.numa.nodes",
+				       "cpu %u is in no node; list "
+				       "every cpu 0..%u in exactly one node",
+				       c, m->cpus - 1);
 	}
 	return 0;
 }
@@ -74,9 +79,11 @@ static int numa_check_memory(const struct machine *m, struct hw_error *err)
 		sum += node->memory_bytes;
 	}
 	if (sum != m->memory_bytes)
-		return hw_fail(err, "machine.numa.nodes", "node memories add up to %s but "
-			       "machine.memory is %s; make them equal", hw_size_str(sum, a,
-			       sizeof(a)), hw_size_str(m->memory_bytes, b, sizeof(b)));
+		return hw_fail(err, "machine.numa.nodes",
+			       "node memories add up to %s but "
+			       "machine.memory is %s; make them equal",
+			       hw_size_str(sum, a, sizeof(a)),
+			       hw_size_str(m->memory_bytes, b, sizeof(b)));
 	return 0;
 }
 
@@ -88,14 +95,18 @@ static int numa_check_cell(const struct numa *nu, unsigned i, unsigned j, struct
 
 	snprintf(f, sizeof(f), "machine.numa.distances[%u][%u]", i, j);
 	if (i == j && v != NUMA_LOCAL)
-		return hw_fail(err, f, "%u on the diagonal; a node's distance to itself is %d",
-			       v, NUMA_LOCAL);
+		return hw_fail(err, f, "%u on the diagonal; a node's distance to itself is %d", v,
+			       NUMA_LOCAL);
 	if (i != j && (v <= NUMA_LOCAL || v > NUMA_DIST_MAX))
-		return hw_fail(err, f, "%u is out of range; a distance between two nodes is "
-			       "%d..%d", v, NUMA_LOCAL + 1, NUMA_DIST_MAX);
+		return hw_fail(err, f,
+			       "%u is out of range; a distance between two nodes is "
+			       "%d..%d",
+			       v, NUMA_LOCAL + 1, NUMA_DIST_MAX);
 	if (v != t)
-		return hw_fail(err, f, "%u but distances[%u][%u] is %u; distances must be "
-			       "symmetric", v, j, i, t);
+		return hw_fail(err, f,
+			       "%u but distances[%u][%u] is %u; distances must be "
+			       "symmetric",
+			       v, j, i, t);
 	return 0;
 }
 
@@ -107,8 +118,10 @@ static int numa_check_distances(const struct numa *nu, struct hw_error *err)
 	if (!nu->distances)
 		return 0;
 	if (nu->distances_count != n * n)
-		return hw_fail(err, "machine.numa.distances", "%u values for %u nodes; give a "
-			       "%u x %u matrix, one row per node", nu->distances_count, n, n, n);
+		return hw_fail(err, "machine.numa.distances",
+			       "%u values for %u nodes; give a "
+			       "%u x %u matrix, one row per node",
+			       nu->distances_count, n, n, n);
 	for (unsigned i = 0; i < n; i++) {
 		for (unsigned j = 0; j < n; j++) {
 			ret = numa_check_cell(nu, i, j, err);
@@ -128,7 +141,8 @@ static int numa_check_order(const struct numa *nu, struct hw_error *err)
 	for (unsigned n = 1; n < nu->nodes_count; n++) {
 		if (nu->nodes[n].cpus_count && !nu->nodes[n - 1].cpus_count) {
 			snprintf(f, sizeof(f), "machine.numa.nodes[%u]", n - 1);
-			return hw_fail(err, f, "a memory-only node before a node with cpus; "
+			return hw_fail(err, f,
+				       "a memory-only node before a node with cpus; "
 				       "the guest numbers nodes with cpus first, so list "
 				       "memory-only nodes last");
 		}
@@ -139,15 +153,23 @@ static int numa_check_order(const struct numa *nu, struct hw_error *err)
 int numa_validate(struct machine *m, struct hw_error *err)
 {
 	const struct numa *nu = m->numa;
+	int ret;
 
 	if (!nu)
 		return 0;
 	if (!nu->nodes_count || nu->nodes_count > MACHINE_MAX_NODES)
-		return hw_fail(err, "machine.numa.nodes", "%u nodes; give 1 to %d",
-			       nu->nodes_count, MACHINE_MAX_NODES);
-	return numa_check_cpus(m, err) ?: numa_check_memory(m, err) ?:
-	       numa_check_distances(nu, err) ?: numa_check_order(nu, err) ?:
-	       hmat_validate(nu, err);
+		return hw_fail(err, "machine.numa.nodes", "%u nodes; give 1 to %d", nu->nodes_count,
+			       MACHINE_MAX_NODES);
+	ret = numa_check_cpus(m, err);
+	if (!ret)
+		ret = numa_check_memory(m, err);
+	if (!ret)
+		ret = numa_check_distances(nu, err);
+	if (!ret)
+		ret = numa_check_order(nu, err);
+	if (!ret)
+		ret = hmat_validate(nu, err);
+	return ret;
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -189,8 +211,8 @@ static char *numa_node_opt(const struct numa *nu, unsigned n)
 		if (cpus[k] == first)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",cpus=%u", first);
 		else
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",cpus=%u-%u",
-						first, cpus[k]);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",cpus=%u-%u", first,
+						cpus[k]);
 	}
 	len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",memdev=m%u", n);
 	if (nu->hmat_count)
@@ -202,16 +224,16 @@ static int numa_node_to_args(const struct numa *nu, unsigned n, bool shared, str
 {
 	const struct numa_node *node = &nu->nodes[n];
 	char *opt = numa_node_opt(nu, n);
-	int ret;
 
 	if (!opt)
 		return -ENOMEM;
-	ret = argv_add(a, "-object") ?:
-	      argv_addf(a, "%s,size=%llu,id=m%u", shared ? "memory-backend-memfd,share=on"
-			: "memory-backend-ram", (unsigned long long)node->memory_bytes, n) ?:
-	      argv_add(a, "-numa") ?: argv_add(a, opt);
-	free(opt);
-	return ret;
+	argv_add(a, "-object");
+	argv_addf(a, "%s,size=%llu,id=m%u",
+		  shared ? "memory-backend-memfd,share=on" : "memory-backend-ram",
+		  (unsigned long long)node->memory_bytes, n);
+	argv_add(a, "-numa");
+	argv_take(a, opt);
+	return a->err;
 }
 
 int numa_to_args(const struct machine *m, struct argv *a)
@@ -233,8 +255,8 @@ int numa_to_args(const struct machine *m, struct argv *a)
 		for (unsigned j = 0; j < n; j++) {
 			if (i == j)
 				continue;
-			ret = argv_add(a, "-numa") ?:
-			      argv_addf(a, "dist,src=%u,dst=%u,val=%u", i, j,
+			argv_add(a, "-numa");
+			ret = argv_addf(a, "dist,src=%u,dst=%u,val=%u", i, j,
 					nu->distances[i * n + j]);
 			if (ret < 0)
 				return ret;

@@ -21,9 +21,9 @@ int sleep_to_args(const struct machine *m, struct argv *a)
 	int ret;
 
 	for (unsigned i = 0; i < sizeof(sleep_props) / sizeof(sleep_props[0]); i++) {
-		ret = argv_add(a, "-global")
-			  ?: argv_addf(a, "ICH9-LPC.%s=%d", sleep_props[i].prop,
-				       !(m->sleep & sleep_props[i].flag));
+		argv_add(a, "-global");
+		ret = argv_addf(a, "ICH9-LPC.%s=%d", sleep_props[i].prop,
+				!(m->sleep & sleep_props[i].flag));
 		if (ret < 0)
 			return ret;
 	}

@@ -95,12 +95,14 @@ static int parse_range(const char *s, struct media_range *r)
 {
 	char a[64];
 	const char *plus = strchr(s, '+');
+	int ret;
 
 	if (!plus || (size_t)(plus - s) >= sizeof(a))
 		return -EINVAL;
 	memcpy(a, s, (size_t)(plus - s));
 	a[plus - s] = '\0';
-	return hw_parse_size(a, &r->off) ?: hw_parse_size(plus + 1, &r->len);
+	ret = hw_parse_size(a, &r->off);
+	return ret ? ret : hw_parse_size(plus + 1, &r->len);
 }
 
 static int parse_sector(struct blk *b, const char *s)

@@ -186,8 +186,9 @@ static int slot_evict(struct media *m, uint32_t s)
 	int ret = 0;
 
 	if (sl->dirty) {
-		ret = pread_all(m->flash_fd, m->bounce, len, slot_data(m, s))
-			  ?: pwrite_all(m->platter_fd, m->bounce, len, sl->chunk * MEDIA_CHUNK);
+		ret = pread_all(m->flash_fd, m->bounce, len, slot_data(m, s));
+		if (!ret)
+			ret = pwrite_all(m->platter_fd, m->bounce, len, sl->chunk * MEDIA_CHUNK);
 		if (ret < 0)
 			return ret;
 		m->st.writebacks++;
@@ -227,8 +228,9 @@ static int promote(struct media *m, uint64_t chunk)
 
 	if (s < 0)
 		return s == -ENOSPC ? 0 : s;
-	ret = pread_all(m->platter_fd, m->bounce, len, chunk * MEDIA_CHUNK)
-		  ?: pwrite_all(m->flash_fd, m->bounce, len, slot_data(m, (uint32_t)s));
+	ret = pread_all(m->platter_fd, m->bounce, len, chunk * MEDIA_CHUNK);
+	if (!ret)
+		ret = pwrite_all(m->flash_fd, m->bounce, len, slot_data(m, (uint32_t)s));
 	if (ret < 0)
 		return ret;
 	m->slots[s] = (struct slot){
