@@ -14,12 +14,12 @@
 #define MPATH_UUID_PREFIX "mpath-"
 
 struct disk_info {
-	char name[32];		/* vda, sda, nvme0n1 */
-	char dev[48];		/* /dev/vda */
-	char id[128];		/* the serial, trimmed; "" when the disk has none */
-	char transport[16];	/* virtio, scsi, nvme, ata, dm, md, unknown */
-	char zoned[32];		/* none, host-aware, host-managed */
-	char majmin[24];	/* "253:0" */
+	char name[32];	    /* vda, sda, nvme0n1 */
+	char dev[48];	    /* /dev/vda */
+	char id[128];	    /* the serial, trimmed; "" when the disk has none */
+	char transport[16]; /* virtio, scsi, nvme, ata, dm, md, unknown */
+	char zoned[32];	    /* none, host-aware, host-managed */
+	char majmin[24];    /* "253:0" */
 	uint64_t size_bytes;
 	uint32_t logical_block_size;
 	uint32_t physical_block_size;

@@ -125,8 +125,9 @@ static char *facts_dm_status(const char *root, const char *name)
 	size_t n = 0;
 	FILE *p;
 
-	if (root[0] || !name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyz"
-				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
+	if (root[0] || !name[0] ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
 		return NULL;
 	snprintf(cmd, sizeof(cmd), "dmsetup status %s 2>/dev/null", name);
 	buf = calloc(1, 4096);
@@ -163,8 +164,7 @@ static void facts_disk_paths(const struct mpath_info *mp, struct json_out *j)
 }
 
 /* "multipath": {kind, name, mode, paths, active, list}, or null. */
-static void facts_disk_multipath(const char *root, const struct disk_info *d,
-				 struct json_out *j)
+static void facts_disk_multipath(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	struct mpath_info mp;
 	char name[64] = "", path[PATH_MAX], *status;
@@ -327,15 +327,16 @@ static void facts_node_caches(const char *root, int id, struct json_out *j)
 	char dir[PATH_MAX];
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache", root,
-		 id);
+	snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache", root, id);
 	if (stat(dir, &st))
 		return;
 	json_key(j, "caches");
 	json_arr_begin(j);
 	for (int level = 1; level <= 3; level++) {
-		snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache/"
-			 "index%d", root, id, level);
+		snprintf(dir, sizeof(dir),
+			 "%s/sys/devices/system/node/node%d/memory_side_cache/"
+			 "index%d",
+			 root, id, level);
 		if (stat(dir, &st))
 			break;
 		facts_node_cache(dir, j);
@@ -381,8 +382,8 @@ static void facts_distances(const char *root, const int *ids, int n, struct json
 	json_key(j, "distances");
 	json_arr_begin(j);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/distance",
-			 root, ids[i]);
+		snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/distance", root,
+			 ids[i]);
 		k = 0;
 		if (sysfs_read(path, line, sizeof(line)) >= 0)
 			for (p = line; k < FACTS_MAX_NODES; p = end) {
@@ -446,8 +447,8 @@ int facts_numa(const char *root, struct json_out *j)
 
 /* Writes the words of a /sys/power file as an array; the [bracketed] word is
  * the current choice and is written, bare, to *current. */
-static void facts_power_list(const char *root, const char *file, const char *key,
-			     char *current, size_t len, struct json_out *j)
+static void facts_power_list(const char *root, const char *file, const char *key, char *current,
+			     size_t len, struct json_out *j)
 {
 	char path[PATH_MAX], buf[512], *word, *save = NULL;
 	size_t wl;

@@ -11,7 +11,7 @@
 int idle_parse(const char *stat, struct cpu_ticks *t)
 {
 	const char *p = strstr(stat, "cpu ");
-	uint64_t v[10] = {0};
+	uint64_t v[10] = { 0 };
 	char *end;
 
 	/* the aggregate line comes first; "cpu0 " lines would not match "cpu " */
@@ -52,7 +52,7 @@ static int idle_sample(const char *root, struct cpu_ticks *t)
 int facts_idle(const char *root, uint64_t interval_ms, struct json_out *j)
 {
 	struct cpu_ticks a, b;
-	struct timespec ts = {(time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000};
+	struct timespec ts = { (time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000 };
 	double pct;
 	int ret = idle_sample(root, &a);
 

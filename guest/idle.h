@@ -8,8 +8,8 @@
 #include "json_out.h"
 
 struct cpu_ticks {
-	uint64_t idle;     /* idle + iowait */
-	uint64_t total;    /* every field of the line */
+	uint64_t idle;	/* idle + iowait */
+	uint64_t total; /* every field of the line */
 };
 
 /* Parse the "cpu " line of a /proc/stat text. 0 or -EINVAL. */

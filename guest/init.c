@@ -73,7 +73,7 @@ struct init_mount {
 	const char *src, *target, *type;
 	unsigned long flags;
 	const char *data;
-	bool optional;		/* absent from some kernels; no complaint */
+	bool optional; /* absent from some kernels; no complaint */
 };
 
 static const struct init_mount init_mounts[] = {
@@ -130,12 +130,12 @@ static bool init_arg(const char *name, char *val, size_t len)
 			p++;
 		tlen = strcspn(p, " ");
 		if (tlen == 2 && !strncmp(p, "--", 2))
-			break;	/* what follows is init's argv, not kernel arguments */
+			break; /* what follows is init's argv, not kernel arguments */
 		if (tlen >= nlen && !strncmp(p, name, nlen) && (tlen == nlen || p[nlen] == '=')) {
 			tlen = tlen == nlen ? 0 : tlen - nlen - 1;
 			if (tlen >= len)
 				tlen = len - 1;
-			memcpy(val, p + nlen + 1, tlen);	/* skips the '=' */
+			memcpy(val, p + nlen + 1, tlen); /* skips the '=' */
 			val[tlen] = '\0';
 			return true;
 		}
@@ -154,7 +154,7 @@ static void init_power(int how)
 	reboot(how);
 	init_log("reboot: %s", strerror(errno));
 	for (;;)
-		pause();	/* PID 1 must never exit: the kernel would panic */
+		pause(); /* PID 1 must never exit: the kernel would panic */
 }
 
 /* Appends the kernel arguments "MOD.param=value" for module file path to
@@ -387,8 +387,8 @@ static void init_mp_one(char *spec)
 		init_log("multipath %s: no table", id);
 		return;
 	}
-	ret = init_run((char *const[]){ "dmsetup", "create", name, "-u", uuid, "--table", table,
-					NULL });
+	ret = init_run(
+	    (char *const[]){ "dmsetup", "create", name, "-u", uuid, "--table", table, NULL });
 	if (ret)
 		init_log("multipath %s: dmsetup create %s failed (%d): %s", id, name, ret, table);
 }
@@ -445,14 +445,14 @@ static int init_find_port(char *dev, size_t len)
 struct init_svc {
 	const char *name;
 	char *argv[8];
-	bool on_tty;		/* gets the console as controlling terminal */
+	bool on_tty; /* gets the console as controlling terminal */
 	bool enabled;
 	pid_t pid;
 	int64_t started_ms, next_ms;
 	int backoff_ms;
 };
 
-static char init_qga_port[NAME_MAX + 8];	/* /dev/vportNpM */
+static char init_qga_port[NAME_MAX + 8]; /* /dev/vportNpM */
 
 static struct init_svc init_svcs[] = {
 	{ .name = "qemu-ga",
@@ -559,7 +559,7 @@ static void init_shutdown(int how)
 		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 			;
 		if (pid < 0 && errno == ECHILD)
-			break;	/* everyone is gone */
+			break; /* everyone is gone */
 		init_sleep_ms(50);
 	}
 	kill(-1, SIGKILL);
@@ -598,12 +598,12 @@ static void init_loop(const sigset_t *set, const sigset_t *orig)
 		case SIGCHLD:
 			init_reap();
 			break;
-		case SIGTERM:	/* busybox reboot */
-		case SIGINT:	/* ctrl-alt-del */
+		case SIGTERM: /* busybox reboot */
+		case SIGINT:  /* ctrl-alt-del */
 			init_shutdown(RB_AUTOBOOT);
 			break;
-		case SIGUSR1:	/* busybox halt */
-		case SIGUSR2:	/* busybox poweroff */
+		case SIGUSR1: /* busybox halt */
+		case SIGUSR2: /* busybox poweroff */
 			init_shutdown(RB_POWER_OFF);
 			break;
 		default:
@@ -639,7 +639,7 @@ int main(void)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, &orig);
-	reboot(RB_DISABLE_CAD);	/* ctrl-alt-del becomes SIGINT to us */
+	reboot(RB_DISABLE_CAD); /* ctrl-alt-del becomes SIGINT to us */
 
 	init_early();
 	if (init_arg("ktb.probe", arg, sizeof(arg))) {

@@ -41,15 +41,15 @@ struct io_stats {
 	uint64_t kinds[PATTERN_NR_VERDICTS];
 	uint64_t lbas[IO_MAX_LBAS];
 	unsigned nlbas;
-	char first_error[160];	/* "EINVAL: Invalid argument" */
-	const char *first_error_op;	/* write, read, short write, fsync, ... */
+	char first_error[160];	    /* "EINVAL: Invalid argument" */
+	const char *first_error_op; /* write, read, short write, fsync, ... */
 	int64_t first_error_lba;
-	uint64_t *lat;		/* microseconds, one per I/O; NULL if unaffordable */
+	uint64_t *lat; /* microseconds, one per I/O; NULL if unaffordable */
 	size_t nlat, cap;
 	int64_t elapsed_ns;
-	int64_t t_start;	/* when the run began */
-	int64_t stall_ns;	/* the longest single I/O, however many were timed */
-	int64_t stall_at_ns;	/* when it began, from t_start */
+	int64_t t_start;     /* when the run began */
+	int64_t stall_ns;    /* the longest single I/O, however many were timed */
+	int64_t stall_at_ns; /* when it began, from t_start */
 };
 
 struct io_ctx {
@@ -60,7 +60,7 @@ struct io_ctx {
 	bool direct;
 	const char *note;
 	uint64_t nblocks;
-	uint64_t *order;	/* block visiting order; NULL for sequential */
+	uint64_t *order; /* block visiting order; NULL for sequential */
 	void *buf;
 };
 
@@ -74,14 +74,13 @@ static int64_t io_now_ns(void)
 
 static void io_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ktb-io write|verify|rw --disk ID|--dev PATH [--seed N] [--size SIZE]\n"
-		"       [--offset SIZE] [--bs SIZE] [--mode seq|rand] [--direct|--buffered]\n"
-		"       [--gen N] [--passes N] [--until FILE] [--fsync] [--corrupt LBA]\n"
-		"       [--background --report FILE]\n"
-		"LBAs are byte offsets / 512 whatever the block size. --bs defaults to the\n"
-		"device's logical block size (at least 512); --size to the rest of the device.\n"
-		"--until FILE: keep making passes (at least --passes) until FILE exists.\n");
+	fprintf(f, "usage: ktb-io write|verify|rw --disk ID|--dev PATH [--seed N] [--size SIZE]\n"
+		   "       [--offset SIZE] [--bs SIZE] [--mode seq|rand] [--direct|--buffered]\n"
+		   "       [--gen N] [--passes N] [--until FILE] [--fsync] [--corrupt LBA]\n"
+		   "       [--background --report FILE]\n"
+		   "LBAs are byte offsets / 512 whatever the block size. --bs defaults to the\n"
+		   "device's logical block size (at least 512); --size to the rest of the device.\n"
+		   "--until FILE: keep making passes (at least --passes) until FILE exists.\n");
 }
 
 static int io_parse_u64(const char *s, uint64_t *v)
@@ -89,29 +88,21 @@ static int io_parse_u64(const char *s, uint64_t *v)
 	char *end;
 
 	errno = 0;
-	*v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10) /* never octal */;
+	*v = strtoull(s, &end,
+		      (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10) /* never octal */;
 	return (errno || end == s || *end || *s == '-') ? -EINVAL : 0;
 }
 
 static const struct option io_longopts[] = {
-	{ "disk", required_argument, NULL, 'd' },
-	{ "dev", required_argument, NULL, 'D' },
-	{ "seed", required_argument, NULL, 's' },
-	{ "size", required_argument, NULL, 'S' },
-	{ "offset", required_argument, NULL, 'o' },
-	{ "bs", required_argument, NULL, 'b' },
-	{ "mode", required_argument, NULL, 'm' },
-	{ "direct", no_argument, NULL, 'x' },
-	{ "buffered", no_argument, NULL, 'B' },
-	{ "gen", required_argument, NULL, 'g' },
-	{ "passes", required_argument, NULL, 'p' },
-	{ "background", no_argument, NULL, 'k' },
-	{ "report", required_argument, NULL, 'r' },
-	{ "fsync", no_argument, NULL, 'f' },
-	{ "corrupt", required_argument, NULL, 'c' },
-	{ "until", required_argument, NULL, 'u' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{ "disk", required_argument, NULL, 'd' },    { "dev", required_argument, NULL, 'D' },
+	{ "seed", required_argument, NULL, 's' },    { "size", required_argument, NULL, 'S' },
+	{ "offset", required_argument, NULL, 'o' },  { "bs", required_argument, NULL, 'b' },
+	{ "mode", required_argument, NULL, 'm' },    { "direct", no_argument, NULL, 'x' },
+	{ "buffered", no_argument, NULL, 'B' },	     { "gen", required_argument, NULL, 'g' },
+	{ "passes", required_argument, NULL, 'p' },  { "background", no_argument, NULL, 'k' },
+	{ "report", required_argument, NULL, 'r' },  { "fsync", no_argument, NULL, 'f' },
+	{ "corrupt", required_argument, NULL, 'c' }, { "until", required_argument, NULL, 'u' },
+	{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 };
 
 static const char *io_opt_name(int c)
@@ -130,20 +121,48 @@ static int io_parse_opt(struct io_opts *o, int c, const char *arg)
 	int ret = 0;
 
 	switch (c) {
-	case 'd': o->disk_id = arg; break;
-	case 'D': o->dev = arg; break;
-	case 's': ret = io_parse_u64(arg, &o->seed); break;
-	case 'S': ret = size_parse(arg, &o->size); break;
-	case 'o': ret = size_parse(arg, &o->offset); break;
-	case 'b': ret = size_parse(arg, &o->bs); break;
-	case 'x': o->direct = true; break;
-	case 'B': o->direct = false; break;
-	case 'g': ret = io_parse_u64(arg, &o->gen); break;
-	case 'p': ret = io_parse_u64(arg, &o->passes); break;
-	case 'k': o->background = true; break;
-	case 'r': o->report = arg; break;
-	case 'f': o->fsync = true; break;
-	case 'u': o->until = arg; break;
+	case 'd':
+		o->disk_id = arg;
+		break;
+	case 'D':
+		o->dev = arg;
+		break;
+	case 's':
+		ret = io_parse_u64(arg, &o->seed);
+		break;
+	case 'S':
+		ret = size_parse(arg, &o->size);
+		break;
+	case 'o':
+		ret = size_parse(arg, &o->offset);
+		break;
+	case 'b':
+		ret = size_parse(arg, &o->bs);
+		break;
+	case 'x':
+		o->direct = true;
+		break;
+	case 'B':
+		o->direct = false;
+		break;
+	case 'g':
+		ret = io_parse_u64(arg, &o->gen);
+		break;
+	case 'p':
+		ret = io_parse_u64(arg, &o->passes);
+		break;
+	case 'k':
+		o->background = true;
+		break;
+	case 'r':
+		o->report = arg;
+		break;
+	case 'f':
+		o->fsync = true;
+		break;
+	case 'u':
+		o->until = arg;
+		break;
 	case 'c':
 		ret = io_parse_u64(arg, &o->corrupt_lba);
 		o->has_corrupt = true;
@@ -335,7 +354,7 @@ static int io_alloc(struct io_ctx *c)
 	/* latencies of the first 8M I/Os at most: 64 MiB is a lot in a guest */
 	c->st.cap = c->nblocks * c->o->passes * per_pass;
 	if (c->o->until)
-		c->st.cap = 1u << 20;	/* passes unknown: the first 1M I/Os */
+		c->st.cap = 1u << 20; /* passes unknown: the first 1M I/Os */
 	if (c->st.cap > (8u << 20))
 		c->st.cap = 8u << 20;
 	c->st.lat = malloc(c->st.cap * sizeof(*c->st.lat));
@@ -462,8 +481,7 @@ static void io_run(struct io_ctx *c)
 
 	c->st.t_start = t0;
 	/* --until: passes go on until the file appears, checked between passes */
-	for (pass = 0; pass < c->o->passes || (c->o->until && access(c->o->until, F_OK));
-	     pass++) {
+	for (pass = 0; pass < c->o->passes || (c->o->until && access(c->o->until, F_OK)); pass++) {
 		if (c->o->op != IO_VERIFY)
 			io_phase(c, true);
 		if (pass == 0 && c->o->has_corrupt)

@@ -13,8 +13,8 @@
 struct json_out {
 	FILE *f;
 	int depth;
-	bool after_key;			/* a key was written, its value comes next */
-	bool has_item[JSON_MAX_DEPTH];	/* the container at depth i is non-empty */
+	bool after_key;		       /* a key was written, its value comes next */
+	bool has_item[JSON_MAX_DEPTH]; /* the container at depth i is non-empty */
 };
 
 void json_init(struct json_out *j, FILE *f);

@@ -416,8 +416,8 @@ static void report_bind(const struct mem_opts *o, uint64_t pages, const uint64_t
 
 static int op_bind(const struct mem_opts *o)
 {
-	unsigned long mask[MEM_MAX_NODES / (8 * sizeof(unsigned long))] = {0};
-	uint64_t per_node[MEM_MAX_NODES] = {0}, unknown = 0, sz, pages;
+	unsigned long mask[MEM_MAX_NODES / (8 * sizeof(unsigned long))] = { 0 };
+	uint64_t per_node[MEM_MAX_NODES] = { 0 }, unknown = 0, sz, pages;
 	int err;
 	char *p;
 
@@ -676,20 +676,20 @@ static const struct {
 	const char *name;
 	int (*fn)(const struct mem_opts *o);
 } ops[] = {
-    {"pressure", op_pressure}, {"zswap", op_zswap}, {"bind", op_bind}, {"thp", op_thp},
-    {"hold", op_hold},	       {"check", op_check}, {"psi", op_psi},
+	{ "pressure", op_pressure }, { "zswap", op_zswap }, { "bind", op_bind }, { "thp", op_thp },
+	{ "hold", op_hold },	     { "check", op_check }, { "psi", op_psi },
 };
 
 static const struct option longopts[] = {
-    {"size", required_argument, NULL, 's'},
-    {"seed", required_argument, NULL, 'S'},
-    {"node", required_argument, NULL, 'n'},
-    {"state", required_argument, NULL, 'd'},
-    {"settle", required_argument, NULL, 'w'},
-    {"timeout", required_argument, NULL, 't'},
-    {"corrupt", no_argument, NULL, 'c'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+	{ "size", required_argument, NULL, 's' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "state", required_argument, NULL, 'd' },
+	{ "settle", required_argument, NULL, 'w' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "corrupt", no_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -735,8 +735,11 @@ static int parse_args(struct mem_opts *o, int argc, char **argv)
 {
 	int c;
 
-	*o = (struct mem_opts){
-	    .seed = 1, .node = -1, .state = "/run/ktb-mem", .settle_ms = 5000, .timeout_ms = 60000};
+	*o = (struct mem_opts){ .seed = 1,
+				.node = -1,
+				.state = "/run/ktb-mem",
+				.settle_ms = 5000,
+				.timeout_ms = 60000 };
 	if (argc < 2)
 		return -EINVAL;
 	o->op = argv[1];

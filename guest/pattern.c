@@ -68,8 +68,13 @@ static uint64_t pattern_block_csum(const void *buf, uint32_t bs)
 void pattern_fill(void *buf, uint32_t bs, uint64_t seed, uint64_t lba, uint64_t gen)
 {
 	struct pattern_hdr h = {
-		.magic = PATTERN_MAGIC, .seed = seed, .lba = lba, .gen = gen,
-		.bs = bs, .version = PATTERN_VERSION, .csum = 0,
+		.magic = PATTERN_MAGIC,
+		.seed = seed,
+		.lba = lba,
+		.gen = gen,
+		.bs = bs,
+		.version = PATTERN_VERSION,
+		.csum = 0,
 	};
 	uint64_t state = pattern_stream_seed(seed, lba, gen), w;
 	char *p = buf;
@@ -97,8 +102,8 @@ static int pattern_is_zero(const void *buf, uint32_t bs)
 
 /* An intact header names (seed, lba, gen), which fully determine the payload,
  * and the checksum proves the payload intact: no need to regenerate it. */
-enum pattern_verdict pattern_classify(const void *buf, uint32_t bs, uint64_t seed,
-				      uint64_t lba, uint64_t gen)
+enum pattern_verdict pattern_classify(const void *buf, uint32_t bs, uint64_t seed, uint64_t lba,
+				      uint64_t gen)
 {
 	struct pattern_hdr h;
 

@@ -38,7 +38,8 @@ int size_parse(const char *s, uint64_t *out)
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10) /* never octal */;
+	v = strtoull(s, &end,
+		     (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10) /* never octal */;
 	if (errno)
 		return -ERANGE;
 	ret = size_shift(end, &shift);

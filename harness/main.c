@@ -21,12 +21,13 @@
 #include "util.h"
 
 static const struct cli_command commands[] = {
-	{"run", cli_run, "run scenarios: ktb run [options] SCENARIO|DIR..."},
-	{"list", cli_list, "list scenarios with their summaries and tags: ktb list [DIR...]"},
-	{"bisect", cli_bisect, "find the first bad kernel or commit: ktb bisect --kernels K1,...,Kn SCENARIO"},
-	{"boot", cli_boot, "interactive VM with the console on this terminal"},
-	{"image", cli_image, "build or refresh a guest image: ktb image build [RECIPE]"},
-	{"doctor", cli_doctor, "what is installed, whether KVM really works, what to apt-get"},
+	{ "run", cli_run, "run scenarios: ktb run [options] SCENARIO|DIR..." },
+	{ "list", cli_list, "list scenarios with their summaries and tags: ktb list [DIR...]" },
+	{ "bisect", cli_bisect,
+	  "find the first bad kernel or commit: ktb bisect --kernels K1,...,Kn SCENARIO" },
+	{ "boot", cli_boot, "interactive VM with the console on this terminal" },
+	{ "image", cli_image, "build or refresh a guest image: ktb image build [RECIPE]" },
+	{ "doctor", cli_doctor, "what is installed, whether KVM really works, what to apt-get" },
 };
 
 static void usage(FILE *f)

@@ -91,10 +91,10 @@ static const struct size_unit {
 	char suffix;
 	unsigned shift;
 } size_units[] = {
-    {'K', 10},
-    {'M', 20},
-    {'G', 30},
-    {'T', 40},
+	{ 'K', 10 },
+	{ 'M', 20 },
+	{ 'G', 30 },
+	{ 'T', 40 },
 };
 
 static int size_shift(const char *suffix, unsigned *shift)

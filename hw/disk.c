@@ -111,7 +111,7 @@ static int scsi_to_args(const struct disk *d, struct disk_ctx *c)
 {
 	if (!*c->scsi_hba) {
 		argv_add_list(c->a,
-			      (const char *const[]){"-device", "virtio-scsi-pci,id=scsi0", NULL});
+			      (const char *const[]){ "-device", "virtio-scsi-pci,id=scsi0", NULL });
 		*c->scsi_hba = true;
 	}
 	argv_add(c->a, "-device");
@@ -155,13 +155,13 @@ static int sata_to_args(const struct disk *d, struct disk_ctx *c)
 }
 
 static const struct disk_bus_ops disk_buses[] = {
-    [DISK_BUS_VIRTIO] = {.to_args = virtio_to_args},
-    [DISK_BUS_SCSI] = {.multipath_to_args = scsi_mp_to_args, .to_args = scsi_to_args},
-    [DISK_BUS_NVME] = {.multipath_to_args = nvme_mp_to_args,
-		       .refuse = nvme_refuse,
-		       .to_args = nvme_to_args},
-    [DISK_BUS_SATA] = {.max = SATA_PORTS, .refuse = sata_refuse, .to_args = sata_to_args},
-    [DISK_BUS_HYBRID] = {.refuse = hybrid_refuse, .to_args = hybrid_to_args},
+	[DISK_BUS_VIRTIO] = { .to_args = virtio_to_args },
+	[DISK_BUS_SCSI] = { .multipath_to_args = scsi_mp_to_args, .to_args = scsi_to_args },
+	[DISK_BUS_NVME] = { .multipath_to_args = nvme_mp_to_args,
+			    .refuse = nvme_refuse,
+			    .to_args = nvme_to_args },
+	[DISK_BUS_SATA] = { .max = SATA_PORTS, .refuse = sata_refuse, .to_args = sata_to_args },
+	[DISK_BUS_HYBRID] = { .refuse = hybrid_refuse, .to_args = hybrid_to_args },
 };
 
 _Static_assert(sizeof(disk_buses) / sizeof(disk_buses[0]) == DISK_BUS_COUNT,
@@ -268,7 +268,7 @@ static int disk_validate(struct machine *m, unsigned i, unsigned *on_bus, struct
 
 int disks_validate(struct machine *m, struct hw_error *err)
 {
-	unsigned on_bus[DISK_BUS_COUNT] = {0};
+	unsigned on_bus[DISK_BUS_COUNT] = { 0 };
 	int ret;
 
 	if (m->disks_count > MACHINE_MAX_DISKS)
@@ -310,13 +310,13 @@ out:
 int disks_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a,
 		  struct hw_error *err)
 {
-	unsigned on_bus[DISK_BUS_COUNT] = {0};
+	unsigned on_bus[DISK_BUS_COUNT] = { 0 };
 	bool scsi_hba = false;
 	int ret;
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const struct disk *d = &m->disks[i];
-		struct disk_ctx c = {a, i, on_bus[d->bus]++, &scsi_hba, l};
+		struct disk_ctx c = { a, i, on_bus[d->bus]++, &scsi_hba, l };
 		char f[64];
 
 		if (!disk_buses[d->bus].to_args)

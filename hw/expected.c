@@ -208,8 +208,8 @@ static unsigned local_initiator(const struct numa *nu, unsigned t)
 
 static int hmat_lb_facts(struct facts_ctx *c, const struct hmat_lb *lb)
 {
-	static const char *const lat[] = {"read_latency", "write_latency"};
-	static const char *const bw[] = {"read_bandwidth", "write_bandwidth"};
+	static const char *const lat[] = { "read_latency", "write_latency" };
+	static const char *const bw[] = { "read_bandwidth", "write_bandwidth" };
 	char path[96], what[96];
 	int ret = 0;
 
@@ -242,16 +242,16 @@ static unsigned word_code(const char *w, const char *const *words, unsigned dflt
 
 static int hmat_cache_facts(struct facts_ctx *c, const struct hmat_cache *hc)
 {
-	static const char *const indexing[] = {"direct", "complex", "none", NULL};
-	static const char *const policy[] = {"write-back", "write-through", "none", NULL};
+	static const char *const indexing[] = { "direct", "complex", "none", NULL };
+	static const char *const policy[] = { "write-back", "write-through", "none", NULL };
 	const struct {
 		const char *key;
 		uint64_t v;
 	} attrs[] = {
-	    {"size", hc->size_bytes},
-	    {"line_size", hc->line ? hc->line : 64},
-	    {"indexing", word_code(hc->associativity, indexing, 0)},
-	    {"write_policy", word_code(hc->policy, policy, 0)},
+		{ "size", hc->size_bytes },
+		{ "line_size", hc->line ? hc->line : 64 },
+		{ "indexing", word_code(hc->associativity, indexing, 0) },
+		{ "write_policy", word_code(hc->policy, policy, 0) },
 	};
 	char path[96], what[96];
 	unsigned level = hc->level ? hc->level : 1;
@@ -385,15 +385,15 @@ static int sleep_facts(struct facts_ctx *c)
 }
 
 static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {
-    [MACHINE_PART_CPUS] = cpus_facts,	    [MACHINE_PART_MEMORY] = memory_facts,
-    [MACHINE_PART_NUMA] = numa_facts,	    [MACHINE_PART_DISKS] = disks_facts,
-    [MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
-    [MACHINE_PART_SLEEP] = sleep_facts,
+	[MACHINE_PART_CPUS] = cpus_facts,	[MACHINE_PART_MEMORY] = memory_facts,
+	[MACHINE_PART_NUMA] = numa_facts,	[MACHINE_PART_DISKS] = disks_facts,
+	[MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
+	[MACHINE_PART_SLEEP] = sleep_facts,
 };
 
 int machine_expected_facts(const struct machine *m, struct machine_facts *out)
 {
-	struct facts_ctx c = {.m = m, .out = out};
+	struct facts_ctx c = { .m = m, .out = out };
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));

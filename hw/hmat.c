@@ -59,8 +59,8 @@ static int word_ok(const char *w, const char *const *words)
 
 static int hmat_check_cache_kind(struct hmat_cache *hc, const char *f, struct hw_error *err)
 {
-	static const char *const assoc[] = {HMAT_ASSOC_TABLE(HW_NAMES_STR) NULL};
-	static const char *const policy[] = {HMAT_POLICY_TABLE(HW_NAMES_STR) NULL};
+	static const char *const assoc[] = { HMAT_ASSOC_TABLE(HW_NAMES_STR) NULL };
+	static const char *const policy[] = { HMAT_POLICY_TABLE(HW_NAMES_STR) NULL };
 
 	if (hc->associativity && !word_ok(hc->associativity, assoc))
 		return hw_fail(err, f, "associativity \"%s\" is not one of %s", hc->associativity,

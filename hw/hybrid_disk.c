@@ -117,7 +117,7 @@ int hybrid_memory_args(const struct machine *m, struct argv *a)
 	argv_add(a, "-object");
 	argv_addf(a, "memory-backend-memfd,id=ram0,size=%llu,share=on",
 		  (unsigned long long)m->memory_bytes);
-	return argv_add_list(a, (const char *const[]){"-machine", "memory-backend=ram0", NULL});
+	return argv_add_list(a, (const char *const[]){ "-machine", "memory-backend=ram0", NULL });
 }
 
 /* opt, then path (owned; NULL after a failed allocation) */
@@ -155,7 +155,7 @@ static int hybrid_model_args(const struct hybrid *h, struct argv *a)
 int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const char *binary,
 			struct argv *out)
 {
-	struct hybrid defaults = {.cache_bytes = 64 * HW_MIB, .write_cache_bytes = 8 * HW_MIB};
+	struct hybrid defaults = { .cache_bytes = 64 * HW_MIB, .write_cache_bytes = 8 * HW_MIB };
 	int ret;
 
 	/* with no settings the flash tier is at most half the disk */
@@ -167,8 +167,8 @@ int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const c
 	add_path_opt(out, "--ctl", machine_hybrid_path(l, d, "ctl"));
 	add_path_opt(out, "--image", machine_disk_path(l, d));
 	add_path_opt(out, "--flash", machine_hybrid_path(l, d, "flash"));
-	argv_add_list(out, (const char *const[]){"--serial", d->id, "--sector",
-						 disk_sector_name(d->sector), NULL});
+	argv_add_list(out, (const char *const[]){ "--serial", d->id, "--sector",
+						  disk_sector_name(d->sector), NULL });
 	ret = hybrid_model_args(d->hybrid ? d->hybrid : &defaults, out);
 	if (ret < 0)
 		argv_free(out);

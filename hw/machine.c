@@ -84,7 +84,7 @@ static int disk_create_raw(const struct disk *d, const char *path)
 /* qcow2 files open with "QFI\xfb"; anything else is taken as raw. */
 static int image_format(const char *path, const char **fmt)
 {
-	unsigned char magic[4] = {0};
+	unsigned char magic[4] = { 0 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -111,8 +111,8 @@ static int disk_create_overlay(const struct disk *d, unsigned i, const char *pat
 		goto out;
 	}
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)d->size_bytes);
-	ret = l->run ? l->run((char *const[]){"qemu-img", "create", "-q", "-f", "qcow2", "-F",
-					      (char *)fmt, "-b", base, (char *)path, size, NULL},
+	ret = l->run ? l->run((char *const[]){ "qemu-img", "create", "-q", "-f", "qcow2", "-F",
+					       (char *)fmt, "-b", base, (char *)path, size, NULL },
 			      why, sizeof(why), l->run_ctx)
 		     : -ENOSYS;
 	if (ret < 0)
@@ -162,17 +162,17 @@ static int machine_smp_arg(const struct machine *m, struct argv *a)
 
 static int machine_base_args(const struct machine *m, const struct hw_launch *l, struct argv *a)
 {
-	argv_add_list(a,
-		      (const char *const[]){l->qemu ? l->qemu : "qemu-system-x86_64", "-accel",
-					    l->kvm ? "kvm" : "tcg", "-cpu", l->kvm ? "host" : "max",
-					    "-machine", machine_type_arg(m), "-m", NULL});
+	argv_add_list(a, (const char *const[]){ l->qemu ? l->qemu : "qemu-system-x86_64", "-accel",
+						l->kvm ? "kvm" : "tcg", "-cpu",
+						l->kvm ? "host" : "max", "-machine",
+						machine_type_arg(m), "-m", NULL });
 	argv_addf(a, "%lluM", (unsigned long long)(m->memory_bytes / HW_MIB));
 	argv_add(a, "-smp");
 	machine_smp_arg(m, a);
 	return argv_add_list(a,
-			     (const char *const[]){"-nodefaults", "-display", "none", "-no-reboot",
-						   "-no-user-config", "-serial",
-						   l->interactive ? "mon:stdio" : "stdio", NULL});
+			     (const char *const[]){ "-nodefaults", "-display", "none", "-no-reboot",
+						    "-no-user-config", "-serial",
+						    l->interactive ? "mon:stdio" : "stdio", NULL });
 }
 
 static int machine_opt_arg(struct argv *a, const char *opt, const char *val)
@@ -207,10 +207,10 @@ static int machine_socket_args(const struct hw_launch *l, struct argv *a)
 	if (qga) {
 		argv_add(a, "-chardev");
 		argv_addf(a, "socket,id=qga0,path=%s,server=on,wait=off", qga);
-		argv_add_list(a,
-			      (const char *const[]){
-				  "-device", "virtio-serial-pci", "-device",
-				  "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0", NULL});
+		argv_add_list(a, (const char *const[]){
+				     "-device", "virtio-serial-pci", "-device",
+				     "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
+				     NULL });
 	}
 	ret = a->err;
 out:

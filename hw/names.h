@@ -103,7 +103,7 @@ enum machine_part { MACHINE_PART_TABLE(HW_NAMES_ENUM_PART) MACHINE_PART_COUNT };
 
 /* A name by its enumerator; NULL outside the table. */
 #define HW_NAMES_LOOKUP(table, v, count)                                                           \
-	static const char *const names[] = {table(HW_NAMES_STR)};                                  \
+	static const char *const names[] = { table(HW_NAMES_STR) };                                \
 	_Static_assert(sizeof(names) / sizeof(names[0]) == (count), "one name per value");         \
 	return (unsigned)(v) < (unsigned)(count) ? names[v] : NULL
 
@@ -123,14 +123,14 @@ static inline const char *disk_sector_name(enum disk_sector s)
 
 static inline unsigned disk_sector_logical(enum disk_sector s)
 {
-	static const unsigned v[] = {DISK_SECTOR_TABLE(HW_NAMES_LOGICAL)};
+	static const unsigned v[] = { DISK_SECTOR_TABLE(HW_NAMES_LOGICAL) };
 
 	return (unsigned)s < DISK_SECTOR_COUNT ? v[s] : 0;
 }
 
 static inline unsigned disk_sector_physical(enum disk_sector s)
 {
-	static const unsigned v[] = {DISK_SECTOR_TABLE(HW_NAMES_PHYSICAL)};
+	static const unsigned v[] = { DISK_SECTOR_TABLE(HW_NAMES_PHYSICAL) };
 
 	return (unsigned)s < DISK_SECTOR_COUNT ? v[s] : 0;
 }

@@ -3,11 +3,11 @@
 /* q35's power management lives in the ICH9 LPC bridge; its properties
  * disable_s3 and disable_s4 decide which sleep states the firmware's ACPI
  * tables offer the guest. */
-#define SLEEP_PROP(id, name) {SLEEP_##id, "disable_" name},
+#define SLEEP_PROP(id, name) { SLEEP_##id, "disable_" name },
 static const struct sleep_prop {
 	unsigned flag;
 	const char *prop;
-} sleep_props[] = {SLEEP_TABLE(SLEEP_PROP)};
+} sleep_props[] = { SLEEP_TABLE(SLEEP_PROP) };
 
 int sleep_validate(const struct machine *m, struct hw_error *err)
 {

@@ -22,7 +22,7 @@
 #define GUARD_FINISH_WAIT_MS 15000
 
 static int guard_wfd = -1;
-static struct child_process guard_child = {.pid = -1};
+static struct child_process guard_child = { .pid = -1 };
 
 int guard_set_apply(struct guard_set *s, const struct guard_msg *m)
 {
@@ -110,8 +110,8 @@ bool guard_groups_alive(const struct guard_set *s, const char *proc)
  * fd but the pipe's read end -- holding a write end it would wait forever. */
 static int guardian_detach(int rfd)
 {
-	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
-				   SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2};
+	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+				    SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2 };
 	int null;
 
 	rfd = fcntl(rfd, F_DUPFD, 3); /* off 0-2 before they become /dev/null */
@@ -130,7 +130,7 @@ static int guardian_detach(int rfd)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -142,7 +142,7 @@ struct guardian_args {
 
 static _Noreturn void guardian(int rfd, const char *dir)
 {
-	struct guard_set set = {0};
+	struct guard_set set = { 0 };
 	struct guard_msg m;
 	size_t got = 0;
 	int64_t until;
@@ -183,7 +183,7 @@ static int guardian_main(void *arg)
 
 int guard_start(const char *dir)
 {
-	struct guardian_args a = {-1, -1, dir};
+	struct guardian_args a = { -1, -1, dir };
 	int p[2], ret;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -195,7 +195,7 @@ int guard_start(const char *dir)
 	/* No death signal: the guardian's whole job is to outlive ktb, however
 	 * ktb ends, and clean up after it. Nor a group of its own to tell: it
 	 * makes a session of its own (guardian_detach). */
-	guard_child = (struct child_process){.no_death_signal = true};
+	guard_child = (struct child_process){ .no_death_signal = true };
 	ret = start_async(&guard_child, guardian_main, &a);
 	close(p[0]);
 	if (ret) {
@@ -209,7 +209,7 @@ int guard_start(const char *dir)
 
 static void guard_send(int32_t op, pid_t pgid)
 {
-	struct guard_msg m = {op, (int32_t)pgid};
+	struct guard_msg m = { op, (int32_t)pgid };
 	ssize_t n;
 
 	if (guard_wfd < 0 || pgid <= 1)

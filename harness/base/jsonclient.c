@@ -52,7 +52,7 @@ int jsonclient_init(struct jsonclient *c, struct loop *l, int fd, FILE *log, boo
 	int flags = fcntl(fd, F_GETFL);
 	int rc;
 
-	*c = (struct jsonclient){.loop = l, .fd = fd, .log = log, .ops = ops, .ctx = ctx};
+	*c = (struct jsonclient){ .loop = l, .fd = fd, .log = log, .ops = ops, .ctx = ctx };
 	jsonstream_init(&c->js, reset_on_ff);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
 		rc = -errno;
@@ -102,7 +102,7 @@ static bool jsonclient_wait_over(void *ctx)
 
 int jsonclient_wait(struct jsonclient *c, loop_cond_fn done, void *ctx, int64_t deadline)
 {
-	struct jsonclient_waiter w = {.c = c, .done = done, .ctx = ctx};
+	struct jsonclient_waiter w = { .c = c, .done = done, .ctx = ctx };
 	int rc;
 
 	c->proto_err = 0;

@@ -144,7 +144,7 @@ static ssize_t jsonstream_write_some(int fd, const void *buf, size_t len)
 
 static int jsonstream_wait_writable(int fd, int64_t deadline)
 {
-	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	int64_t left = deadline - now_ms();
 
 	if (left <= 0)

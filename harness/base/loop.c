@@ -78,7 +78,7 @@ int loop_add(struct loop *l, int fd, loop_read_fn fn, void *ctx)
 		l->fds = xrealloc(l->fds, l->cap * sizeof(*l->fds));
 		l->pfds = xrealloc(l->pfds, l->cap * sizeof(*l->pfds));
 	}
-	l->fds[l->nfds++] = (struct loop_fd){.fd = fd, .fn = fn, .ctx = ctx};
+	l->fds[l->nfds++] = (struct loop_fd){ .fd = fd, .fn = fn, .ctx = ctx };
 	return 0;
 }
 
@@ -166,7 +166,7 @@ static int loop_poll_once(struct loop *l, int timeout)
 	loop_compact(l);
 	n = l->nfds;
 	for (size_t i = 0; i < n; i++)
-		l->pfds[i] = (struct pollfd){.fd = l->fds[i].fd, .events = POLLIN};
+		l->pfds[i] = (struct pollfd){ .fd = l->fds[i].fd, .events = POLLIN };
 	ret = poll(l->pfds, n, timeout);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;

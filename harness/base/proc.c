@@ -9,20 +9,20 @@
 
 #include "spawn.h"
 
-static int sig_pipe[2] = {-1, -1};
+static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t sig_seen;
 
 /* struct proc as the child_process spawn.c works on, and back: the pid and
  * how it ended are all that a started child carries. */
 static struct child_process as_child(const struct proc *p)
 {
-	return (struct child_process){.pid = p->pid,
-				      .own_group = p->own_group,
-				      .exited = p->exited,
-				      .status = p->status,
-				      .in_fd = -1,
-				      .out_fd = -1,
-				      .err_fd = -1};
+	return (struct child_process){ .pid = p->pid,
+				       .own_group = p->own_group,
+				       .exited = p->exited,
+				       .status = p->status,
+				       .in_fd = -1,
+				       .out_fd = -1,
+				       .err_fd = -1 };
 }
 
 static void from_child(struct proc *p, const struct child_process *cp)
@@ -34,14 +34,15 @@ static void from_child(struct proc *p, const struct child_process *cp)
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
 {
 	struct child_process cp = {
-	    .argv = argv,
-	    .in.how = o->interactive ? SPAWN_INHERIT : SPAWN_NULL,
-	    .out.how = o->capture_stdout ? SPAWN_PIPE : SPAWN_INHERIT,
-	    .err = {.how = o->stderr_path ? SPAWN_FILE : SPAWN_INHERIT, .path = o->stderr_path},
-	    /* a stop of its own group reaches every helper QEMU might start */
-	    .own_group = !o->interactive,
-	    .no_thp = o->no_thp,
-	    .interactive = o->interactive,
+		.argv = argv,
+		.in.how = o->interactive ? SPAWN_INHERIT : SPAWN_NULL,
+		.out.how = o->capture_stdout ? SPAWN_PIPE : SPAWN_INHERIT,
+		.err = { .how = o->stderr_path ? SPAWN_FILE : SPAWN_INHERIT,
+			 .path = o->stderr_path },
+		/* a stop of its own group reaches every helper QEMU might start */
+		.own_group = !o->interactive,
+		.no_thp = o->no_thp,
+		.interactive = o->interactive,
 	};
 	int ret = start_command(&cp);
 

@@ -165,8 +165,8 @@ static void adopt(const struct child_process *cp)
 
 static int open_streams(struct child_process *cp, int fds[3])
 {
-	const struct spawn_stream *s[3] = {&cp->in, &cp->out, &cp->err};
-	int *mine[3] = {&cp->in_fd, &cp->out_fd, &cp->err_fd};
+	const struct spawn_stream *s[3] = { &cp->in, &cp->out, &cp->err };
+	int *mine[3] = { &cp->in_fd, &cp->out_fd, &cp->err_fd };
 	int ret = 0;
 
 	for (int i = 0; i < 3; i++)
@@ -179,7 +179,7 @@ static int open_streams(struct child_process *cp, int fds[3])
 /* Close the child's ends; SPAWN_FD ones are the caller's. */
 static void close_child_ends(const struct child_process *cp, int fds[3])
 {
-	const struct spawn_stream *s[3] = {&cp->in, &cp->out, &cp->err};
+	const struct spawn_stream *s[3] = { &cp->in, &cp->out, &cp->err };
 
 	for (int i = 0; i < 3; i++) {
 		if (s[i]->how == SPAWN_FD)
@@ -240,7 +240,7 @@ static void reset_result(struct child_process *cp)
 
 int start_command(struct child_process *cp)
 {
-	int fds[3], ep[2] = {-1, -1}, ret;
+	int fds[3], ep[2] = { -1, -1 }, ret;
 	pid_t parent = getpid();
 
 	reset_result(cp);
@@ -329,7 +329,7 @@ int poll_command(struct child_process *cp)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -461,9 +461,10 @@ static void pump_write(struct child_process *cp, struct pump *pm)
 /* One poll over the pipes still open. 0, or -errno. */
 static int pump_once(struct child_process *cp, struct pump *pm, int wait_ms)
 {
-	struct pollfd pf[3] = {
-	    {cp->in_fd, POLLOUT, 0}, {cp->out_fd, POLLIN, 0}, {cp->err_fd, POLLIN, 0}};
-	int *rfd[2] = {&cp->out_fd, &cp->err_fd};
+	struct pollfd pf[3] = { { cp->in_fd, POLLOUT, 0 },
+				{ cp->out_fd, POLLIN, 0 },
+				{ cp->err_fd, POLLIN, 0 } };
+	int *rfd[2] = { &cp->out_fd, &cp->err_fd };
 
 	if (poll(pf, 3, wait_ms) < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -518,7 +519,7 @@ static void sigpipe_block(sigset_t *old, bool *pending)
 static void sigpipe_restore(const sigset_t *old, bool pending, bool raised)
 {
 	sigset_t s;
-	struct timespec zero = {0, 0};
+	struct timespec zero = { 0, 0 };
 
 	sigemptyset(&s);
 	sigaddset(&s, SIGPIPE);
@@ -530,8 +531,8 @@ static void sigpipe_restore(const sigset_t *old, bool pending, bool raised)
 int pipe_command(struct child_process *cp, const char *in, size_t in_len, struct spawn_buf *out,
 		 struct spawn_buf *err, int timeout_ms)
 {
-	struct spawn_buf none[2] = {{0}};
-	struct pump pm = {in, in_len, 0, {out ? out : &none[0], err ? err : &none[1]}, false};
+	struct spawn_buf none[2] = { { 0 } };
+	struct pump pm = { in, in_len, 0, { out ? out : &none[0], err ? err : &none[1] }, false };
 	int64_t until = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	sigset_t old;
 	bool pending;
@@ -566,8 +567,8 @@ int pipe_command(struct child_process *cp, const char *in, size_t in_len, struct
 
 int spawn_tool(char *const argv[], char *why, size_t len, void *ctx)
 {
-	struct child_process cp = {.argv = argv, .out.how = SPAWN_NULL, .own_group = true};
-	struct spawn_buf err = {0};
+	struct child_process cp = { .argv = argv, .out.how = SPAWN_NULL, .own_group = true };
+	struct spawn_buf err = { 0 };
 	int ret = pipe_command(&cp, NULL, 0, NULL, &err, -1);
 
 	(void)ctx;

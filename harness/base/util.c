@@ -215,7 +215,7 @@ char *tmp_template(const char *prefix)
 
 int unix_connect(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))

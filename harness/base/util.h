@@ -7,15 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int64_t now_ms(void);                      /* CLOCK_MONOTONIC in milliseconds */
-char *xstrdup(const char *s);              /* aborts on ENOMEM; NULL stays NULL */
+int64_t now_ms(void);	      /* CLOCK_MONOTONIC in milliseconds */
+char *xstrdup(const char *s); /* aborts on ENOMEM; NULL stays NULL */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
-int write_file(const char *path, const char *data, size_t len);   /* 0 or -errno */
-char *read_file(const char *path, size_t *len);                   /* NULL + errno */
-int mkdir_p(const char *path, unsigned mode);                     /* 0 or -errno */
-int rm_rf(const char *path);                                      /* 0 or -errno */
+int write_file(const char *path, const char *data, size_t len); /* 0 or -errno */
+char *read_file(const char *path, size_t *len);			/* NULL + errno */
+int mkdir_p(const char *path, unsigned mode);			/* 0 or -errno */
+int rm_rf(const char *path);					/* 0 or -errno */
 /* A connected stream socket to the unix socket at path, close-on-exec; -errno. */
 int unix_connect(const char *path);
 /* "$TMPDIR/PREFIX-XXXXXX" (TMPDIR defaults to /tmp), for mkdtemp. Caller frees. */

@@ -44,8 +44,8 @@ enum bisect_verdict bisect_verdict_of_exit(int code)
 const char *bisect_verdict_name(enum bisect_verdict v)
 {
 	static const char *const names[] = {
-	    [BISECT_UNKNOWN] = "untested", [BISECT_GOOD] = "good",   [BISECT_BAD] = "bad",
-	    [BISECT_SKIP] = "skip",	   [BISECT_ABORT] = "abort",
+		[BISECT_UNKNOWN] = "untested", [BISECT_GOOD] = "good",	 [BISECT_BAD] = "bad",
+		[BISECT_SKIP] = "skip",	       [BISECT_ABORT] = "abort",
 	};
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";

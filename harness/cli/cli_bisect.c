@@ -72,14 +72,22 @@ static int parse_num(const char *opt, const char *arg, long max, int *out)
 static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 {
 	static const struct option opts[] = {
-	    {"kernels", required_argument, 0, 'K'},  {"git", required_argument, 0, 'G'},
-	    {"good", required_argument, 0, 'g'},     {"bad", required_argument, 0, 'b'},
-	    {"build", required_argument, 0, 'B'},    {"kernel", required_argument, 0, 'k'},
-	    {"modules", required_argument, 0, 'm'},  {"recipe", required_argument, 0, 'r'},
-	    {"append", required_argument, 0, 'a'},   {"json", required_argument, 0, 'J'},
-	    {"tries", required_argument, 0, 'T'},    {"artifacts", required_argument, 0, 'A'},
-	    {"verbose", no_argument, 0, 'v'},	     {"help", no_argument, 0, 'h'},
-	    {"git-step", required_argument, 0, 'S'}, {0, 0, 0, 0},
+		{ "kernels", required_argument, 0, 'K' },
+		{ "git", required_argument, 0, 'G' },
+		{ "good", required_argument, 0, 'g' },
+		{ "bad", required_argument, 0, 'b' },
+		{ "build", required_argument, 0, 'B' },
+		{ "kernel", required_argument, 0, 'k' },
+		{ "modules", required_argument, 0, 'm' },
+		{ "recipe", required_argument, 0, 'r' },
+		{ "append", required_argument, 0, 'a' },
+		{ "json", required_argument, 0, 'J' },
+		{ "tries", required_argument, 0, 'T' },
+		{ "artifacts", required_argument, 0, 'A' },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ "git-step", required_argument, 0, 'S' },
+		{ 0, 0, 0, 0 },
 	};
 	int ch;
 
@@ -222,7 +230,7 @@ static char *self_exe(void)
 static int candidate_start(struct session *s, size_t idx, struct child *ch)
 {
 	struct kernel_choice k = s->c->k;
-	struct image img = {0};
+	struct image img = { 0 };
 	struct bisect_step *st = session_step_new(s, s->c->kernels[idx], 0);
 	int64_t t0 = now_ms();
 	int r;
@@ -315,7 +323,7 @@ static int ends_report(struct session *s, const struct bisect *b)
 static int ladder_search(struct session *s, struct bisect *b)
 {
 	size_t per = (size_t)(s->c->jobs > 2 ? s->c->jobs - 1 : 1);
-	size_t ends[2] = {0, b->n - 1}, *pts = xcalloc(per, sizeof(size_t)), got;
+	size_t ends[2] = { 0, b->n - 1 }, *pts = xcalloc(per, sizeof(size_t)), got;
 	int r = 0;
 
 	/* when the first candidate is not good the last one cannot help */
@@ -444,8 +452,8 @@ static int ladder_main(struct session *s, json_t *j)
 
 int cli_bisect(int argc, char **argv)
 {
-	struct bisect_cli c = {.jobs = 2, .tries = 1, .artifacts = "artifacts"};
-	struct session s = {0};
+	struct bisect_cli c = { .jobs = 2, .tries = 1, .artifacts = "artifacts" };
+	struct session s = { 0 };
 	json_t *j = json_object();
 	int r = bisect_parse(argc, argv, &c);
 
@@ -454,7 +462,7 @@ int cli_bisect(int argc, char **argv)
 	if (!r && !c.git_step)
 		r = scenario_check(c.scenario);
 	if (!r && c.git_step) {
-		s = (struct session){.c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts)};
+		s = (struct session){ .c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts) };
 		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
 		r = bisect_git_step(&s);
 		goto out;

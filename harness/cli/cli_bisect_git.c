@@ -22,12 +22,12 @@ static int git(const char *dir, char **out, ...) __attribute__((sentinel));
 
 static int git(const char *dir, char **out, ...)
 {
-	const char *argv[16] = {"git", "-C", dir};
-	struct child_process cp = {.argv = (char *const *)argv,
-				   .in.how = SPAWN_NULL,
-				   .err.how = SPAWN_NULL,
-				   .own_group = true};
-	struct spawn_buf buf = {0};
+	const char *argv[16] = { "git", "-C", dir };
+	struct child_process cp = { .argv = (char *const *)argv,
+				    .in.how = SPAWN_NULL,
+				    .err.how = SPAWN_NULL,
+				    .own_group = true };
+	struct spawn_buf buf = { 0 };
 	size_t n = 3;
 	va_list ap;
 	int st;
@@ -96,8 +96,8 @@ int bisect_git_validate(struct bisect_cli *c)
 static int git_test_head(struct session *s, struct bisect_step *st)
 {
 	const struct bisect_cli *c = s->c;
-	char *build[] = {"sh", "-c", (char *)c->build, NULL};
-	struct child ch = {.t0 = now_ms(), .step = (size_t)(st - s->steps)};
+	char *build[] = { "sh", "-c", (char *)c->build, NULL };
+	struct child ch = { .t0 = now_ms(), .step = (size_t)(st - s->steps) };
 
 	session_spawn(&ch, build, c->git, st->log);
 	if (ch.cp.pid > 0 && session_wait(s, &ch, 1, NULL))
@@ -228,8 +228,8 @@ static void steps_load(struct session *s, const char *file)
 /* Check out A then B and test them, as --kernels does with its ends. */
 static int git_ends(struct session *s, const char *steps, const char *good, const char *bad)
 {
-	enum bisect_verdict v[2] = {BISECT_UNKNOWN, BISECT_UNKNOWN};
-	const char *rev[2] = {good, bad};
+	enum bisect_verdict v[2] = { BISECT_UNKNOWN, BISECT_UNKNOWN };
+	const char *rev[2] = { good, bad };
 	struct bisect_step *st;
 	int r = 0;
 
@@ -352,7 +352,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 	char *log = xasprintf("%s/git-bisect.log", s->dir), *started = NULL;
 	int fd = dup(STDOUT_FILENO), r = KTB_EXIT_UNTESTED;
 	char **argv = git_run_argv(s, steps, fd, good, bad);
-	struct child ch = {.t0 = now_ms()};
+	struct child ch = { .t0 = now_ms() };
 
 	if (git(s->c->git, &started, "bisect", "start", bad, good, NULL)) {
 		fprintf(stderr, "ktb bisect: git bisect start failed in %s\n", s->c->git);

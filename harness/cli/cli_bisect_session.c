@@ -25,12 +25,12 @@ pid_t session_spawn(struct child *ch, char *const argv[], const char *cwd, const
 {
 	/* a judge killed with its bisect: its own guardian cleans up after it */
 	ch->cp = (struct child_process){
-	    .argv = argv,
-	    .dir = cwd,
-	    .in.how = SPAWN_NULL,
-	    .out = {.how = SPAWN_FILE, .path = log},
-	    .err.how = SPAWN_STDOUT,
-	    .own_group = true,
+		.argv = argv,
+		.dir = cwd,
+		.in.how = SPAWN_NULL,
+		.out = { .how = SPAWN_FILE, .path = log },
+		.err.how = SPAWN_STDOUT,
+		.own_group = true,
 	};
 	int ret = start_command(&ch->cp);
 	FILE *f;
@@ -68,7 +68,7 @@ void session_stop(struct child *ch, size_t n)
 int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
 {
 	size_t left = 0;
-	struct pollfd pfd = {.fd = proc_signals_install(), .events = POLLIN};
+	struct pollfd pfd = { .fd = proc_signals_install(), .events = POLLIN };
 
 	for (size_t i = 0; i < n; i++)
 		left += ch[i].cp.pid > 0;

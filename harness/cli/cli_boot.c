@@ -17,22 +17,24 @@
 struct boot_cli {
 	struct kernel_choice k;
 	const char *scenario, *append, *memory, *sleep;
-	const char *cmdline;       /* the scenario's kernel.cmdline */
+	const char *cmdline; /* the scenario's kernel.cmdline */
 	unsigned cpus;
-	struct machine m;          /* built from flags when no --scenario */
+	struct machine m; /* built from flags when no --scenario */
 };
 
 static void boot_usage(FILE *f)
 {
-	fprintf(f, "usage: ktb boot [options]\n"
-		   "  --scenario FILE   take the machine from a scenario\n"
-		   "  --cpus N --memory SIZE\n"
-		   "  --disk id=ID,bus=%s,size=SIZE[,sector=%s][,image=BASE]\n"
-		   "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
-		   "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
-		   "  --kernel K --modules DIR --recipe R --append ARGS\n"
-		   "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n",
-		HW_NAMES_ALTS(DISK_BUS_TABLE), HW_NAMES_ALTS(DISK_SECTOR_TABLE));
+	fprintf(
+	    f,
+	    "usage: ktb boot [options]\n"
+	    "  --scenario FILE   take the machine from a scenario\n"
+	    "  --cpus N --memory SIZE\n"
+	    "  --disk id=ID,bus=%s,size=SIZE[,sector=%s][,image=BASE]\n"
+	    "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
+	    "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
+	    "  --kernel K --modules DIR --recipe R --append ARGS\n"
+	    "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n",
+	    HW_NAMES_ALTS(DISK_BUS_TABLE), HW_NAMES_ALTS(DISK_SECTOR_TABLE));
 }
 
 static int kv_get(const char *spec, const char *key, char **out)
@@ -60,8 +62,8 @@ static int enum_index(const char *v, const char *const *names, int n)
 
 static int add_disk(struct machine *m, const char *spec)
 {
-	static const char *const buses[] = {DISK_BUS_TABLE(HW_NAMES_STR)};
-	static const char *const sectors[] = {DISK_SECTOR_TABLE(HW_NAMES_STR)};
+	static const char *const buses[] = { DISK_BUS_TABLE(HW_NAMES_STR) };
+	static const char *const sectors[] = { DISK_SECTOR_TABLE(HW_NAMES_STR) };
 	struct disk *d;
 	char *bus = NULL, *sector = NULL;
 	int b, s = 0;
@@ -69,7 +71,8 @@ static int add_disk(struct machine *m, const char *spec)
 	m->disks = xrealloc(m->disks, (m->disks_count + 1) * sizeof(*m->disks));
 	d = &m->disks[m->disks_count++];
 	memset(d, 0, sizeof(*d));
-	if (kv_get(spec, "id", &d->id) || kv_get(spec, "bus", &bus) || kv_get(spec, "size", &d->size)) {
+	if (kv_get(spec, "id", &d->id) || kv_get(spec, "bus", &bus) ||
+	    kv_get(spec, "size", &d->size)) {
 		fprintf(stderr, "ktb boot: --disk %s: needs id=, bus= and size=\n", spec);
 		free(bus);
 		return KTB_EXIT_USAGE;
@@ -133,7 +136,7 @@ static int add_node(struct machine *m, const char *spec)
 /* "s3", "s4", "s3,s4"; anything else is refused, not ignored. */
 static int parse_sleep(const char *s, unsigned *flags)
 {
-	static const char *const names[] = {SLEEP_TABLE(HW_NAMES_STR)};
+	static const char *const names[] = { SLEEP_TABLE(HW_NAMES_STR) };
 	char *copy = xstrdup(s), *save = NULL;
 	int ret = 0;
 
@@ -168,32 +171,64 @@ static int parse_cpus(const char *s, unsigned *cpus)
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
 {
 	static const struct option opts[] = {
-		{"scenario", required_argument, 0, 'S'}, {"cpus", required_argument, 0, 'c'},
-		{"memory", required_argument, 0, 'M'},   {"disk", required_argument, 0, 'd'},
-		{"numa", required_argument, 0, 'n'},     {"sleep", required_argument, 0, 's'},
-		{"kernel", required_argument, 0, 'k'},   {"modules", required_argument, 0, 'm'},
-		{"recipe", required_argument, 0, 'r'},   {"append", required_argument, 0, 'a'},
-		{"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "scenario", required_argument, 0, 'S' },
+		{ "cpus", required_argument, 0, 'c' },
+		{ "memory", required_argument, 0, 'M' },
+		{ "disk", required_argument, 0, 'd' },
+		{ "numa", required_argument, 0, 'n' },
+		{ "sleep", required_argument, 0, 's' },
+		{ "kernel", required_argument, 0, 'k' },
+		{ "modules", required_argument, 0, 'm' },
+		{ "recipe", required_argument, 0, 'r' },
+		{ "append", required_argument, 0, 'a' },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int ch, r = 0;
 
 	optind = 1;
 	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'S': c->scenario = optarg; break;
-		case 'c': r = parse_cpus(optarg, &c->m.cpus); break;
-		case 'M': c->m.memory = xstrdup(optarg); break;
-		case 'd': r = add_disk(&c->m, optarg); break;
-		case 'n': r = add_node(&c->m, optarg); break;
-		case 's': r = parse_sleep(optarg, &c->m.sleep); break;
-		case 'k': c->k.kernel = optarg; break;
-		case 'm': c->k.modules = optarg; break;
-		case 'r': c->k.recipe = optarg; break;
-		case 'a': c->append = optarg; break;
-		case 'v': c->k.verbose = true; break;
-		case 'h': boot_usage(stdout); exit(0);
-		default: boot_usage(stderr); return KTB_EXIT_USAGE;
+		case 'S':
+			c->scenario = optarg;
+			break;
+		case 'c':
+			r = parse_cpus(optarg, &c->m.cpus);
+			break;
+		case 'M':
+			c->m.memory = xstrdup(optarg);
+			break;
+		case 'd':
+			r = add_disk(&c->m, optarg);
+			break;
+		case 'n':
+			r = add_node(&c->m, optarg);
+			break;
+		case 's':
+			r = parse_sleep(optarg, &c->m.sleep);
+			break;
+		case 'k':
+			c->k.kernel = optarg;
+			break;
+		case 'm':
+			c->k.modules = optarg;
+			break;
+		case 'r':
+			c->k.recipe = optarg;
+			break;
+		case 'a':
+			c->append = optarg;
+			break;
+		case 'v':
+			c->k.verbose = true;
+			break;
+		case 'h':
+			boot_usage(stdout);
+			exit(0);
+		default:
+			boot_usage(stderr);
+			return KTB_EXIT_USAGE;
 		}
 	}
 	if (!r && optind < argc) {
@@ -237,7 +272,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 {
 	char *dir = tmp_template("ktb-boot");
 	struct vm_config vc = {
-	    .machine = m, .initrd = img->initrd, .kvm = kvm, .sig_fd = -1, .interactive = true};
+		.machine = m, .initrd = img->initrd, .kvm = kvm, .sig_fd = -1, .interactive = true
+	};
 	struct vm vm;
 	char *banner = NULL, *append = NULL;
 	int ret;
@@ -282,10 +318,10 @@ out:
 int cli_boot(int argc, char **argv)
 {
 	struct boot_cli c;
-	struct scenario_set set = {0};
+	struct scenario_set set = { 0 };
 	struct machine *m;
-	struct image img = {0};
-	struct hw_error he = {{0}, {0}};
+	struct image img = { 0 };
+	struct hw_error he = { { 0 }, { 0 } };
 	int ret;
 
 	memset(&c, 0, sizeof(c));

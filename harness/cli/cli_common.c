@@ -78,9 +78,11 @@ static int check_unique(const struct scenario_set *set)
 	for (size_t i = 0; i < set->count; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(set->items[i]->name, set->items[j]->name)) {
-				fprintf(stderr, "ktb: %s: scenario name \"%s\" is also used by %s; "
-						"names must be unique\n", set->items[i]->file,
-					set->items[i]->name, set->items[j]->file);
+				fprintf(stderr,
+					"ktb: %s: scenario name \"%s\" is also used by %s; "
+					"names must be unique\n",
+					set->items[i]->file, set->items[i]->name,
+					set->items[j]->file);
 				return -EINVAL;
 			}
 	return 0;
@@ -150,8 +152,10 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	int r;
 
 	if (o.kernel_path && access(o.kernel_path, R_OK) != 0) {
-		fprintf(stderr, "ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, or a "
-				"path to a bzImage or vmlinux)\n", o.kernel_path, strerror(errno));
+		fprintf(stderr,
+			"ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, or a "
+			"path to a bzImage or vmlinux)\n",
+			o.kernel_path, strerror(errno));
 		return KTB_EXIT_USAGE;
 	}
 	if (k->modules && !o.kernel_path) {

@@ -24,9 +24,9 @@ const char *scenarios_default_dir(void);
 
 /* Options that pick the kernel, shared by run, boot and image build. */
 struct kernel_choice {
-	const char *kernel;      /* --kernel: ABI ("6.1.0-57") or a path */
-	const char *modules;     /* --modules DIR */
-	const char *recipe;      /* --recipe */
+	const char *kernel;  /* --kernel: ABI ("6.1.0-57") or a path */
+	const char *modules; /* --modules DIR */
+	const char *recipe;  /* --recipe */
 	bool verbose;
 };
 

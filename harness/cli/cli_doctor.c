@@ -26,23 +26,23 @@ const char *cli_version(void)
 
 struct need {
 	const char *what;
-	const char *path;      /* a file that shows it is there */
+	const char *path; /* a file that shows it is there */
 	const char *package;
 };
 
 static const struct need needs[] = {
-	{"QEMU (x86)", "/usr/bin/qemu-system-x86_64", "qemu-system-x86"},
-	{"qemu-img", "/usr/bin/qemu-img", "qemu-utils"},
-	{"SeaBIOS", "/usr/share/seabios/bios-256k.bin", "seabios"},
-	{"busybox (static)", "/bin/busybox", "busybox-static"},
-	{"apt-get download", "/usr/bin/apt-get", "apt"},
-	{"depmod/modprobe", "/sbin/depmod", "kmod"},
-	{"cpio", "/usr/bin/cpio", "cpio"},
-	{"xz", "/usr/bin/xz", "xz-utils"},
-	{"dmsetup (for the guest)", "/sbin/dmsetup", "dmsetup"},
-	{"glib (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", "libglib2.0-0"},
-	{"liburing (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/liburing.so.2", "liburing2"},
-	{"libnuma (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/libnuma.so.1", "libnuma1"},
+	{ "QEMU (x86)", "/usr/bin/qemu-system-x86_64", "qemu-system-x86" },
+	{ "qemu-img", "/usr/bin/qemu-img", "qemu-utils" },
+	{ "SeaBIOS", "/usr/share/seabios/bios-256k.bin", "seabios" },
+	{ "busybox (static)", "/bin/busybox", "busybox-static" },
+	{ "apt-get download", "/usr/bin/apt-get", "apt" },
+	{ "depmod/modprobe", "/sbin/depmod", "kmod" },
+	{ "cpio", "/usr/bin/cpio", "cpio" },
+	{ "xz", "/usr/bin/xz", "xz-utils" },
+	{ "dmsetup (for the guest)", "/sbin/dmsetup", "dmsetup" },
+	{ "glib (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", "libglib2.0-0" },
+	{ "liburing (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/liburing.so.2", "liburing2" },
+	{ "libnuma (for qemu-ga)", "/usr/lib/x86_64-linux-gnu/libnuma.so.1", "libnuma1" },
 };
 
 static int doctor_packages(void)
@@ -67,8 +67,8 @@ static int doctor_packages(void)
 
 static void doctor_kvm(bool probe)
 {
-	struct image img = {0};
-	struct kernel_choice k = {0};
+	struct image img = { 0 };
+	struct kernel_choice k = { 0 };
 	enum kvm_verdict v = KVM_ABSENT;
 	char why[512] = "";
 
@@ -93,7 +93,8 @@ int cli_doctor(int argc, char **argv)
 	int missing;
 
 	if (argc > 1 && !probe) {
-		printf("usage: ktb doctor [--probe]   (--probe: test KVM again, ignoring the cache)\n");
+		printf("usage: ktb doctor [--probe]   (--probe: test KVM again, ignoring the "
+		       "cache)\n");
 		return strcmp(argv[1], "--help") ? KTB_EXIT_USAGE : 0;
 	}
 	printf("ktb %s\n\nhost tools:\n", cli_version());

@@ -23,22 +23,34 @@ static void image_usage(FILE *f)
 int cli_image(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"kernel", required_argument, 0, 'k'}, {"modules", required_argument, 0, 'm'},
-		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "kernel", required_argument, 0, 'k' },
+		{ "modules", required_argument, 0, 'm' },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
-	struct kernel_choice k = {0};
-	struct image img = {0};
+	struct kernel_choice k = { 0 };
+	struct image img = { 0 };
 	int ch, ret;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'k': k.kernel = optarg; break;
-		case 'm': k.modules = optarg; break;
-		case 'v': k.verbose = true; break;
-		case 'h': image_usage(stdout); return 0;
-		default: image_usage(stderr); return KTB_EXIT_USAGE;
+		case 'k':
+			k.kernel = optarg;
+			break;
+		case 'm':
+			k.modules = optarg;
+			break;
+		case 'v':
+			k.verbose = true;
+			break;
+		case 'h':
+			image_usage(stdout);
+			return 0;
+		default:
+			image_usage(stderr);
+			return KTB_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc || strcmp(argv[optind], "build") || argc - optind > 2) {

@@ -9,7 +9,7 @@
 int cli_list(int argc, char **argv)
 {
 	struct scenario_set set;
-	char *def[] = {(char *)scenarios_default_dir()};
+	char *def[] = { (char *)scenarios_default_dir() };
 	int ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

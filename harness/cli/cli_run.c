@@ -28,38 +28,40 @@ struct run_cli {
 	const char *append, *junit, *json, *html, *artifacts;
 	bool tap, verbose, list;
 	int jobs, repeat;
-	char **tags, **globs;    /* filters: -t TAG, -n GLOB (NULL-terminated) */
+	char **tags, **globs; /* filters: -t TAG, -n GLOB (NULL-terminated) */
 	size_t ntags, nglobs;
-	const char *backend;     /* --backend: NULL (qemu), "qemu" or "libvirt" */
-	struct hosts hosts;      /* --connect URI[,slots=N] ... */
+	const char *backend; /* --backend: NULL (qemu), "qemu" or "libvirt" */
+	struct hosts hosts;  /* --connect URI[,slots=N] ... */
 	bool jobs_given;
 };
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "usage: ktb run [options] SCENARIO.yaml|DIR...\n"
-		   "  -j N              scenarios at once, one worker process per VM\n"
-		   "  -t TAG            only scenarios with this tag (may be repeated)\n"
-		   "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
-		   "  --list            print the scenarios that would run, and stop\n"
-		   "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
-		   "  --kernel K        Debian ABI (6.1.0-57) or a path to a bzImage/vmlinux\n"
-		   "  --modules DIR     modules for --kernel PATH\n"
-		   "  --recipe R        image recipe (name in images/ or a path)\n"
-		   "  --append ARGS     kernel arguments added to every scenario's\n"
-		   "  --json F          whole-run results as JSON\n"
-		   "  --junit F         JUnit XML\n"
-		   "  --html F          one self-contained HTML page: results, steps, consoles\n"
-		   "  --tap             TAP on standard output instead of the table\n"
-		   "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
-		   "  -v, --verbose     show every step, and the image builder's output\n"
-		   "  --backend B       qemu (default: QEMU runs here) or libvirt (a domain per VM)\n"
-		   "  --connect URI[,slots=N]\n"
-		   "                    a libvirt host for --backend libvirt (may be repeated: a\n"
-		   "                    pool; N scenarios at once there, default 1; default\n"
-		   "                    qemu:///system)\n"
-		   "With no SCENARIO, runs the default library (%s).\n",
-		scenarios_default_dir());
+	fprintf(
+	    f,
+	    "usage: ktb run [options] SCENARIO.yaml|DIR...\n"
+	    "  -j N              scenarios at once, one worker process per VM\n"
+	    "  -t TAG            only scenarios with this tag (may be repeated)\n"
+	    "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
+	    "  --list            print the scenarios that would run, and stop\n"
+	    "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
+	    "  --kernel K        Debian ABI (6.1.0-57) or a path to a bzImage/vmlinux\n"
+	    "  --modules DIR     modules for --kernel PATH\n"
+	    "  --recipe R        image recipe (name in images/ or a path)\n"
+	    "  --append ARGS     kernel arguments added to every scenario's\n"
+	    "  --json F          whole-run results as JSON\n"
+	    "  --junit F         JUnit XML\n"
+	    "  --html F          one self-contained HTML page: results, steps, consoles\n"
+	    "  --tap             TAP on standard output instead of the table\n"
+	    "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
+	    "  -v, --verbose     show every step, and the image builder's output\n"
+	    "  --backend B       qemu (default: QEMU runs here) or libvirt (a domain per VM)\n"
+	    "  --connect URI[,slots=N]\n"
+	    "                    a libvirt host for --backend libvirt (may be repeated: a\n"
+	    "                    pool; N scenarios at once there, default 1; default\n"
+	    "                    qemu:///system)\n"
+	    "With no SCENARIO, runs the default library (%s).\n",
+	    scenarios_default_dir());
 }
 
 static void push_word(char ***v, size_t *n, char *w)
@@ -111,8 +113,9 @@ static int run_backend_check(struct run_cli *c)
 			ssh_target_free(&t);
 			continue;
 		}
-		fprintf(stderr, "ktb run: --connect %s; the harness reaches a remote host's "
-				"monitor, agent and console through ssh (see docs/libvirt.md)\n",
+		fprintf(stderr,
+			"ktb run: --connect %s; the harness reaches a remote host's "
+			"monitor, agent and console through ssh (see docs/libvirt.md)\n",
 			why);
 		return KTB_EXIT_USAGE;
 	}
@@ -130,15 +133,22 @@ static int run_backend_check(struct run_cli *c)
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
 	static const struct option opts[] = {
-		{"kernel", required_argument, 0, 'k'}, {"modules", required_argument, 0, 'm'},
-		{"recipe", required_argument, 0, 'r'}, {"append", required_argument, 0, 'a'},
-		{"json", required_argument, 0, 'J'},   {"junit", required_argument, 0, 'U'},
-		{"tap", no_argument, 0, 'T'},          {"artifacts", required_argument, 0, 'A'},
-		{"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-		{"list", no_argument, 0, 'L'},         {"repeat", required_argument, 0, 'R'},
-		{"html", required_argument, 0, 'H'},
-		{"backend", required_argument, 0, 'B'}, {"connect", required_argument, 0, 'C'},
-		{0, 0, 0, 0},
+		{ "kernel", required_argument, 0, 'k' },
+		{ "modules", required_argument, 0, 'm' },
+		{ "recipe", required_argument, 0, 'r' },
+		{ "append", required_argument, 0, 'a' },
+		{ "json", required_argument, 0, 'J' },
+		{ "junit", required_argument, 0, 'U' },
+		{ "tap", no_argument, 0, 'T' },
+		{ "artifacts", required_argument, 0, 'A' },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ "list", no_argument, 0, 'L' },
+		{ "repeat", required_argument, 0, 'R' },
+		{ "html", required_argument, 0, 'H' },
+		{ "backend", required_argument, 0, 'B' },
+		{ "connect", required_argument, 0, 'C' },
+		{ 0, 0, 0, 0 },
 	};
 	int ch;
 
@@ -156,7 +166,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			break;
 		case 'B':
 			if (strcmp(optarg, "qemu") && strcmp(optarg, "libvirt")) {
-				fprintf(stderr, "ktb run: --backend %s: use qemu or libvirt\n", optarg);
+				fprintf(stderr, "ktb run: --backend %s: use qemu or libvirt\n",
+					optarg);
 				return KTB_EXIT_USAGE;
 			}
 			c->backend = optarg;
@@ -170,25 +181,55 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			}
 			break;
 		}
-		case 't': push_word(&c->tags, &c->ntags, optarg); break;
-		case 'n': push_word(&c->globs, &c->nglobs, optarg); break;
-		case 'L': c->list = true; break;
+		case 't':
+			push_word(&c->tags, &c->ntags, optarg);
+			break;
+		case 'n':
+			push_word(&c->globs, &c->nglobs, optarg);
+			break;
+		case 'L':
+			c->list = true;
+			break;
 		case 'R':
 			if (parse_count("--repeat", optarg, 1000, &c->repeat))
 				return KTB_EXIT_USAGE;
 			break;
-		case 'k': c->k.kernel = optarg; break;
-		case 'm': c->k.modules = optarg; break;
-		case 'r': c->k.recipe = optarg; break;
-		case 'a': c->append = optarg; break;
-		case 'J': c->json = optarg; break;
-		case 'U': c->junit = optarg; break;
-		case 'H': c->html = optarg; break;
-		case 'T': c->tap = true; break;
-		case 'A': c->artifacts = optarg; break;
-		case 'v': c->verbose = c->k.verbose = true; break;
-		case 'h': run_usage(stdout); exit(0);
-		default: run_usage(stderr); return KTB_EXIT_USAGE;
+		case 'k':
+			c->k.kernel = optarg;
+			break;
+		case 'm':
+			c->k.modules = optarg;
+			break;
+		case 'r':
+			c->k.recipe = optarg;
+			break;
+		case 'a':
+			c->append = optarg;
+			break;
+		case 'J':
+			c->json = optarg;
+			break;
+		case 'U':
+			c->junit = optarg;
+			break;
+		case 'H':
+			c->html = optarg;
+			break;
+		case 'T':
+			c->tap = true;
+			break;
+		case 'A':
+			c->artifacts = optarg;
+			break;
+		case 'v':
+			c->verbose = c->k.verbose = true;
+			break;
+		case 'h':
+			run_usage(stdout);
+			exit(0);
+		default:
+			run_usage(stderr);
+			return KTB_EXIT_USAGE;
 		}
 	}
 	return run_backend_check(c);
@@ -234,19 +275,17 @@ static void on_parallel_done(void *ctx, size_t idx)
 	struct parallel_print *pp = ctx;
 
 	pp->rr->count = idx + 1;
-	report_term_scenario(&pp->rr->scenarios[idx], pp->c->tap ? stderr : stdout,
-			     pp->c->verbose);
+	report_term_scenario(&pp->rr->scenarios[idx], pp->c->tap ? stderr : stdout, pp->c->verbose);
 }
 
 /* What runs, in order: each scenario, --repeat times over. */
 struct run_plan {
 	struct scenario **items;
-	unsigned *attempts;      /* NULL without --repeat */
+	unsigned *attempts; /* NULL without --repeat */
 	size_t n;
 };
 
-static void plan_make(const struct run_cli *c, const struct scenario_set *set,
-		      struct run_plan *p)
+static void plan_make(const struct run_cli *c, const struct scenario_set *set, struct run_plan *p)
 {
 	size_t k = 0;
 
@@ -263,13 +302,13 @@ static void plan_make(const struct run_cli *c, const struct scenario_set *set,
 
 /* After a signal: the scenarios from i on are listed as skips, not run, as
  * the -j workers' are. */
-static void run_not_run(const struct run_plan *plan, size_t i, struct run_result *rr,
-			FILE *out, bool verbose)
+static void run_not_run(const struct run_plan *plan, size_t i, struct run_result *rr, FILE *out,
+			bool verbose)
 {
 	for (; i < plan->n; i++) {
-		result_placeholder(&rr->scenarios[i], plan->items[i],
-				   plan->attempts ? plan->attempts[i] : 0, ST_SKIP,
-				   xasprintf("not run: interrupted by signal %d", proc_interrupted()));
+		result_placeholder(
+		    &rr->scenarios[i], plan->items[i], plan->attempts ? plan->attempts[i] : 0,
+		    ST_SKIP, xasprintf("not run: interrupted by signal %d", proc_interrupted()));
 		rr->count = i + 1;
 		report_term_scenario(&rr->scenarios[i], out, verbose);
 	}
@@ -278,7 +317,7 @@ static void run_not_run(const struct run_plan *plan, size_t i, struct run_result
 static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 			  const struct run_opts *opts, struct run_result *rr)
 {
-	struct progress_ctx pc = {.total = plan->n};
+	struct progress_ctx pc = { .total = plan->n };
 	struct run_opts lo = *opts, *o = &lo;
 	FILE *out = c->tap ? stderr : stdout;
 
@@ -309,10 +348,13 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		   struct run_result *rr)
 {
 	struct run_opts o = {
-		.image = img, .append = c->append, .artifacts_root = c->artifacts,
-		.run_id = rr->run_id, .verbose = c->verbose,
+		.image = img,
+		.append = c->append,
+		.artifacts_root = c->artifacts,
+		.run_id = rr->run_id,
+		.verbose = c->verbose,
 	};
-	struct parallel_print pp = {.c = c, .rr = rr};
+	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;
 	int r;
 
@@ -324,11 +366,10 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		/* every scenario in a worker, so a failed host can hand it on */
 		unsigned cap = hosts_capacity(&c->hosts);
 
-		r = parallel_run_hosts(plan.items, plan.attempts, plan.n, &o,
-				       c->jobs_given && (unsigned)c->jobs < cap ? (unsigned)c->jobs
-										: cap,
-				       (struct hosts *)&c->hosts, rr->scenarios, on_parallel_done,
-				       &pp);
+		r = parallel_run_hosts(
+		    plan.items, plan.attempts, plan.n, &o,
+		    c->jobs_given && (unsigned)c->jobs < cap ? (unsigned)c->jobs : cap,
+		    (struct hosts *)&c->hosts, rr->scenarios, on_parallel_done, &pp);
 		rr->count = plan.n;
 		r = r == -EINTR ? KTB_EXIT_INTERRUPTED : r ? KTB_EXIT_UNTESTED : 0;
 	} else if (c->jobs <= 1 || plan.n <= 1) {
@@ -360,7 +401,8 @@ static int run_guard_start(void)
 	}
 	ret = guard_start(dir);
 	if (ret < 0) {
-		fprintf(stderr, "ktb run: cannot start the clean-up guardian: %s\n", strerror(-ret));
+		fprintf(stderr, "ktb run: cannot start the clean-up guardian: %s\n",
+			strerror(-ret));
 		rmdir(dir);
 		goto out;
 	}
@@ -411,9 +453,9 @@ int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
 	struct scenario_set set;
-	struct image img = {0};
-	struct run_result rr = {0};
-	char *def[] = {(char *)scenarios_default_dir()};
+	struct image img = { 0 };
+	struct run_result rr = { 0 };
+	char *def[] = { (char *)scenarios_default_dir() };
 	int ret = run_parse(argc, argv, &c);
 	int64_t t0 = now_ms();
 
@@ -449,7 +491,8 @@ int cli_run(int argc, char **argv)
 	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
 	if (((c.json && write_report(c.json, report_json, &rr)) ||
 	     (c.junit && write_report(c.junit, report_junit, &rr)) ||
-	     (c.html && write_report(c.html, report_html, &rr))) && !ret)
+	     (c.html && write_report(c.html, report_html, &rr))) &&
+	    !ret)
 		ret = KTB_EXIT_UNTESTED;
 	run_result_free(&rr);
 out:

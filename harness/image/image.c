@@ -24,7 +24,7 @@
 
 #define APT_LISTS "/var/lib/apt/lists"
 
-const char *const image_guest_files[] = {"init", "ktb-probe", "ktb-io", "ktb-mem", NULL};
+const char *const image_guest_files[] = { "init", "ktb-probe", "ktb-io", "ktb-mem", NULL };
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -215,14 +215,14 @@ static int run_argv(char *const argv[], char **out, int logfd)
 	/* A killed ktb stops its build. It stays in ktb's process group, so a
 	 * Ctrl-C before any scenario reaches the whole build. */
 	struct child_process cp = {
-	    .argv = argv,
-	    .in.how = SPAWN_NULL,
-	    .out = {.how = logfd >= 0 ? SPAWN_FD : SPAWN_INHERIT, .fd = logfd},
-	    .err.how = out	    ? SPAWN_NULL
-		       : logfd >= 0 ? SPAWN_STDOUT
-				    : SPAWN_INHERIT,
+		.argv = argv,
+		.in.how = SPAWN_NULL,
+		.out = { .how = logfd >= 0 ? SPAWN_FD : SPAWN_INHERIT, .fd = logfd },
+		.err.how = out		? SPAWN_NULL
+			   : logfd >= 0 ? SPAWN_STDOUT
+					: SPAWN_INHERIT,
 	};
-	struct spawn_buf buf = {0};
+	struct spawn_buf buf = { 0 };
 	int r;
 
 	if (!out)
@@ -507,16 +507,16 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 	for (i = 0; i < b->npkgs; i++)
 		b->debs[i] = xasprintf("%s=%s", b->pkgs[i], b->vers[i]);
 	*in = (struct image_inputs){
-	    .recipe_path = b->recipe_path,
-	    .builder_path = b->builder,
-	    .guest_dir = ktb_guest_dir(),
-	    .kernel_abi = b->o->kernel_abi,
-	    .kernel_path = b->o->kernel_path,
-	    .modules_dir = b->o->modules_dir,
-	    .debs = b->debs,
-	    .debs_count = b->npkgs,
-	    .binaries = b->bins,
-	    .binaries_count = r->binaries_count,
+		.recipe_path = b->recipe_path,
+		.builder_path = b->builder,
+		.guest_dir = ktb_guest_dir(),
+		.kernel_abi = b->o->kernel_abi,
+		.kernel_path = b->o->kernel_path,
+		.modules_dir = b->o->modules_dir,
+		.debs = b->debs,
+		.debs_count = b->npkgs,
+		.binaries = b->bins,
+		.binaries_count = r->binaries_count,
 	};
 	return 0;
 }
@@ -604,7 +604,7 @@ static void builder_error(const char *log, char *msg, size_t len)
  * verbose. On failure the log is kept as images/KEY.failed.log. */
 static int build_run(const struct build *b, const char *tmp, char *err, size_t errlen)
 {
-	struct argv a = {0};
+	struct argv a = { 0 };
 	char *log = xasprintf("%s/build.log", tmp), *kept = NULL, msg[512];
 	int fd = -1, ret;
 
@@ -753,7 +753,7 @@ out:
 
 int image_ensure(const struct image_opts *o, struct image *out, char *err, size_t errlen)
 {
-	struct build b = {.o = o};
+	struct build b = { .o = o };
 	struct image_inputs in;
 	char *dir = NULL;
 	int ret;

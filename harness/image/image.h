@@ -13,20 +13,20 @@
 #include "image_recipe.h"
 
 struct image {
-	char *dir;            /* cache directory of this build */
-	char *vmlinux;        /* decompressed ELF with the PVH note, or NULL */
-	char *bzimage;        /* bootable through SeaBIOS, or NULL */
+	char *dir;     /* cache directory of this build */
+	char *vmlinux; /* decompressed ELF with the PVH note, or NULL */
+	char *bzimage; /* bootable through SeaBIOS, or NULL */
 	char *initrd;
-	char *release;        /* kernel release, "6.1.0-57-amd64" */
-	char *key;            /* content hash */
+	char *release; /* kernel release, "6.1.0-57-amd64" */
+	char *key;     /* content hash */
 };
 
 struct image_opts {
-	const char *recipe;       /* path or name in images/; NULL: "default" */
-	const char *kernel_abi;   /* "6.1.0-47": replaces the recipe's kernel package */
-	const char *kernel_path;  /* a user's own bzImage or vmlinux */
-	const char *modules_dir;  /* with kernel_path: lib/modules/<release> or its parent */
-	bool verbose;             /* show the builder's output */
+	const char *recipe;	 /* path or name in images/; NULL: "default" */
+	const char *kernel_abi;	 /* "6.1.0-47": replaces the recipe's kernel package */
+	const char *kernel_path; /* a user's own bzImage or vmlinux */
+	const char *modules_dir; /* with kernel_path: lib/modules/<release> or its parent */
+	bool verbose;		 /* show the builder's output */
 };
 
 /* Build the image unless an identical one is cached. 0, -EINVAL (bad recipe
@@ -40,13 +40,13 @@ void image_free(struct image *img);
 struct image_inputs {
 	const char *recipe_path;
 	const char *builder_path;
-	const char *guest_dir;        /* holds init, ktb-probe, ktb-io */
-	const char *kernel_abi;       /* or NULL */
-	const char *kernel_path;      /* or NULL: the kernel is debs[0] */
-	const char *modules_dir;      /* or NULL */
-	char **debs;                  /* "package=version", the kernel's first */
+	const char *guest_dir;	 /* holds init, ktb-probe, ktb-io */
+	const char *kernel_abi;	 /* or NULL */
+	const char *kernel_path; /* or NULL: the kernel is debs[0] */
+	const char *modules_dir; /* or NULL */
+	char **debs;		 /* "package=version", the kernel's first */
 	size_t debs_count;
-	char **binaries;              /* absolute host paths */
+	char **binaries; /* absolute host paths */
 	size_t binaries_count;
 };
 
@@ -56,7 +56,6 @@ extern const char *const image_guest_files[];
 #define IMAGE_KEY_LEN 64
 /* SHA-256 over all inputs, hex. Reads files but runs nothing: the version
  * lookup happens before. 0 or -EIO (err names the unreadable input). */
-int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *err,
-	      size_t errlen);
+int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *err, size_t errlen);
 
 #endif

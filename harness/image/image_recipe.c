@@ -15,30 +15,32 @@
 #include <unistd.h>
 
 static const cyaml_schema_value_t string_entry = {
-    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
+	CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 1, CYAML_UNLIMITED),
 };
 
 static const cyaml_schema_field_t kernel_fields[] = {
-    CYAML_FIELD_STRING_PTR("package", CYAML_FLAG_POINTER, struct image_recipe_kernel, package, 1,
-			   CYAML_UNLIMITED),
-    CYAML_FIELD_END};
+	CYAML_FIELD_STRING_PTR("package", CYAML_FLAG_POINTER, struct image_recipe_kernel, package,
+			       1, CYAML_UNLIMITED),
+	CYAML_FIELD_END
+};
 
 #define STRING_LIST(key, member)                                                                   \
 	CYAML_FIELD_SEQUENCE(key, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,   \
 			     member, &string_entry, 0, CYAML_UNLIMITED)
 
 static const cyaml_schema_field_t recipe_fields[] = {
-    CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,
-			   name, 1, CYAML_UNLIMITED),
-    CYAML_FIELD_MAPPING_PTR("kernel", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,
-			    kernel, kernel_fields),
-    STRING_LIST("modules", modules),
-    STRING_LIST("binaries", binaries),
-    STRING_LIST("packages", packages),
-    CYAML_FIELD_END};
+	CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
+			       struct image_recipe, name, 1, CYAML_UNLIMITED),
+	CYAML_FIELD_MAPPING_PTR("kernel", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
+				struct image_recipe, kernel, kernel_fields),
+	STRING_LIST("modules", modules),
+	STRING_LIST("binaries", binaries),
+	STRING_LIST("packages", packages),
+	CYAML_FIELD_END
+};
 
 static const cyaml_schema_value_t recipe_schema = {
-    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct image_recipe, recipe_fields),
+	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct image_recipe, recipe_fields),
 };
 
 /* What libcyaml said: its first error, and the first place its backtrace
@@ -99,10 +101,10 @@ static void log_find_key(struct cyaml_log *log, const char *path)
 }
 
 static const cyaml_config_t recipe_config_template = {
-    .log_fn = cyaml_log_collect,
-    .mem_fn = cyaml_mem,
-    .log_level = CYAML_LOG_ERROR,
-    .flags = CYAML_CFG_DEFAULT,
+	.log_fn = cyaml_log_collect,
+	.mem_fn = cyaml_mem,
+	.log_level = CYAML_LOG_ERROR,
+	.flags = CYAML_CFG_DEFAULT,
 };
 
 /* Names end up on the builder's command line and in file names: keep them to
@@ -153,7 +155,7 @@ static int recipe_check(const char *path, struct image_recipe *r, char *err, siz
 int image_recipe_load(const char *path, struct image_recipe **out, char *err, size_t errlen)
 {
 	cyaml_config_t config = recipe_config_template;
-	struct cyaml_log log = {.msg = ""};
+	struct cyaml_log log = { .msg = "" };
 	struct image_recipe *r = NULL;
 	cyaml_err_t cerr;
 	int ret;

@@ -7,18 +7,18 @@
 #include <stddef.h>
 
 struct image_recipe_kernel {
-	char *package;            /* Debian package, "linux-image-6.1.0-57-amd64-unsigned" */
+	char *package; /* Debian package, "linux-image-6.1.0-57-amd64-unsigned" */
 };
 
 /* images/NAME.yaml, as libcyaml maps it. */
 struct image_recipe {
-	char *name;               /* defaults to the file name without .yaml */
-	struct image_recipe_kernel *kernel;     /* optional with --kernel PATH */
-	char **modules;           /* module names; dependencies come by themselves */
+	char *name;			    /* defaults to the file name without .yaml */
+	struct image_recipe_kernel *kernel; /* optional with --kernel PATH */
+	char **modules;			    /* module names; dependencies come by themselves */
 	unsigned modules_count;
-	char **binaries;          /* host programs copied with their libraries */
+	char **binaries; /* host programs copied with their libraries */
 	unsigned binaries_count;
-	char **packages;          /* Debian packages whose programs go in */
+	char **packages; /* Debian packages whose programs go in */
 	unsigned packages_count;
 };
 

@@ -20,11 +20,21 @@ static bool xml_char_ok(long cp)
 static void xml_char(FILE *f, long cp, const char *raw, size_t len, bool attr)
 {
 	switch (cp) {
-	case '&': fputs("&amp;", f); return;
-	case '<': fputs("&lt;", f); return;
-	case '>': fputs("&gt;", f); return;
-	case '"': fputs("&quot;", f); return;
-	case '\'': fputs("&apos;", f); return;
+	case '&':
+		fputs("&amp;", f);
+		return;
+	case '<':
+		fputs("&lt;", f);
+		return;
+	case '>':
+		fputs("&gt;", f);
+		return;
+	case '"':
+		fputs("&quot;", f);
+		return;
+	case '\'':
+		fputs("&apos;", f);
+		return;
 	}
 	/* attribute values get their whitespace normalised unless escaped */
 	if (attr && (cp == '\t' || cp == '\n' || cp == '\r'))

@@ -15,7 +15,7 @@
 #define CONSOLE_LINES 30
 
 static const char *const term_colors[ST_COUNT] = {
-	[ST_PASS] = "\033[32m", [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
+	[ST_PASS] = "\033[32m",	   [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
 	[ST_TIMEOUT] = "\033[35m", [ST_SKIP] = "\033[33m",
 };
 
@@ -23,11 +23,8 @@ static const char *const term_colors[ST_COUNT] = {
 static const struct {
 	const char *key, *label;
 } term_metrics[] = {
-	{ "boot_ms", "boot" },
-	{ "suspend_ms", "suspend" },
-	{ "resume_ms", "resume" },
-	{ "hibernate_ms", "hibernate" },
-	{ "restore_ms", "restore" },
+	{ "boot_ms", "boot" },		 { "suspend_ms", "suspend" }, { "resume_ms", "resume" },
+	{ "hibernate_ms", "hibernate" }, { "restore_ms", "restore" },
 };
 
 static bool term_is_tty(FILE *f)
@@ -172,7 +169,7 @@ void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose
 	bool bad = s->status != ST_PASS && s->status != ST_SKIP;
 
 	if (term_is_tty(f))
-		fputs("\r\033[K", f);	/* wipe a progress line */
+		fputs("\r\033[K", f); /* wipe a progress line */
 	term_word(f, s->status);
 	fprintf(f, "%-22s %6.1fs", s->name ? s->name : "?", s->duration_ms / 1000.0);
 	term_metrics_print(f, s->metrics);

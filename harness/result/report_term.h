@@ -20,5 +20,4 @@ void report_term_summary(const struct run_result *r, FILE *f);
  * from 1. name NULL only wipes the line. No-op when f is not a TTY. */
 void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, const char *what);
 
-
 #endif

@@ -56,10 +56,10 @@
 #define ST_WORD(id, name, word, past, rank) word,
 #define ST_PAST(id, name, word, past, rank) past,
 #define ST_RANK(id, name, word, past, rank) rank,
-static const char *const status_names[] = {STATUS_TABLE(ST_NAME)};
-static const char *const status_words[] = {STATUS_TABLE(ST_WORD)};
-static const char *const status_pasts[] = {STATUS_TABLE(ST_PAST)};
-static const int status_rank[] = {STATUS_TABLE(ST_RANK)};
+static const char *const status_names[] = { STATUS_TABLE(ST_NAME) };
+static const char *const status_words[] = { STATUS_TABLE(ST_WORD) };
+static const char *const status_pasts[] = { STATUS_TABLE(ST_PAST) };
+static const int status_rank[] = { STATUS_TABLE(ST_RANK) };
 _Static_assert(sizeof(status_rank) / sizeof(status_rank[0]) == ST_COUNT, "one rank a status");
 
 const char *status_name(enum status s)
@@ -90,7 +90,7 @@ enum status status_worse(enum status a, enum status b)
 
 long utf8_decode(const unsigned char *s, size_t n, size_t *len)
 {
-	static const long min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+	static const long min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
 	size_t need, i;
 	long cp;
 
@@ -415,7 +415,8 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 	r->summary = json_str_dup(j, "summary");
 	r->tags = xcalloc(json_array_size(tags) + 1, sizeof(char *));
 	json_array_foreach (tags, i, v)
-		r->tags[r->tags_count++] = xstrdup(json_string_value(v) ? json_string_value(v) : "");
+		r->tags[r->tags_count++] =
+		    xstrdup(json_string_value(v) ? json_string_value(v) : "");
 	r->status = status_from_name(json_string_value(json_object_get(j, "status")));
 	r->message = json_str_dup(j, "message");
 	r->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));

@@ -32,15 +32,15 @@ enum status { STATUS_TABLE(ST_ENUM) };
 #define MACHINE_STEP_NAME "machine"
 
 struct step_result {
-	char *name;            /* "run: ktb-probe disk data" */
+	char *name; /* "run: ktb-probe disk data" */
 	enum status status;
-	char *message;         /* why it failed, NULL on pass */
-	int64_t start_ms;      /* from scenario start */
+	char *message;	  /* why it failed, NULL on pass */
+	int64_t start_ms; /* from scenario start */
 	int64_t duration_ms;
-	int exit_code;         /* run steps; -1 when not applicable */
-	char *out, *err;       /* captured output, may be NULL */
-	json_t *data;          /* parsed JSON output or QMP reply, may be NULL */
-	int line;              /* line in the scenario file */
+	int exit_code;	 /* run steps; -1 when not applicable */
+	char *out, *err; /* captured output, may be NULL */
+	json_t *data;	 /* parsed JSON output or QMP reply, may be NULL */
+	int line;	 /* line in the scenario file */
 };
 
 struct scenario_result {
@@ -50,16 +50,16 @@ struct scenario_result {
 	char **tags;
 	size_t tags_count;
 	enum status status;
-	char *message;         /* first failure, NULL on pass */
+	char *message; /* first failure, NULL on pass */
 	int64_t duration_ms;
 	struct step_result *steps;
 	size_t steps_count;
-	json_t *metrics;       /* object: boot_ms, ... (never NULL) */
-	char *artifacts;       /* directory */
-	char *console_tail;    /* last console lines, on failure */
-	char *kernel;          /* kernel release or path booted */
-	char *accel;           /* "tcg" or "kvm" */
-	unsigned attempt;      /* --repeat: 1..N, 0 when not repeated */
+	json_t *metrics;    /* object: boot_ms, ... (never NULL) */
+	char *artifacts;    /* directory */
+	char *console_tail; /* last console lines, on failure */
+	char *kernel;	    /* kernel release or path booted */
+	char *accel;	    /* "tcg" or "kvm" */
+	unsigned attempt;   /* --repeat: 1..N, 0 when not repeated */
 };
 
 struct run_result {
@@ -68,7 +68,7 @@ struct run_result {
 	int64_t duration_ms;
 	struct scenario_result *scenarios;
 	size_t count;
-	int interrupted;       /* the signal that stopped the run, 0: none */
+	int interrupted; /* the signal that stopped the run, 0: none */
 };
 
 /* "pass"; "unknown" outside the table. */
@@ -81,8 +81,8 @@ const char *status_past(enum status s);
 enum status status_worse(enum status a, enum status b);
 
 struct step_result *scenario_result_add_step(struct scenario_result *r);
-void scenario_result_free(struct scenario_result *r);   /* frees members, not r */
-void run_result_free(struct run_result *r);             /* frees members, not r */
+void scenario_result_free(struct scenario_result *r); /* frees members, not r */
+void run_result_free(struct run_result *r);	      /* frees members, not r */
 
 /* Exit code for a whole run: 130 interrupted, else 0 all passed (or
  * skipped), 1 something failed or timed out, 125 only errors kept it from

@@ -24,11 +24,11 @@ struct pool {
 	size_t next, running, printed;
 	parallel_done_fn cb;
 	void *ctx;
-	struct hosts *hosts;     /* NULL: the qemu backend */
-	int *host;               /* the host items[i] runs on */
-	size_t *retry;           /* items to run again after a host failed */
+	struct hosts *hosts; /* NULL: the qemu backend */
+	int *host;	     /* the host items[i] runs on */
+	size_t *retry;	     /* items to run again after a host failed */
 	size_t nretry;
-	int forwarded;           /* the signal passed on to the workers, 0: none yet */
+	int forwarded; /* the signal passed on to the workers, 0: none yet */
 };
 
 /* The worker's exit status when its libvirt host failed. */
@@ -71,14 +71,14 @@ static int pool_start(struct pool *p)
 	bool retry = p->nretry > 0;
 	size_t i = retry ? p->retry[0] : p->next;
 	int h = p->hosts ? hosts_acquire(p->hosts) : -1;
-	struct worker_args a = {p->items[i], p->o, p->attempts ? p->attempts[i] : 0, NULL};
+	struct worker_args a = { p->items[i], p->o, p->attempts ? p->attempts[i] : 0, NULL };
 	int ret;
 
 	if (p->hosts && h < 0)
 		return h;
 	if (p->hosts)
 		a.uri = p->hosts->h[h].uri;
-	p->kids[i] = (struct child_process){.own_group = true};
+	p->kids[i] = (struct child_process){ .own_group = true };
 	ret = start_async(&p->kids[i], worker, &a);
 	if (ret) {
 		p->kids[i].pid = 0;
@@ -165,11 +165,11 @@ static void pool_collect(struct pool *p, size_t i, int wstatus)
 	path = result_path(p, i);
 	doc = json_load_file(path, 0, NULL);
 	if (!doc || scenario_result_from_json(doc, &p->out[i]))
-		result_placeholder(&p->out[i], s, o.attempt, ST_ERROR,
-				   WIFSIGNALED(wstatus)
-					   ? xasprintf("the worker was killed by signal %d",
-						       WTERMSIG(wstatus))
-					   : xasprintf("the worker left no result (%s)", path));
+		result_placeholder(
+		    &p->out[i], s, o.attempt, ST_ERROR,
+		    WIFSIGNALED(wstatus)
+			? xasprintf("the worker was killed by signal %d", WTERMSIG(wstatus))
+			: xasprintf("the worker left no result (%s)", path));
 	json_decref(doc);
 	free(path);
 	p->done[i] = true;
@@ -202,7 +202,7 @@ static void pool_pass_signal(struct pool *p)
  * never reaped here. */
 static int pool_reap(struct pool *p)
 {
-	struct pollfd pf = {p->o->sig_fd, POLLIN, 0};
+	struct pollfd pf = { p->o->sig_fd, POLLIN, 0 };
 	bool reaped = false;
 	int wstatus;
 	char c;
@@ -230,9 +230,9 @@ static void pool_placeholder(struct pool *p, size_t i)
 	char *out;
 
 	if (!p->hosts || proc_interrupted()) {
-		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,
-				   ST_SKIP, xasprintf("not run: interrupted by signal %d",
-						      proc_interrupted()));
+		result_placeholder(
+		    &p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0, ST_SKIP,
+		    xasprintf("not run: interrupted by signal %d", proc_interrupted()));
 	} else {
 		out = hosts_describe_out(p->hosts);
 		result_placeholder(&p->out[i], p->items[i], p->attempts ? p->attempts[i] : 0,
@@ -289,8 +289,13 @@ int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t
 		 const struct run_opts *o, unsigned jobs, struct scenario_result *out,
 		 parallel_done_fn done, void *ctx)
 {
-	struct pool p = {.items = items, .attempts = attempts, .n = n, .o = o, .out = out,
-			 .cb = done, .ctx = ctx};
+	struct pool p = { .items = items,
+			  .attempts = attempts,
+			  .n = n,
+			  .o = o,
+			  .out = out,
+			  .cb = done,
+			  .ctx = ctx };
 
 	return run_pool(&p, jobs);
 }
@@ -299,8 +304,14 @@ int parallel_run_hosts(struct scenario *const *items, const unsigned *attempts, 
 		       const struct run_opts *o, unsigned jobs, struct hosts *hosts,
 		       struct scenario_result *out, parallel_done_fn done, void *ctx)
 {
-	struct pool p = {.items = items, .attempts = attempts, .n = n, .o = o, .out = out,
-			 .cb = done, .ctx = ctx, .hosts = hosts};
+	struct pool p = { .items = items,
+			  .attempts = attempts,
+			  .n = n,
+			  .o = o,
+			  .out = out,
+			  .cb = done,
+			  .ctx = ctx,
+			  .hosts = hosts };
 
 	return run_pool(&p, jobs);
 }

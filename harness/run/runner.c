@@ -35,10 +35,10 @@ static bool step_ended(struct run_ctx *c, const struct step_result *sr, const ch
 		return false;
 	c->r->status = sr->status;
 	c->r->message = strcmp(which, sr->name)
-		? xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
-			    sr->message ? sr->message : "failed")
-		: xasprintf("step %s (line %d): %s", which, sr->line,
-			    sr->message ? sr->message : "failed");
+			    ? xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
+					sr->message ? sr->message : "failed")
+			    : xasprintf("step %s (line %d): %s", which, sr->line,
+					sr->message ? sr->message : "failed");
 	return true;
 }
 
@@ -93,7 +93,7 @@ static void run_steps(struct run_ctx *c)
  * too, keep it as dmesg.txt, and fail on what the console missed. */
 static void collect_dmesg(struct run_ctx *c)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS;
 	char *path, *line, *save = NULL;
 
@@ -126,7 +126,6 @@ static const char *pick_kernel(const struct scenario *s, const struct image *img
 	return k;
 }
 
-
 static void boot_failed(struct run_ctx *c, int ret)
 {
 	const char *fatal = console_fatal(c->vm.console);
@@ -139,8 +138,8 @@ static void boot_failed(struct run_ctx *c, int ret)
 					  console_fatal_kind(c->vm.console), fatal);
 	} else if (ret == -ETIMEDOUT && loop_now(c->vm.loop) >= c->deadline) {
 		c->r->status = ST_TIMEOUT;
-		c->r->message = xasprintf("boot did not finish within the scenario timeout: %s",
-					  c->vm.err);
+		c->r->message =
+		    xasprintf("boot did not finish within the scenario timeout: %s", c->vm.err);
 	} else {
 		c->r->status = ST_ERROR;
 		c->r->message = xasprintf("VM did not boot: %s", c->vm.err);
@@ -214,7 +213,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r)
 {
-	struct run_ctx c = {.s = s, .o = o, .r = r, .t0 = now_ms()};
+	struct run_ctx c = { .s = s, .o = o, .r = r, .t0 = now_ms() };
 	char *workdir = tmp_template("ktb");
 	char *why = NULL, *append = NULL;
 	const char *kernel;
@@ -225,8 +224,9 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	kernel = pick_kernel(s, o->image, &why);
 	if (!kernel || mkdir_p(r->artifacts, 0755) || !mkdtemp(workdir)) {
 		r->status = ST_ERROR;
-		r->message = why ? why : xasprintf("cannot create %s or a temporary directory: %s",
-						   r->artifacts, strerror(errno));
+		r->message = why ? why
+				 : xasprintf("cannot create %s or a temporary directory: %s",
+					     r->artifacts, strerror(errno));
 		r->duration_ms = now_ms() - t0;
 		free(workdir);
 		if (!mkdir_p(r->artifacts, 0755))
@@ -239,8 +239,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	c.env[2] = xstrdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin");
 	c.env[3] = xstrdup("HOME=/root");
 	c.env[4] = xasprintf("KTB_ATTEMPT=%u", o->attempt);
-	append = vm_kernel_cmdline(s->machine, s->kernel ? s->kernel->cmdline : NULL,
-				       o->append);
+	append = vm_kernel_cmdline(s->machine, s->kernel ? s->kernel->cmdline : NULL, o->append);
 	ret = boot(&c, kernel, append, workdir);
 	if (ret)
 		boot_failed(&c, ret);

@@ -15,14 +15,14 @@ struct vm_backend_ops;
 
 struct run_opts {
 	const struct image *image;
-	const char *append;          /* --append: added to every scenario's kernel arguments */
-	const char *artifacts_root;  /* artifacts/<run_id>/<scenario>/ */
+	const char *append;	    /* --append: added to every scenario's kernel arguments */
+	const char *artifacts_root; /* artifacts/<run_id>/<scenario>/ */
 	const char *run_id;
 	bool kvm;
-	int sig_fd;                  /* proc_signals_install() */
+	int sig_fd; /* proc_signals_install() */
 	bool verbose;
-	unsigned attempt;            /* --repeat: 1..N (0: not repeated) */
-	const char *libvirt_uri;     /* --backend libvirt: this worker's host; NULL: qemu */
+	unsigned attempt;	 /* --repeat: 1..N (0: not repeated) */
+	const char *libvirt_uri; /* --backend libvirt: this worker's host; NULL: qemu */
 	const struct vm_backend_ops *backend; /* tests: their own back end; NULL: by libvirt_uri */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;

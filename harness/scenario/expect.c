@@ -157,8 +157,8 @@ static bool op_compare(const json_t *arg, const json_t *got, const char *op, cha
 	bool ok = false;
 
 	(void)seen;
-	*want = xasprintf("%s %s", op[0] == 'g' ? (op[1] == 'e' ? ">=" : ">") :
-			  (op[1] == 'e' ? "<=" : "<"), a);
+	*want = xasprintf(
+	    "%s %s", op[0] == 'g' ? (op[1] == 'e' ? ">=" : ">") : (op[1] == 'e' ? "<=" : "<"), a);
 	free(a);
 	if (!json_is_number(got) || !json_is_number(arg))
 		return false;
@@ -175,8 +175,7 @@ static bool op_compare(const json_t *arg, const json_t *got, const char *op, cha
 	return ok;
 }
 
-static bool op_ne(const json_t *arg, const json_t *got, const char *op, char **want,
-		   char **seen)
+static bool op_ne(const json_t *arg, const json_t *got, const char *op, char **want, char **seen)
 {
 	char *a = expect_show(arg);
 
@@ -188,8 +187,7 @@ static bool op_ne(const json_t *arg, const json_t *got, const char *op, char **w
 	return got && !json_is_null(got) && !expect_equal(arg, got);
 }
 
-static bool op_re(const json_t *arg, const json_t *got, const char *op, char **want,
-		   char **seen)
+static bool op_re(const json_t *arg, const json_t *got, const char *op, char **want, char **seen)
 {
 	const char *re = json_is_string(arg) ? json_string_value(arg) : "";
 	char err[128];
@@ -205,8 +203,7 @@ static bool op_re(const json_t *arg, const json_t *got, const char *op, char **w
 	return ret == 0;
 }
 
-static bool op_len(const json_t *arg, const json_t *got, const char *op, char **want,
-		   char **seen)
+static bool op_len(const json_t *arg, const json_t *got, const char *op, char **want, char **seen)
 {
 	char *a = expect_show(arg);
 	size_t n;
@@ -230,8 +227,8 @@ static const struct {
 	const char *name;
 	expect_op_fn fn;
 } expect_ops[] = {
-	{ "ge", op_compare }, { "gt", op_compare }, { "le", op_compare },
-	{ "lt", op_compare }, { "ne", op_ne }, { "re", op_re }, { "len", op_len },
+	{ "ge", op_compare }, { "gt", op_compare }, { "le", op_compare }, { "lt", op_compare },
+	{ "ne", op_ne },      { "re", op_re },	    { "len", op_len },
 };
 
 static expect_op_fn expect_op_find(const char *name)

@@ -28,27 +28,27 @@
  */
 
 /* The machine model's names (hw/names.h) as libcyaml string tables. */
-#define CY_STR(prefix, id, name) {name, prefix##id},
+#define CY_STR(prefix, id, name) { name, prefix##id },
 #define CY_BUS(id, name) CY_STR(DISK_BUS_, id, name)
 #define CY_SECTOR(id, name, logical, physical) CY_STR(DISK_SECTOR_, id, name)
 #define CY_MP(id, name) CY_STR(MULTIPATH_, id, name)
 #define CY_SLEEP(id, name) CY_STR(SLEEP_, id, name)
 #define CY_HYBRID_MODEL(id, name) CY_STR(HYBRID_MODEL_, id, name)
-#define CY_PART(id, name) {name, MACHINE_PART_BIT(MACHINE_PART_##id)},
+#define CY_PART(id, name) { name, MACHINE_PART_BIT(MACHINE_PART_##id) },
 
-static const cyaml_strval_t bus_strings[] = {DISK_BUS_TABLE(CY_BUS)};
-static const cyaml_strval_t sector_strings[] = {DISK_SECTOR_TABLE(CY_SECTOR)};
-static const cyaml_strval_t mp_mode_strings[] = {MULTIPATH_MODE_TABLE(CY_MP)};
-static const cyaml_strval_t mp_no_path_strings[] = {MULTIPATH_NO_PATH_TABLE(CY_MP)};
-static const cyaml_strval_t sleep_strings[] = {SLEEP_TABLE(CY_SLEEP)};
-static const cyaml_strval_t hybrid_model_strings[] = {HYBRID_MODEL_TABLE(CY_HYBRID_MODEL)};
+static const cyaml_strval_t bus_strings[] = { DISK_BUS_TABLE(CY_BUS) };
+static const cyaml_strval_t sector_strings[] = { DISK_SECTOR_TABLE(CY_SECTOR) };
+static const cyaml_strval_t mp_mode_strings[] = { MULTIPATH_MODE_TABLE(CY_MP) };
+static const cyaml_strval_t mp_no_path_strings[] = { MULTIPATH_NO_PATH_TABLE(CY_MP) };
+static const cyaml_strval_t sleep_strings[] = { SLEEP_TABLE(CY_SLEEP) };
+static const cyaml_strval_t hybrid_model_strings[] = { HYBRID_MODEL_TABLE(CY_HYBRID_MODEL) };
 /* the machine step's parts */
-static const cyaml_strval_t part_strings[] = {MACHINE_PART_TABLE(CY_PART)};
+static const cyaml_strval_t part_strings[] = { MACHINE_PART_TABLE(CY_PART) };
 
 #define OPT CYAML_FLAG_OPTIONAL
 #define PTR CYAML_FLAG_POINTER
 /* enums and flags take their names only, never a number */
-#define STR(key, flags, type, member) \
+#define STR(key, flags, type, member)                                                              \
 	CYAML_FIELD_STRING_PTR(key, PTR | (flags), type, member, 0, CYAML_UNLIMITED)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -60,10 +60,8 @@ static const cyaml_schema_field_t multipath_fields[] = {
 	CYAML_FIELD_END
 };
 
-static const cyaml_schema_field_t zoned_fields[] = {
-	STR("zone_size", 0, struct zoned, zone_size),
-	CYAML_FIELD_END
-};
+static const cyaml_schema_field_t zoned_fields[] = { STR("zone_size", 0, struct zoned, zone_size),
+						     CYAML_FIELD_END };
 
 static const cyaml_schema_value_t pin_schema = {
 	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
@@ -84,7 +82,8 @@ static const cyaml_schema_field_t hybrid_fields[] = {
 
 static const cyaml_schema_field_t disk_fields[] = {
 	STR("id", 0, struct disk, id),
-	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings, COUNT(bus_strings)),
+	CYAML_FIELD_ENUM("bus", CYAML_FLAG_STRICT, struct disk, bus, bus_strings,
+			 COUNT(bus_strings)),
 	STR("size", 0, struct disk, size),
 	CYAML_FIELD_ENUM("sector", OPT | CYAML_FLAG_STRICT, struct disk, sector, sector_strings,
 			 COUNT(sector_strings)),
@@ -108,8 +107,7 @@ static const cyaml_schema_value_t cpu_schema = {
 static const cyaml_schema_field_t node_fields[] = {
 	CYAML_FIELD_SEQUENCE("cpus", PTR | OPT, struct numa_node, cpus, &cpu_schema, 0,
 			     CYAML_UNLIMITED),
-	STR("memory", 0, struct numa_node, memory),
-	CYAML_FIELD_END
+	STR("memory", 0, struct numa_node, memory), CYAML_FIELD_END
 };
 
 static const cyaml_schema_value_t node_schema = {
@@ -120,8 +118,7 @@ static const cyaml_schema_field_t hmat_lb_fields[] = {
 	CYAML_FIELD_UINT("initiator", 0, struct hmat_lb, initiator),
 	CYAML_FIELD_UINT("target", 0, struct hmat_lb, target),
 	CYAML_FIELD_UINT("latency", OPT, struct hmat_lb, latency),
-	STR("bandwidth", OPT, struct hmat_lb, bandwidth),
-	CYAML_FIELD_END
+	STR("bandwidth", OPT, struct hmat_lb, bandwidth), CYAML_FIELD_END
 };
 
 static const cyaml_schema_value_t hmat_lb_schema = {
@@ -152,10 +149,8 @@ static const cyaml_schema_field_t numa_fields[] = {
 	CYAML_FIELD_END
 };
 
-static const cyaml_schema_field_t hibernate_fields[] = {
-	STR("disk", 0, struct hibernate, disk),
-	CYAML_FIELD_END
-};
+static const cyaml_schema_field_t hibernate_fields[] = { STR("disk", 0, struct hibernate, disk),
+							 CYAML_FIELD_END };
 
 static const cyaml_schema_field_t balloon_fields[] = {
 	CYAML_FIELD_BOOL("free_page_reporting", OPT, struct balloon, free_page_reporting),
@@ -180,14 +175,12 @@ static const cyaml_schema_field_t machine_fields[] = {
 
 static const cyaml_schema_field_t expect_fields[] = {
 	CYAML_FIELD_INT_PTR("exit", PTR | OPT, struct expect, exit),
-	STR("stdout", OPT, struct expect, stdout_re),
-	CYAML_FIELD_IGNORE("json", OPT),
+	STR("stdout", OPT, struct expect, stdout_re), CYAML_FIELD_IGNORE("json", OPT),
 	CYAML_FIELD_END
 };
 
 static const cyaml_schema_field_t path_ref_fields[] = {
-	STR("disk", 0, struct path_ref, disk),
-	CYAML_FIELD_UINT("path", 0, struct path_ref, path),
+	STR("disk", 0, struct path_ref, disk), CYAML_FIELD_UINT("path", 0, struct path_ref, path),
 	CYAML_FIELD_END
 };
 
@@ -228,8 +221,7 @@ static const cyaml_schema_value_t tag_schema = {
 };
 
 static const cyaml_schema_field_t kernel_fields[] = {
-	STR("cmdline", OPT, struct kernel_opts, cmdline),
-	CYAML_FIELD_END
+	STR("cmdline", OPT, struct kernel_opts, cmdline), CYAML_FIELD_END
 };
 
 static const cyaml_schema_field_t scenario_fields[] = {
@@ -253,7 +245,7 @@ static const cyaml_schema_value_t scenario_schema = {
  * locations and free-form mappings), and what libcyaml logged. */
 struct load_ctx {
 	const char *path;
-	const struct scenario *s;    /* for checks that look across sections */
+	const struct scenario *s; /* for checks that look across sections */
 	struct scenario_error *err;
 	yaml_document_t doc;
 	char log[CY_LOG_LINES][256];
@@ -279,7 +271,9 @@ static void cy_log_drop(cyaml_log_t level, void *data, const char *fmt, va_list 
 }
 
 static const cyaml_config_t free_config = {
-	.log_fn = cy_log_drop, .mem_fn = cyaml_mem, .log_level = CYAML_LOG_ERROR,
+	.log_fn = cy_log_drop,
+	.mem_fn = cyaml_mem,
+	.log_level = CYAML_LOG_ERROR,
 };
 
 /* ---- the libyaml document: find nodes by field path ---- */
@@ -370,8 +364,8 @@ static yaml_node_t *doc_get(struct load_ctx *c, const char *path)
 
 /* ---- errors ---- */
 
-static void err_vset(struct load_ctx *c, const yaml_node_t *at, const char *field,
-		     const char *fmt, va_list ap)
+static void err_vset(struct load_ctx *c, const yaml_node_t *at, const char *field, const char *fmt,
+		     va_list ap)
 {
 	struct scenario_error *e = c->err;
 
@@ -382,10 +376,10 @@ static void err_vset(struct load_ctx *c, const yaml_node_t *at, const char *fiel
 }
 
 /* Report at node at (NULL: no location). Returns -EINVAL. */
-static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field,
-		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field,
-		   const char *fmt, ...)
+static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field, const char *fmt,
+		   ...)
 {
 	va_list ap;
 
@@ -398,7 +392,7 @@ static int fail_at(struct load_ctx *c, const yaml_node_t *at, const char *field,
 /* Report at the value the field path names, or its nearest ancestor present
  * in the file (a defaulted field has no line of its own). */
 static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
 {
 	struct doc_hit h;
@@ -546,8 +540,9 @@ static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
 		return "a list";
 	if (n->type == YAML_MAPPING_NODE)
 		return "a mapping";
-	snprintf(buf, len, "\"%.*s\"", (int)(n->data.scalar.length > 60 ? 60 :
-		 n->data.scalar.length), (const char *)n->data.scalar.value);
+	snprintf(buf, len, "\"%.*s\"",
+		 (int)(n->data.scalar.length > 60 ? 60 : n->data.scalar.length),
+		 (const char *)n->data.scalar.value);
 	return buf;
 }
 
@@ -565,8 +560,8 @@ static yaml_node_t *flag_entry(struct load_ctx *c, yaml_node_t *n, const char *b
 static const char *const type_wants[CYAML__TYPE_COUNT] = {
 	[CYAML_INT] = "a whole number", [CYAML_UINT] = "a whole number (0 or more)",
 	[CYAML_BOOL] = "true or false", [CYAML_FLOAT] = "a number",
-	[CYAML_STRING] = "a string", [CYAML_MAPPING] = "a mapping",
-	[CYAML_SEQUENCE] = "a list", [CYAML_FLAGS] = "a list such as [s3, s4]",
+	[CYAML_STRING] = "a string",	[CYAML_MAPPING] = "a mapping",
+	[CYAML_SEQUENCE] = "a list",	[CYAML_FLAGS] = "a list such as [s3, s4]",
 };
 
 static int cy_bad_value(struct load_ctx *c, struct cy_path *p)
@@ -580,13 +575,16 @@ static int cy_bad_value(struct load_ctx *c, struct cy_path *p)
 		return fail(c, p->str, "%s", cy_message(c));
 	if (v->type == CYAML_ENUM) {
 		join_strings(v, opts, sizeof(opts));
-		return fail(c, p->str, scalar ? "%s is not one of %s" : "got %s; expected one "
-			    "of %s", node_desc(n, buf, sizeof(buf)), opts);
+		return fail(c, p->str,
+			    scalar ? "%s is not one of %s"
+				   : "got %s; expected one "
+				     "of %s",
+			    node_desc(n, buf, sizeof(buf)), opts);
 	}
 	if (v->type == CYAML_FLAGS && sscanf(cy_message(c), "Unknown flag: %63s", bad) == 1) {
 		join_strings(v, opts, sizeof(opts));
-		return fail_at(c, flag_entry(c, n, bad), p->str, "\"%s\" is not one of %s",
-			       bad, opts);
+		return fail_at(c, flag_entry(c, n, bad), p->str, "\"%s\" is not one of %s", bad,
+			       opts);
 	}
 	if (type_wants[v->type])
 		return fail(c, p->str, "expected %s, got %s", type_wants[v->type],
@@ -712,16 +710,15 @@ static int distances_row(struct load_ctx *c, struct numa *nu, unsigned i, yaml_n
 	snprintf(path, sizeof(path), "machine.numa.distances[%u]", i);
 	if (row->type != YAML_SEQUENCE_NODE ||
 	    row->data.sequence.items.top - row->data.sequence.items.start != n)
-		return fail(c, path, "each row holds %u distances, one per node, e.g. [10, 20]",
-			    n);
+		return fail(c, path, "each row holds %u distances, one per node, e.g. [10, 20]", n);
 	for (unsigned j = 0; j < n; j++) {
 		cell = doc_item(c, row, j);
-		unsigned long v = cell->type == YAML_SCALAR_NODE ?
-			strtoul((const char *)cell->data.scalar.value, &end, 10) : 0;
+		unsigned long v = cell->type == YAML_SCALAR_NODE
+				      ? strtoul((const char *)cell->data.scalar.value, &end, 10)
+				      : 0;
 
 		snprintf(path, sizeof(path), "machine.numa.distances[%u][%u]", i, j);
-		if (cell->type != YAML_SCALAR_NODE || *end || !cell->data.scalar.length ||
-		    v > 255)
+		if (cell->type != YAML_SCALAR_NODE || *end || !cell->data.scalar.length || v > 255)
 			return fail(c, path, "expected a distance 10..255");
 		nu->distances[i * n + j] = (unsigned)v;
 	}
@@ -739,8 +736,10 @@ static int distances_load(struct load_ctx *c, struct numa *nu)
 		return 0;
 	if (m->type != YAML_SEQUENCE_NODE ||
 	    m->data.sequence.items.top - m->data.sequence.items.start != n)
-		return fail(c, "machine.numa.distances", "expected %u rows of %u, one per node, "
-			    "e.g. [[10, 20], [20, 10]]", n, n);
+		return fail(c, "machine.numa.distances",
+			    "expected %u rows of %u, one per node, "
+			    "e.g. [[10, 20], [20, 10]]",
+			    n, n);
 	nu->distances = xcalloc((size_t)n * n, sizeof(*nu->distances));
 	nu->distances_count = n * n;
 	for (unsigned i = 0; i < n; i++) {
@@ -766,10 +765,13 @@ static int images_check(struct load_ctx *c, const struct machine *m)
 			continue;
 		snprintf(f, sizeof(f), "machine.disks[%u].image", i);
 		if (!img[0] || img[0] == '/' || !strcmp(img, "..") || !strncmp(img, "../", 3) ||
-		    strstr(img, "/../") || (strlen(img) >= 3 && !strcmp(img + strlen(img) - 3, "/..")))
-			return fail(c, f, "\"%.60s\" is not inside the scenario's folder; name the "
+		    strstr(img, "/../") ||
+		    (strlen(img) >= 3 && !strcmp(img + strlen(img) - 3, "/..")))
+			return fail(c, f,
+				    "\"%.60s\" is not inside the scenario's folder; name the "
 				    "base image relative to the scenario file, without a leading / "
-				    "or ..", img);
+				    "or ..",
+				    img);
 	}
 	return 0;
 }
@@ -888,8 +890,10 @@ static int duration_field(struct load_ctx *c, const char *f, const char *v, int6
 	int r = parse_duration_ms(v, out);
 
 	if (r == -ERANGE)
-		return fail(c, f, "\"%.40s\" is longer than 24h, the longest duration a scenario "
-			    "may give", v);
+		return fail(c, f,
+			    "\"%.40s\" is longer than 24h, the longest duration a scenario "
+			    "may give",
+			    v);
 	if (r < 0)
 		return fail(c, f, "\"%.60s\" is not a duration; write e.g. %s", v, eg);
 	return 0;
@@ -916,12 +920,35 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
  * memory dump to a host path, a loader device reading a host file): a
  * scenario drives the guest, never the host. */
 static const char *const qmp_host_commands[] = {
-	"add-fd", "block-commit", "block-stream", "blockdev-add", "blockdev-backup",
-	"blockdev-change-medium", "blockdev-create", "blockdev-mirror", "blockdev-snapshot-sync",
-	"change-backing-file", "chardev-add", "chardev-change", "device_add", "drive-backup",
-	"drive-mirror", "dump-guest-memory", "getfd", "memsave", "migrate", "migrate-incoming",
-	"netdev_add", "object-add", "pmemsave", "qom-set", "screendump", "snapshot-load",
-	"snapshot-save", "xen-load-devices-state", "xen-save-devices-state",
+	"add-fd",
+	"block-commit",
+	"block-stream",
+	"blockdev-add",
+	"blockdev-backup",
+	"blockdev-change-medium",
+	"blockdev-create",
+	"blockdev-mirror",
+	"blockdev-snapshot-sync",
+	"change-backing-file",
+	"chardev-add",
+	"chardev-change",
+	"device_add",
+	"drive-backup",
+	"drive-mirror",
+	"dump-guest-memory",
+	"getfd",
+	"memsave",
+	"migrate",
+	"migrate-incoming",
+	"netdev_add",
+	"object-add",
+	"pmemsave",
+	"qom-set",
+	"screendump",
+	"snapshot-load",
+	"snapshot-save",
+	"xen-load-devices-state",
+	"xen-save-devices-state",
 };
 
 /* 0, or the step refused: cmd may touch the host (human-monitor-command
@@ -932,11 +959,14 @@ static int qmp_check_host(struct load_ctx *c, const char *f, const char *cmd, js
 
 	for (size_t i = 0; i < sizeof(qmp_host_commands) / sizeof(qmp_host_commands[0]); i++)
 		if (!strcmp(cmd, qmp_host_commands[i]))
-			return fail(c, f, "%s reaches past the guest to the host's files, programs "
-				    "or devices; a scenario may not use it", cmd);
+			return fail(c, f,
+				    "%s reaches past the guest to the host's files, programs "
+				    "or devices; a scenario may not use it",
+				    cmd);
 	if (!strcmp(cmd, "human-monitor-command") &&
 	    (!hmp || strncmp(hmp, "info ", 5) || strpbrk(hmp, ";\n")))
-		return fail(c, f, "human-monitor-command takes only \"info ...\" here: other "
+		return fail(c, f,
+			    "human-monitor-command takes only \"info ...\" here: other "
 			    "monitor commands reach the host");
 	return 0;
 }
@@ -952,7 +982,8 @@ static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *
 	else if (!json_is_string(json_object_get(j, "execute")))
 		ret = fail(c, f, "a JSON command needs \"execute\": \"COMMAND\"");
 	else if (st->arguments)
-		ret = fail(c, f, "give the arguments inside the JSON command or as arguments:, "
+		ret = fail(c, f,
+			   "give the arguments inside the JSON command or as arguments:, "
 			   "not both");
 	else
 		ret = qmp_check_host(c, f, json_string_value(json_object_get(j, "execute")),
@@ -974,8 +1005,10 @@ static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path)
 	if (st->qmp[0] == '{')
 		return step_check_qmp_json(c, st, f);
 	if (!st->qmp[0] || strpbrk(st->qmp, " \t\n"))
-		return fail(c, f, "\"%s\" is not a QMP command name; write e.g. query-status, "
-			    "or a JSON object {\"execute\": ...}", st->qmp);
+		return fail(c, f,
+			    "\"%s\" is not a QMP command name; write e.g. query-status, "
+			    "or a JSON object {\"execute\": ...}",
+			    st->qmp);
 	return qmp_check_host(c, f, st->qmp, st->arguments);
 }
 
@@ -1011,18 +1044,18 @@ static int step_check_wake(struct load_ctx *c, struct step *st, const char *path
 	if (!(ok[st->sleep_state] & 1u << w))
 		return fail(c, f, "%s cannot end %s: %s", st->wake, st->suspend,
 			    st->sleep_state == SLEEP_STATE_S2IDLE
-				    ? "QEMU's system_wakeup and the RTC alarm do not wake s2idle; "
-				      "use key or button"
+				? "QEMU's system_wakeup and the RTC alarm do not wake s2idle; "
+				  "use key or button"
 			    : st->sleep_state == SLEEP_STATE_S4
-				    ? "an S4 step restores by restarting the machine; drop wake"
-				    : "S3 wakes by qmp or rtc");
+				? "an S4 step restores by restarting the machine; drop wake"
+				: "S3 wakes by qmp or rtc");
 	st->wake_by = (enum wake_source)w;
 	return 0;
 }
 
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
 {
-	static const char *const states[] = {SLEEP_STATE_TABLE(HW_NAMES_STR)};
+	static const char *const states[] = { SLEEP_STATE_TABLE(HW_NAMES_STR) };
 	static const char *const levels[] = { "freezer", "devices", "platform", "processors",
 					      "core" };
 	char f[64];
@@ -1033,13 +1066,16 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		return fail(c, f, "\"%s\" is not one of %s", st->suspend,
 			    HW_NAMES_LIST(SLEEP_STATE_TABLE));
 	if (k == SLEEP_STATE_S4 && !c->s->machine->hibernate)
-		return fail(c, f, "s4 needs a swap disk for the image: give the machine "
+		return fail(c, f,
+			    "s4 needs a swap disk for the image: give the machine "
 			    "hibernate: {disk: ID}");
 	st->sleep_state = (enum sleep_state)k;
 	snprintf(f, sizeof(f), "%s.pm_test", path);
 	if (st->pm_test && word_index(st->pm_test, levels, COUNT(levels)) < 0)
-		return fail(c, f, "\"%s\" is not one of freezer, devices, platform, processors, "
-			    "core", st->pm_test);
+		return fail(c, f,
+			    "\"%s\" is not one of freezer, devices, platform, processors, "
+			    "core",
+			    st->pm_test);
 	snprintf(f, sizeof(f), "%s.after", path);
 	st->after_ms = 1000;
 	if (st->after && duration_field(c, f, st->after, &st->after_ms, "500ms, 2s") < 0)
@@ -1106,14 +1142,15 @@ static int step_check_balloon(struct load_ctx *c, struct step *st, const char *p
 	if (hw_parse_size(st->balloon, &st->balloon_bytes) < 0)
 		return fail(c, f, "\"%s\" is not a size; write e.g. 256M, 1G", st->balloon);
 	if (st->balloon_bytes < MACHINE_MIN_BALLOON || st->balloon_bytes > m->memory_bytes)
-		return fail(c, f, "%s is outside 64M..machine.memory (%s); the balloon sets the "
-			    "guest's memory size", st->balloon, m->memory ? m->memory : "512M");
+		return fail(c, f,
+			    "%s is outside 64M..machine.memory (%s); the balloon sets the "
+			    "guest's memory size",
+			    st->balloon, m->memory ? m->memory : "512M");
 	return 0;
 }
 
 /* The names earlier measure steps saved their values under (as:). */
-static bool measure_saved_before(const struct scenario *s, const struct step *st,
-				 const char *name)
+static bool measure_saved_before(const struct scenario *s, const struct step *st, const char *name)
 {
 	for (const struct step *p = s->steps; p < st; p++)
 		if (p->kind == STEP_MEASURE && p->as && !strcmp(p->as, name))
@@ -1144,8 +1181,10 @@ static int step_check_measure(struct load_ctx *c, struct step *st, const char *p
 	if (st->settle && duration_field(c, f, st->settle, &st->settle_ms, "10s, 30s") < 0)
 		return -EINVAL;
 	if (st->settle && st->settle_ms < MEASURE_SETTLE_MIN_MS)
-		return fail(c, f, "\"%s\" is shorter than 2s, the shortest settle that holds "
-			    "four samples", st->settle);
+		return fail(c, f,
+			    "\"%s\" is shorter than 2s, the shortest settle that holds "
+			    "four samples",
+			    st->settle);
 	return 0;
 }
 
@@ -1161,12 +1200,16 @@ static int check_hybrid_disk(struct load_ctx *c, const char *id, const char *f, 
 		if (strcmp(m->disks[i].id, id))
 			continue;
 		if (m->disks[i].bus != DISK_BUS_HYBRID)
-			return fail(c, f, "disk \"%s\" is not on bus hybrid; write the id of a "
-				    "hybrid disk%s", id, all_ok ? " (or all)" : "");
+			return fail(c, f,
+				    "disk \"%s\" is not on bus hybrid; write the id of a "
+				    "hybrid disk%s",
+				    id, all_ok ? " (or all)" : "");
 		return 0;
 	}
-	return fail(c, f, "\"%s\" is not one of the machine's disks; write the id of a hybrid "
-		    "disk%s", id, all_ok ? " (or all)" : "");
+	return fail(c, f,
+		    "\"%s\" is not one of the machine's disks; write the id of a hybrid "
+		    "disk%s",
+		    id, all_ok ? " (or all)" : "");
 }
 
 /* power_loss: all | ID of a hybrid disk (the one whose volatile cache is
@@ -1201,9 +1244,10 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 		if (!step_arg(st, &step_kinds[i]))
 			continue;
 		if (found)
-			return fail(c, path, "two actions (%s and %s); a step does one thing, "
-				    "split it into two steps", found->keyword,
-				    step_kinds[i].keyword);
+			return fail(c, path,
+				    "two actions (%s and %s); a step does one thing, "
+				    "split it into two steps",
+				    found->keyword, step_kinds[i].keyword);
 		found = &step_kinds[i];
 	}
 	if (!found)
@@ -1250,8 +1294,13 @@ static int step_check_modifiers(struct load_ctx *c, const struct step *st, const
 static int expect_check_allowed(struct load_ctx *c, const struct expect *e, unsigned allowed,
 				const struct step_kind_row *row, const char *path)
 {
-	static const struct { unsigned bit; const char *key; } keys[] = {
-		{ EXPECT_EXIT, "exit" }, { EXPECT_STDOUT, "stdout" }, { EXPECT_JSON, "json" },
+	static const struct {
+		unsigned bit;
+		const char *key;
+	} keys[] = {
+		{ EXPECT_EXIT, "exit" },
+		{ EXPECT_STDOUT, "stdout" },
+		{ EXPECT_JSON, "json" },
 	};
 	unsigned given = (e->exit ? EXPECT_EXIT : 0) | (e->stdout_re ? EXPECT_STDOUT : 0) |
 			 (e->json ? EXPECT_JSON : 0);
@@ -1404,8 +1453,8 @@ static bool name_valid(const char *s)
 {
 	static const char first[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-	return *s && strchr(first, *s) && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") ==
-					     strlen(s);
+	return *s && strchr(first, *s) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
 }
 
 static int header_load(struct load_ctx *c, struct scenario *s)
@@ -1420,16 +1469,20 @@ static int header_load(struct load_ctx *c, struct scenario *s)
 			len -= 5;
 		s->name = xasprintf("%.*s", (int)len, base);
 		if (!name_valid(s->name))
-			return fail_at(c, NULL, "name", "the file name gives the scenario "
+			return fail_at(c, NULL, "name",
+				       "the file name gives the scenario "
 				       "name \"%s\", which does not match [a-z0-9][a-z0-9._-]*; "
-				       "rename the file or set name:", s->name);
+				       "rename the file or set name:",
+				       s->name);
 	}
 	if (strlen(s->name) > SCENARIO_MAX_NAME)
 		return fail(c, "name", "%zu characters; a name is at most %d (it names a folder)",
 			    strlen(s->name), SCENARIO_MAX_NAME);
 	if (!name_valid(s->name))
-		return fail(c, "name", "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
-			    "case letters, digits, '.', '_' and '-'", s->name);
+		return fail(c, "name",
+			    "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
+			    "case letters, digits, '.', '_' and '-'",
+			    s->name);
 	s->timeout_ms = SCENARIO_TIMEOUT_MS;
 	if (s->timeout && duration_field(c, "timeout", s->timeout, &s->timeout_ms, "120s, 5m") < 0)
 		return -EINVAL;
@@ -1460,8 +1513,11 @@ static int yaml_load_doc(struct load_ctx *c, const char *data, size_t len)
 static int scenario_parse(struct load_ctx *c, const char *data, size_t len, struct scenario **out)
 {
 	cyaml_config_t cfg = {
-		.log_fn = cy_log_collect, .log_ctx = c, .mem_fn = cyaml_mem,
-		.log_level = CYAML_LOG_ERROR, .flags = CYAML_CFG_NO_ALIAS,
+		.log_fn = cy_log_collect,
+		.log_ctx = c,
+		.mem_fn = cyaml_mem,
+		.log_level = CYAML_LOG_ERROR,
+		.flags = CYAML_CFG_NO_ALIAS,
 	};
 	cyaml_err_t e;
 

@@ -69,9 +69,9 @@ enum step_kind {
 enum wake_source { WAKE_DEFAULT, WAKE_QMP, WAKE_RTC, WAKE_KEY, WAKE_BUTTON };
 
 struct expect {
-	int *exit;           /* NULL: run steps expect 0 */
-	char *stdout_re;     /* POSIX extended regex that stdout must match */
-	json_t *json;        /* object: dotted path -> value, or {ge: N} / {le: N} / {re: "..."} */
+	int *exit;	 /* NULL: run steps expect 0 */
+	char *stdout_re; /* POSIX extended regex that stdout must match */
+	json_t *json;	 /* object: dotted path -> value, or {ge: N} / {le: N} / {re: "..."} */
 };
 
 /* fail_path / restore_path: {disk: ID, path: N} */
@@ -82,28 +82,28 @@ struct path_ref {
 };
 
 struct step {
-	char *name;          /* optional label; default "<kind>: <argument>" */
-	char *run;           /* shell command in the guest */
-	char *wait;          /* duration; with wait_for: deadline for a console regex */
-	char *wait_for;      /* YAML key "for" */
-	char *qmp;           /* command name, or a JSON object text {"execute": ...} */
-	json_t *arguments;   /* qmp arguments (YAML mapping), may be NULL */
-	char *suspend;       /* s3 | s2idle | s4 */
-	char *wake;          /* qmp | rtc (s3), key | button (s2idle) */
-	char *after;         /* time asleep before the wake, default 1s */
-	char *pm_test;       /* freezer | devices | platform | processors | core */
-	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
+	char *name;		       /* optional label; default "<kind>: <argument>" */
+	char *run;		       /* shell command in the guest */
+	char *wait;		       /* duration; with wait_for: deadline for a console regex */
+	char *wait_for;		       /* YAML key "for" */
+	char *qmp;		       /* command name, or a JSON object text {"execute": ...} */
+	json_t *arguments;	       /* qmp arguments (YAML mapping), may be NULL */
+	char *suspend;		       /* s3 | s2idle | s4 */
+	char *wake;		       /* qmp | rtc (s3), key | button (s2idle) */
+	char *after;		       /* time asleep before the wake, default 1s */
+	char *pm_test;		       /* freezer | devices | platform | processors | core */
+	unsigned cycles;	       /* suspend/resume cycles in this step, default 1 */
 	struct path_ref *fail_path;    /* take path N of a multipath disk away */
 	struct path_ref *restore_path; /* bring it back */
-	char *timeout;       /* per-step deadline, default 60s (suspend: 60s a cycle) */
-	char *balloon;       /* target guest memory size ("256M") */
-	char *measure;       /* host metric: qemu_rss */
-	char *as;            /* measure: save the value in metrics under this name */
-	char *since;         /* measure: report the change since the value saved as this */
-	char *within;        /* measure: sample until expect holds, for at most this long */
-	char *settle;        /* measure: first wait until the value stops moving, at most this long */
-	char *power_loss;    /* "all" or a hybrid disk id: whose volatile cache is lost */
-	char *hybrid_stats;  /* a hybrid disk id: its back end's stats as the output */
+	char *timeout;		       /* per-step deadline, default 60s (suspend: 60s a cycle) */
+	char *balloon;		       /* target guest memory size ("256M") */
+	char *measure;		       /* host metric: qemu_rss */
+	char *as;		       /* measure: save the value in metrics under this name */
+	char *since;	  /* measure: report the change since the value saved as this */
+	char *within;	  /* measure: sample until expect holds, for at most this long */
+	char *settle;	  /* measure: first wait until the value stops moving, at most this long */
+	char *power_loss; /* "all" or a hybrid disk id: whose volatile cache is lost */
+	char *hybrid_stats; /* a hybrid disk id: its back end's stats as the output */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
@@ -114,27 +114,27 @@ struct step {
 	int64_t settle_ms;
 	enum sleep_state sleep_state;
 	enum wake_source wake_by;
-	int line;            /* line of the step in the file */
+	int line; /* line of the step in the file */
 };
 
 struct kernel_opts {
-	char *cmdline;       /* appended to the testbed's own arguments */
+	char *cmdline; /* appended to the testbed's own arguments */
 };
 
 struct scenario {
-	char *name;          /* defaults to the file name without .yaml */
+	char *name; /* defaults to the file name without .yaml */
 	char *summary;
 	char **tags;
 	unsigned tags_count;
-	char *timeout;       /* default 120s */
+	char *timeout; /* default 120s */
 	struct kernel_opts *kernel;
-	struct machine *machine;  /* never NULL after load (defaults filled) */
+	struct machine *machine; /* never NULL after load (defaults filled) */
 	struct step *steps;
 	unsigned steps_count;
 	/* filled by scenario_load: */
 	char *file;
 	int64_t timeout_ms;
-	int machine_line;    /* line of the machine key; 0 when the file has none */
+	int machine_line; /* line of the machine key; 0 when the file has none */
 };
 
 /* Load and check a scenario. 0, or -EINVAL (bad input, err filled) or -errno

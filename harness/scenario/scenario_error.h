@@ -8,8 +8,8 @@
 
 struct scenario_error {
 	char file[512];
-	int line, col;       /* 0 when unknown */
-	char field[128];     /* "steps[2].expect.exit", may be empty */
+	int line, col;	 /* 0 when unknown */
+	char field[128]; /* "steps[2].expect.exit", may be empty */
 	char msg[512];
 };
 

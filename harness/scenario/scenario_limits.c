@@ -94,7 +94,7 @@ out:
  * the bytes are not UTF-8 (overlong forms and surrogates included). */
 static size_t utf8_decode(const unsigned char *p, size_t left, uint32_t *cp)
 {
-	static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
 	size_t n = p[0] < 0x80		   ? 1
 		   : (p[0] & 0xe0) == 0xc0 ? 2
 		   : (p[0] & 0xf0) == 0xe0 ? 3
@@ -252,8 +252,9 @@ static int scan_key(struct scan *s, const yaml_event_t *ev)
 	if (f->entries >= SCENARIO_MAX_ENTRIES)
 		return scan_fail(s, ev, "more than %d keys in one mapping", SCENARIO_MAX_ENTRIES);
 	f->keys = xrealloc(f->keys, (f->entries + 1) * sizeof(*f->keys));
-	f->keys[f->entries++] =
-	    (struct seen_key){.key = xstrdup(k), .len = len, .line = (int)ev->start_mark.line + 1};
+	f->keys[f->entries++] = (struct seen_key){ .key = xstrdup(k),
+						   .len = len,
+						   .line = (int)ev->start_mark.line + 1 };
 	f->want_key = false;
 	return 0;
 }
@@ -305,7 +306,7 @@ static int scan_open(struct scan *s, const yaml_event_t *ev, const yaml_char_t *
 	if (s->depth >= SCENARIO_MAX_DEPTH)
 		return scan_fail(s, ev, "lists and mappings nest more than %d deep",
 				 SCENARIO_MAX_DEPTH);
-	s->f[s->depth++] = (struct frame){.map = map, .want_key = map};
+	s->f[s->depth++] = (struct frame){ .map = map, .want_key = map };
 	return 0;
 }
 
@@ -500,7 +501,7 @@ static long re_interval(const char **pp)
 
 static int re_weigh(const char *pattern, char *why, size_t len)
 {
-	struct re_frame st[REGEX_MAX_GROUPS + 1] = {{0, 0, false, false}};
+	struct re_frame st[REGEX_MAX_GROUPS + 1] = { { 0, 0, false, false } };
 	unsigned d = 0;
 	long times;
 
@@ -533,7 +534,7 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 					 REGEX_MAX_GROUPS);
 				return -EINVAL;
 			}
-			st[++d] = (struct re_frame){0, 0, false, false};
+			st[++d] = (struct re_frame){ 0, 0, false, false };
 			break;
 		case ')':
 			if (!d)

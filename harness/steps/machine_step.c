@@ -21,15 +21,16 @@
 /* Kernel arguments that make the guest see less of a part: a word of the
  * command line that starts with one of these is named as the likely cause. */
 static const char *const causes[MACHINE_PART_COUNT][10] = {
-    [MACHINE_PART_CPUS] = {"maxcpus=", "nr_cpus=", "nosmp", "possible_cpus=", NULL},
-    [MACHINE_PART_MEMORY] = {"mem=", "memmap=", "max_addr=", "crashkernel=", NULL},
-    [MACHINE_PART_NUMA] = {"numa=", "acpi=", "maxcpus=", "nr_cpus=", "nosmp",
-			   "mem=", "memmap=", NULL},
-    [MACHINE_PART_DISKS] = {"module_blacklist=", "initcall_blacklist=", "nvme_core.multipath=",
-			    "scsi_mod.", "libata.", "virtio_blk.", "nvme.", "dm_mod.", NULL},
-    [MACHINE_PART_BALLOON] = {"module_blacklist=", "initcall_blacklist=", "virtio_balloon.", NULL},
-    [MACHINE_PART_HMAT] = {"numa=", "acpi=", "hmat", "memhp", NULL},
-    [MACHINE_PART_SLEEP] = {"nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL},
+	[MACHINE_PART_CPUS] = { "maxcpus=", "nr_cpus=", "nosmp", "possible_cpus=", NULL },
+	[MACHINE_PART_MEMORY] = { "mem=", "memmap=", "max_addr=", "crashkernel=", NULL },
+	[MACHINE_PART_NUMA] = { "numa=", "acpi=", "maxcpus=", "nr_cpus=", "nosmp",
+				"mem=", "memmap=", NULL },
+	[MACHINE_PART_DISKS] = { "module_blacklist=", "initcall_blacklist=", "nvme_core.multipath=",
+				 "scsi_mod.", "libata.", "virtio_blk.", "nvme.", "dm_mod.", NULL },
+	[MACHINE_PART_BALLOON] = { "module_blacklist=", "initcall_blacklist=", "virtio_balloon.",
+				   NULL },
+	[MACHINE_PART_HMAT] = { "numa=", "acpi=", "hmat", "memhp", NULL },
+	[MACHINE_PART_SLEEP] = { "nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL },
 };
 
 /* " (W1 W2 on the command line?)" for the words of cmdline that can hide
@@ -258,11 +259,11 @@ int machine_check_compare(const struct machine *m, const json_t *seen, int64_t b
 			  char **message, json_t **data)
 {
 	struct compare_ctx c = {
-	    .m = m,
-	    .seen = seen,
-	    .balloon_mb = balloon_mb,
-	    .facts = json_array(),
-	    .cmdline = json_string_value(machine_check_lookup(seen, "kernel.cmdline")),
+		.m = m,
+		.seen = seen,
+		.balloon_mb = balloon_mb,
+		.facts = json_array(),
+		.cmdline = json_string_value(machine_check_lookup(seen, "kernel.cmdline")),
 	};
 	struct machine_facts facts;
 	unsigned checked = 0, off = m->unverified & (MACHINE_PART_BIT(MACHINE_PART_COUNT) - 1);

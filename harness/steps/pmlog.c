@@ -41,9 +41,9 @@ struct pm_cb {
 const char *pm_mode_name(enum pm_mode m)
 {
 	static const char *const names[] = {
-	    [PM_MODE_UNKNOWN] = "unknown",     [PM_MODE_DEEP] = "deep",
-	    [PM_MODE_S2IDLE] = "s2idle",       [PM_MODE_SHALLOW] = "shallow",
-	    [PM_MODE_HIBERNATE] = "hibernate",
+		[PM_MODE_UNKNOWN] = "unknown",	   [PM_MODE_DEEP] = "deep",
+		[PM_MODE_S2IDLE] = "s2idle",	   [PM_MODE_SHALLOW] = "shallow",
+		[PM_MODE_HIBERNATE] = "hibernate",
 	};
 
 	return (unsigned)m < ARRAY_SIZE(names) ? names[m] : "unknown";
@@ -153,11 +153,11 @@ static bool entry_line(struct pm_parser *p, const char *msg, double ts)
 		const char *prefix;
 		enum pm_mode mode;
 	} entries[] = {
-	    {"PM: suspend entry (deep)", PM_MODE_DEEP},
-	    {"PM: suspend entry (s2idle)", PM_MODE_S2IDLE},
-	    {"PM: suspend entry (shallow)", PM_MODE_SHALLOW},
-	    {"PM: suspend entry (", PM_MODE_UNKNOWN},
-	    {"PM: hibernation: hibernation entry", PM_MODE_HIBERNATE},
+		{ "PM: suspend entry (deep)", PM_MODE_DEEP },
+		{ "PM: suspend entry (s2idle)", PM_MODE_S2IDLE },
+		{ "PM: suspend entry (shallow)", PM_MODE_SHALLOW },
+		{ "PM: suspend entry (", PM_MODE_UNKNOWN },
+		{ "PM: hibernation: hibernation entry", PM_MODE_HIBERNATE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(entries); i++) {
@@ -236,22 +236,22 @@ static const struct pm_marker {
 	enum { MK_PHASE, MK_SLEEP, MK_TEST, MK_WAKE } kind;
 	const char *phase;
 } pm_markers[] = {
-    {"Filesystems sync: ", NULL, MK_PHASE, "sync"},
-    {"PM: Syncing filesystems", "done", MK_PHASE, "sync"},
-    /* 6.1.y stable prints "... completed (elapsed X seconds)", older
-     * kernels "... (elapsed X seconds) done." */
-    {"Freezing user space processes", "(elapsed", MK_PHASE, "freeze_user"},
-    {"Freezing remaining freezable tasks", "(elapsed", MK_PHASE, "freeze_kernel"},
-    {"PM: hibernation: Allocated ", " kbytes in ", MK_PHASE, "prealloc"},
-    {"Restarting tasks", "done", MK_PHASE, "thaw_tasks"},
-    {"ACPI: PM: Preparing to enter system sleep state S", NULL, MK_SLEEP, NULL},
-    {"PM: suspend-to-idle", NULL, MK_SLEEP, NULL},
-    {"PM: hibernation: Creating image:", NULL, MK_SLEEP, NULL},
-    {"PM: suspend debug: Waiting for ", NULL, MK_TEST, NULL},
-    {"PM: hibernation: debug: Waiting for ", NULL, MK_TEST, NULL},
-    {"ACPI: PM: Low-level resume complete", NULL, MK_WAKE, NULL},
-    {"ACPI: PM: Waking up from system sleep state S", NULL, MK_WAKE, NULL},
-    {"PM: resume from suspend-to-idle", NULL, MK_WAKE, NULL},
+	{ "Filesystems sync: ", NULL, MK_PHASE, "sync" },
+	{ "PM: Syncing filesystems", "done", MK_PHASE, "sync" },
+	/* 6.1.y stable prints "... completed (elapsed X seconds)", older
+	 * kernels "... (elapsed X seconds) done." */
+	{ "Freezing user space processes", "(elapsed", MK_PHASE, "freeze_user" },
+	{ "Freezing remaining freezable tasks", "(elapsed", MK_PHASE, "freeze_kernel" },
+	{ "PM: hibernation: Allocated ", " kbytes in ", MK_PHASE, "prealloc" },
+	{ "Restarting tasks", "done", MK_PHASE, "thaw_tasks" },
+	{ "ACPI: PM: Preparing to enter system sleep state S", NULL, MK_SLEEP, NULL },
+	{ "PM: suspend-to-idle", NULL, MK_SLEEP, NULL },
+	{ "PM: hibernation: Creating image:", NULL, MK_SLEEP, NULL },
+	{ "PM: suspend debug: Waiting for ", NULL, MK_TEST, NULL },
+	{ "PM: hibernation: debug: Waiting for ", NULL, MK_TEST, NULL },
+	{ "ACPI: PM: Low-level resume complete", NULL, MK_WAKE, NULL },
+	{ "ACPI: PM: Waking up from system sleep state S", NULL, MK_WAKE, NULL },
+	{ "PM: resume from suspend-to-idle", NULL, MK_WAKE, NULL },
 };
 
 static bool marker_line(struct pm_parser *p, const char *msg, double ts)
@@ -277,7 +277,7 @@ static bool marker_line(struct pm_parser *p, const char *msg, double ts)
  * the verb (suspend, freeze, quiesce, thaw, restore...) names the phase. */
 static bool devices_phase_line(struct pm_parser *p, const char *msg, double ts)
 {
-	static const char *const infos[] = {"late", "noirq", "early", "start"};
+	static const char *const infos[] = { "late", "noirq", "early", "start" };
 	char verb[16], name[24];
 	const char *s = msg + 4, *info = NULL;
 	double ms;
@@ -400,8 +400,8 @@ static bool device_line(struct pm_parser *p, const char *msg, double ts)
 static void error_line(struct pm_parser *p, const char *msg)
 {
 	static const char *const why[] = {
-	    "fail",	 "abort",	   "refusing", "Unsupported", "error",	   "Error",
-	    "returns -", "Wakeup pending", "Cannot ",  "Not enough",  "not found", "EBUSY",
+		"fail",	     "abort",	       "refusing", "Unsupported", "error",     "Error",
+		"returns -", "Wakeup pending", "Cannot ",  "Not enough",  "not found", "EBUSY",
 	};
 
 	if (strncmp(msg, "Freezing", 8) && !strstr(msg, "PM: "))
@@ -508,7 +508,7 @@ out:
 
 int pmlog_parse(const char *dmesg, struct pm_report *out)
 {
-	struct pm_parser p = {.r = out};
+	struct pm_parser p = { .r = out };
 	char line[PM_LINE_MAX];
 
 	if (!dmesg || !out)

@@ -13,8 +13,7 @@
 #include "util.h"
 
 /* Why a wait ended early, as a step status and message. */
-void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
-			     const struct step *st)
+void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st)
 {
 	if (ret == -ECANCELED) {
 		sr->status = ST_FAIL;
@@ -24,10 +23,10 @@ void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret,
 
 		sr->status = ST_TIMEOUT;
 		sr->message = scenario_limit
-			? xasprintf("scenario timeout (%s) reached during this step",
-				    c->s->timeout ? c->s->timeout : "120s")
-			: xasprintf("step did not finish within %s",
-				    st && st->timeout ? st->timeout : "its time limit");
+				  ? xasprintf("scenario timeout (%s) reached during this step",
+					      c->s->timeout ? c->s->timeout : "120s")
+				  : xasprintf("step did not finish within %s",
+					      st && st->timeout ? st->timeout : "its time limit");
 	} else {
 		sr->status = ST_ERROR;
 		sr->message = xasprintf("%s", strerror(-ret));
@@ -53,17 +52,17 @@ void step_judge(struct step_result *sr, const struct expect *e)
  * channel and kernel stack of it and its children, and the memory counters,
  * so that a step that hangs once in thirty runs leaves evidence behind. */
 #define STUCK_PROBE_MS 5000
-#define STUCK_SCRIPT                                                                       \
-	"kids() { cat /proc/$1/task/*/children 2>/dev/null; }; "                            \
-	"for p in %lld $(kids %lld) $(for k in $(kids %lld); do kids $k; done); do "          \
-	"echo \"== pid $p: $(tr '\\0' ' ' < /proc/$p/cmdline)\"; "                             \
-	"grep -E '^(State|VmRSS|VmSwap)' /proc/$p/status; "                                \
-	"echo \"wchan: $(cat /proc/$p/wchan)\"; cat /proc/$p/stack; done; "                   \
+#define STUCK_SCRIPT                                                                               \
+	"kids() { cat /proc/$1/task/*/children 2>/dev/null; }; "                                   \
+	"for p in %lld $(kids %lld) $(for k in $(kids %lld); do kids $k; done); do "               \
+	"echo \"== pid $p: $(tr '\\0' ' ' < /proc/$p/cmdline)\"; "                                 \
+	"grep -E '^(State|VmRSS|VmSwap)' /proc/$p/status; "                                        \
+	"echo \"wchan: $(cat /proc/$p/wchan)\"; cat /proc/$p/stack; done; "                        \
 	"for f in meminfo vmstat pressure/memory; do echo \"== /proc/$f\"; cat /proc/$f; done"
 
 static void step_record_stuck(struct run_ctx *c, const struct step_result *sr, long long pid)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	int64_t dl = loop_now(c->vm.loop) + STUCK_PROBE_MS;
 	char *cmd = xasprintf(STUCK_SCRIPT, pid, pid, pid), *path;
 
@@ -79,7 +78,7 @@ static void step_record_stuck(struct run_ctx *c, const struct step_result *sr, l
 int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,
 		    struct step_result *sr, int64_t deadline)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	long long pid = 0;
 	int ret = vm_exec_start(&c->vm, cmd, (const char *const *)c->env, &pid, &res.err, deadline);
 
@@ -115,4 +114,3 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline)
 	c->boots += !ret;
 	return ret;
 }
-

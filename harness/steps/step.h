@@ -22,15 +22,15 @@ struct run_ctx {
 	const struct run_opts *o;
 	struct scenario_result *r;
 	struct vm vm;
-	int64_t deadline;        /* the whole scenario's */
-	int64_t t0;              /* when the scenario started (now_ms) */
-	char *env[6];            /* NULL-terminated guest environment */
-	const char *kernel;      /* what the machine boots, for restarts */
+	int64_t deadline;   /* the whole scenario's */
+	int64_t t0;	    /* when the scenario started (now_ms) */
+	char *env[6];	    /* NULL-terminated guest environment */
+	const char *kernel; /* what the machine boots, for restarts */
 	char *append;
 	const char *workdir;
-	char *restart_append;    /* the kernel arguments of the last restart */
-	unsigned boots;          /* times the machine came up (boot, restarts) */
-	unsigned boots_checked;  /* of those, checked by the machine step */
+	char *restart_append;	/* the kernel arguments of the last restart */
+	unsigned boots;		/* times the machine came up (boot, restarts) */
+	unsigned boots_checked; /* of those, checked by the machine step */
 	/* the boot (boots) in which the guest saved its ICH9 LPC ACPI registers
 	 * (step_pm.c); any other value: not saved since the machine came up */
 	unsigned lpc_saved_boot;
@@ -46,7 +46,6 @@ struct step_ops {
 	void (*run)(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		    int64_t deadline);
 };
-
 
 /* A wait that ended early (-ECANCELED, -ETIMEDOUT, other) as status and message. */
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);

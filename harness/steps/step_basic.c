@@ -116,6 +116,6 @@ out:
 	json_decref(args);
 }
 
-const struct step_ops step_run_ops = {STEP_RUN, step_run};
-const struct step_ops step_wait_ops = {STEP_WAIT, step_wait};
-const struct step_ops step_qmp_ops = {STEP_QMP, step_qmp};
+const struct step_ops step_run_ops = { STEP_RUN, step_run };
+const struct step_ops step_wait_ops = { STEP_WAIT, step_wait };
+const struct step_ops step_qmp_ops = { STEP_QMP, step_qmp };

@@ -47,7 +47,7 @@ static int mem_sleep(struct run_ctx *c, int64_t ms, int64_t deadline)
 /* The guest's MemTotal in bytes, read through the agent. */
 static int guest_memtotal(struct run_ctx *c, int64_t *bytes, int64_t deadline)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	int64_t dl = loop_now(c->vm.loop) + MEM_CMD_MS;
 	const char *p;
 	int ret;
@@ -183,7 +183,7 @@ static void balloon_failed(struct run_ctx *c, struct step_result *sr, int ret,
 static void step_balloon(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			 int64_t deadline)
 {
-	struct balloon_run b = {.target = (int64_t)st->balloon_bytes};
+	struct balloon_run b = { .target = (int64_t)st->balloon_bytes };
 	json_t *args = json_pack("{s:I}", "value", (json_int_t)b.target), *ret_val = NULL;
 	char *errmsg = NULL;
 	int ret;
@@ -339,7 +339,7 @@ static void step_measure(struct run_ctx *c, const struct step *st, struct step_r
 			 int64_t deadline)
 {
 	int64_t t0 = loop_now(c->vm.loop), until, rss = 0, settled_ms = 0;
-	struct rss_sample r = {0};
+	struct rss_sample r = { 0 };
 	json_t *base;
 	int ret;
 
@@ -379,5 +379,5 @@ static void step_measure(struct run_ctx *c, const struct step *st, struct step_r
 	measure_within_note(sr, r.samples, st->within);
 }
 
-const struct step_ops step_balloon_ops = {STEP_BALLOON, step_balloon};
-const struct step_ops step_measure_ops = {STEP_MEASURE, step_measure};
+const struct step_ops step_balloon_ops = { STEP_BALLOON, step_balloon };
+const struct step_ops step_measure_ops = { STEP_MEASURE, step_measure };

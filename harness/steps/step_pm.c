@@ -15,12 +15,12 @@
 #include "timeline.h"
 #include "util.h"
 
-#define PM_CMD_MS 10000          /* a guest command around the sleep */
-#define PM_REACH_MS 30000        /* request → SUSPEND event */
-#define PM_WAKE_EVENT_MS 10000   /* system_wakeup → WAKEUP event */
-#define PM_BACK_MS 60000         /* wake → agent answers */
-#define PM_HIBERNATE_MS 120000   /* request → QEMU powered off */
-#define PM_RETRY_MS 3000         /* a guest-agent answer that is this late is lost */
+#define PM_CMD_MS 10000	       /* a guest command around the sleep */
+#define PM_REACH_MS 30000      /* request → SUSPEND event */
+#define PM_WAKE_EVENT_MS 10000 /* system_wakeup → WAKEUP event */
+#define PM_BACK_MS 60000       /* wake → agent answers */
+#define PM_HIBERNATE_MS 120000 /* request → QEMU powered off */
+#define PM_RETRY_MS 3000       /* a guest-agent answer that is this late is lost */
 
 /* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
  * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
@@ -123,7 +123,8 @@ static char *pm_setup_script(const struct run_ctx *c, const struct step *st)
 {
 	const char *variant = st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle";
 	const char *wake = st->wake_by == WAKE_KEY
-		? "echo enabled > /sys/bus/serio/devices/serio0/power/wakeup && " : "";
+			       ? "echo enabled > /sys/bus/serio/devices/serio0/power/wakeup && "
+			       : "";
 
 	return xasprintf("set -e; %s echo 1 > /sys/power/pm_print_times; "
 			 "echo 1 > /sys/power/pm_debug_messages; echo %s > /sys/power/mem_sleep; "
@@ -222,7 +223,8 @@ static int pm_arm_rtc(struct run_ctx *c, const struct step *st, struct step_resu
 	struct vm_exec_result res;
 	int64_t secs = st->after_ms < 1000 ? 1 : (st->after_ms + 999) / 1000;
 	char *cmd = xasprintf("echo 0 > /sys/class/rtc/rtc0/wakealarm && "
-			      "echo +%lld > /sys/class/rtc/rtc0/wakealarm", (long long)secs);
+			      "echo +%lld > /sys/class/rtc/rtc0/wakealarm",
+			      (long long)secs);
 	int ret = pm_guest(c, sr, cmd, &res, deadline);
 
 	free(cmd);
@@ -317,8 +319,9 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 		step_wait_failed(c, sr, ret, NULL);
 		return ret;
 	}
-	cmd = st->wake_by == WAKE_QMP ? "system_wakeup"
-	      : st->wake_by == WAKE_KEY ? "send-key" : "system_powerdown";
+	cmd = st->wake_by == WAKE_QMP	? "system_wakeup"
+	      : st->wake_by == WAKE_KEY ? "send-key"
+					: "system_powerdown";
 	if (st->wake_by == WAKE_KEY)
 		args = json_loads(key, 0, NULL);
 	cy->t_wake = loop_now(c->vm.loop);
@@ -340,13 +343,15 @@ static int pm_wait_wakeup(struct run_ctx *c, const struct step *st, struct sleep
 {
 	int64_t host_ms = 0;
 	int64_t limit = st->wake_by == WAKE_RTC
-		? cy->t_req + cy->suspend_ms + st->after_ms + PM_REACH_MS
-		: cy->t_wake + PM_WAKE_EVENT_MS;
+			    ? cy->t_req + cy->suspend_ms + st->after_ms + PM_REACH_MS
+			    : cy->t_wake + PM_WAKE_EVENT_MS;
 	int ret = vm_qmp_event(&c->vm, "WAKEUP", &host_ms, min64(deadline, limit));
 
 	if (ret == -ETIMEDOUT) {
-		pm_fail(sr, ST_FAIL, xasprintf("the guest never woke up (no WAKEUP event; wake "
-					       "by %s)", wake_word[st->wake_by]));
+		pm_fail(sr, ST_FAIL,
+			xasprintf("the guest never woke up (no WAKEUP event; wake "
+				  "by %s)",
+				  wake_word[st->wake_by]));
 		return ret;
 	}
 	if (ret) {
@@ -373,7 +378,8 @@ static int pm_wait_back(struct run_ctx *c, const struct step *st, struct sleep_c
 		else
 			pm_fail(sr, ST_TIMEOUT,
 				xasprintf("the guest did not come back after the wake by %s (the "
-					  "agent did not answer within %.1f s)", wake_word[st->wake_by],
+					  "agent did not answer within %.1f s)",
+					  wake_word[st->wake_by],
 					  (double)(limit - cy->t_wake) / 1000));
 		return ret;
 	}
@@ -517,8 +523,8 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_c
 
 json_t *pm_cycle_json(unsigned i, const struct sleep_cycle *cy, const struct step *st)
 {
-	json_t *j = json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms",
-			      (json_int_t)cy->suspend_ms);
+	json_t *j =
+	    json_pack("{s:i, s:I}", "cycle", (int)i + 1, "suspend_ms", (json_int_t)cy->suspend_ms);
 
 	if (!st->pm_test) {
 		json_object_set_new(j, "resume_ms", json_integer(cy->resume_ms));
@@ -576,10 +582,14 @@ static const char *wake_note(const struct step *st)
 	if (st->sleep_state == SLEEP_STATE_S4)
 		return "restart (QEMU started again with the same disks and ktb.resume)";
 	switch (st->wake_by) {
-	case WAKE_RTC: return "rtc (an alarm the guest armed in /sys/class/rtc/rtc0/wakealarm)";
-	case WAKE_KEY: return "key (QMP send-key; serio0 wakeup enabled in the guest)";
-	case WAKE_BUTTON: return "button (QMP system_powerdown: the ACPI power button)";
-	default: return "qmp (system_wakeup)";
+	case WAKE_RTC:
+		return "rtc (an alarm the guest armed in /sys/class/rtc/rtc0/wakealarm)";
+	case WAKE_KEY:
+		return "key (QMP send-key; serio0 wakeup enabled in the guest)";
+	case WAKE_BUTTON:
+		return "button (QMP system_powerdown: the ACPI power button)";
+	default:
+		return "qmp (system_wakeup)";
 	}
 }
 
@@ -629,11 +639,13 @@ static char *hib_setup_script(const struct run_ctx *c, const struct step *st)
 	const char *id = c->s->machine->hibernate->disk;
 
 	/* a restored system still has its swap on: mkswap only a fresh disk */
-	return xasprintf("set -e; dev=$(readlink -f /dev/ktb/%s); "
-			 "grep -q \"^$dev \" /proc/swaps || { mkswap $dev > /dev/null; swapon $dev; }; "
-			 "echo shutdown > /sys/power/disk; echo 1 > /sys/power/pm_print_times; "
-			 "echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
-			 "echo %s > /sys/power/pm_test", id, st->pm_test ? st->pm_test : "none");
+	return xasprintf(
+	    "set -e; dev=$(readlink -f /dev/ktb/%s); "
+	    "grep -q \"^$dev \" /proc/swaps || { mkswap $dev > /dev/null; swapon $dev; }; "
+	    "echo shutdown > /sys/power/disk; echo 1 > /sys/power/pm_print_times; "
+	    "echo 1 > /sys/module/suspend/parameters/pm_test_delay; "
+	    "echo %s > /sys/power/pm_test",
+	    id, st->pm_test ? st->pm_test : "none");
 }
 
 static bool hib_qemu_gone(void *ctx)
@@ -663,11 +675,13 @@ static int hib_wait_off(struct run_ctx *c, struct sleep_cycle *cy, struct step_r
 		return ret;
 	}
 	if (!pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok) && ok)
-		pm_fail(sr, ST_FAIL, xstrdup("the guest's hibernation returned without powering "
-					     "off: no image was written"));
+		pm_fail(sr, ST_FAIL,
+			xstrdup("the guest's hibernation returned without powering "
+				"off: no image was written"));
 	else if (sr->status == ST_PASS)
-		pm_fail(sr, ST_FAIL, xasprintf("the guest did not hibernate within %d s",
-					       PM_HIBERNATE_MS / 1000));
+		pm_fail(
+		    sr, ST_FAIL,
+		    xasprintf("the guest did not hibernate within %d s", PM_HIBERNATE_MS / 1000));
 	return -ETIMEDOUT;
 }
 
@@ -677,7 +691,8 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 	/* KTB_S4_NO_RESUME=1 starts the machine again without naming the image's
 	 * disk: the guest boots afresh, which the tests use to prove the check */
 	char *extra = getenv("KTB_S4_NO_RESUME")
-		? xstrdup("") : xasprintf("ktb.resume=%s", c->s->machine->hibernate->disk);
+			  ? xstrdup("")
+			  : xasprintf("ktb.resume=%s", c->s->machine->hibernate->disk);
 	int ret;
 
 	/* a new boot (run_restart counts it): the firmware sets the LPC
@@ -687,8 +702,7 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 	free(extra);
 	if (ret) {
 		pm_fail(sr, console_fatal(c->vm.console) ? ST_FAIL : ST_ERROR,
-			xasprintf("the machine did not come back from hibernation: %s",
-				  c->vm.err));
+			xasprintf("the machine did not come back from hibernation: %s", c->vm.err));
 		return ret;
 	}
 	cy->t_wake = c->vm.start_ms;
@@ -700,11 +714,12 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 /* A machine that answers again may have booted afresh: only the restored
  * kernel's log holds the image it created ("Creating image", "Need to copy
  * N pages"), so count those lines and read the image size from them. */
-#define HIB_IMAGE_LOG "dmesg | grep -c 'PM: hibernation: Creating image' || true; " \
+#define HIB_IMAGE_LOG                                                                              \
+	"dmesg | grep -c 'PM: hibernation: Creating image' || true; "                              \
 	"dmesg | sed -n 's/.*Need to copy \\([0-9]*\\) pages.*/\\1/p' | tail -1"
 
-static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images,
-			 long long *pages, int64_t deadline)
+static int hib_image_log(struct run_ctx *c, struct step_result *sr, int *images, long long *pages,
+			 int64_t deadline)
 {
 	struct vm_exec_result res;
 	char *nl;
@@ -723,8 +738,8 @@ bool hib_restored(int before, int after)
 	return after > before;
 }
 
-static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int before,
-			       json_t *data, int64_t deadline)
+static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int before, json_t *data,
+			       int64_t deadline)
 {
 	long long pages = 0;
 	int after = 0;
@@ -732,9 +747,10 @@ static void hib_check_restored(struct run_ctx *c, struct step_result *sr, int be
 	if (hib_image_log(c, sr, &after, &pages, deadline))
 		return;
 	if (!hib_restored(before, after)) {
-		pm_fail(sr, ST_FAIL, xstrdup("the guest booted afresh instead of restoring its "
-					     "hibernation image (the kernel's log has no image "
-					     "created before the restart)"));
+		pm_fail(sr, ST_FAIL,
+			xstrdup("the guest booted afresh instead of restoring its "
+				"hibernation image (the kernel's log has no image "
+				"created before the restart)"));
 		return;
 	}
 	json_object_set_new(data, "image_bytes", json_integer(pages * 4096));
@@ -771,7 +787,7 @@ static void pm_kernel_report(struct run_ctx *c, const struct step *st, json_t *d
 			     int64_t deadline)
 {
 	struct vm_exec_result res;
-	struct pm_report rep = {0};
+	struct pm_report rep = { 0 };
 
 	if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res,
 		    min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
@@ -788,7 +804,7 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 			   int64_t deadline, json_t *data)
 {
 	struct vm_exec_result res;
-	struct sleep_cycle cy = {0};
+	struct sleep_cycle cy = { 0 };
 	char *script;
 	long long pages;
 	int before = 0, ret;
@@ -833,8 +849,8 @@ static void pm_judge(struct step_result *sr, const struct expect *e)
 static void step_suspend(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			 int64_t deadline)
 {
-	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state],
-				 "wake", wake_note(st), "cycles");
+	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state], "wake",
+				 wake_note(st), "cycles");
 	json_t *counts = NULL;
 	int before = -1, fixups = 0, irq;
 
@@ -854,7 +870,7 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 	if (!st->pm_test && pm_wakeup_read(c, sr, false, &counts, &irq, &fixups, deadline))
 		goto out;
 	for (unsigned i = 0; i < st->cycles; i++) {
-		struct sleep_cycle cy = {.fixups = &fixups, .counts = &counts};
+		struct sleep_cycle cy = { .fixups = &fixups, .counts = &counts };
 		int ret = pm_cycle_run(c, st, &cy, sr, deadline);
 
 		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
@@ -863,8 +879,8 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 			if (sr->status == ST_PASS)
 				pm_fail(sr, ST_FAIL, xasprintf("cycle %u failed", i + 1));
 			if (st->cycles > 1) {
-				char *m = xasprintf("cycle %u of %u: %s", i + 1, st->cycles,
-						    sr->message);
+				char *m =
+				    xasprintf("cycle %u of %u: %s", i + 1, st->cycles, sr->message);
 
 				pm_fail(sr, sr->status, m);
 			}
@@ -874,10 +890,11 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 out:
 	json_decref(counts);
 	if (fixups)
-		json_object_set_new(data, "firmware_fixups",
-				    json_pack("{s:i, s:s}", "count", fixups, "what",
-					      "restored the ICH9 LPC ACPI registers (PMBASE, "
-					      "ACPI_CNTL) that SeaBIOS leaves reset after S3 resume"));
+		json_object_set_new(
+		    data, "firmware_fixups",
+		    json_pack("{s:i, s:s}", "count", fixups, "what",
+			      "restored the ICH9 LPC ACPI registers (PMBASE, "
+			      "ACPI_CNTL) that SeaBIOS leaves reset after S3 resume"));
 	pm_metrics(c, data);
 	sr->data = data;
 	if (sr->status == ST_PASS)
@@ -888,4 +905,4 @@ out:
 		pm_judge(sr, st->expect);
 }
 
-const struct step_ops step_suspend_ops = {STEP_SUSPEND, step_suspend};
+const struct step_ops step_suspend_ops = { STEP_SUSPEND, step_suspend };

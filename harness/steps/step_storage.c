@@ -112,8 +112,8 @@ static void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct s
 	hybrid_stats_judge(sr, st->hybrid_stats, stats, st->expect);
 }
 
-const struct step_ops step_power_loss_ops = {STEP_POWER_LOSS, step_power_loss};
-const struct step_ops step_hybrid_stats_ops = {STEP_HYBRID_STATS, step_hybrid_stats};
+const struct step_ops step_power_loss_ops = { STEP_POWER_LOSS, step_power_loss };
+const struct step_ops step_hybrid_stats_ops = { STEP_HYBRID_STATS, step_hybrid_stats };
 
 void storage_collect_metrics(struct run_ctx *c)
 {

@@ -45,7 +45,7 @@ static int64_t mp_min(int64_t a, int64_t b)
  * too ({"error": "no disk with id ID"}, exit 1): the guest's state to judge. */
 static json_t *mp_probe(struct mp_op *op)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	char *cmd = xasprintf("ktb-probe disk %s", op->d->id);
 	int64_t dl = mp_min(op->deadline, loop_now(op->c->vm.loop) + MP_CMD_MS);
 	int ret = vm_exec(&op->c->vm, cmd, (const char *const *)op->c->env, &res, dl);
@@ -131,7 +131,7 @@ int mp_judge(json_t *probe, unsigned path, bool up, bool before, char **why)
 /* Run a guest shell command that must succeed. */
 static int mp_guest(struct mp_op *op, const char *cmd)
 {
-	struct vm_exec_result res = {0};
+	struct vm_exec_result res = { 0 };
 	int64_t dl = mp_min(op->deadline, loop_now(op->c->vm.loop) + MP_CMD_MS);
 	int ret = vm_exec(&op->c->vm, cmd, (const char *const *)op->c->env, &res, dl);
 
@@ -317,7 +317,7 @@ static int mp_precheck(struct mp_op *op)
 static void mp_step(struct run_ctx *c, const struct step *st, const struct path_ref *ref, bool up,
 		    struct step_result *sr, int64_t deadline)
 {
-	struct mp_op op = {c, ref, &c->s->machine->disks[ref->disk_index], up, sr, deadline};
+	struct mp_op op = { c, ref, &c->s->machine->disks[ref->disk_index], up, sr, deadline };
 	bool nvme = op.d->bus == DISK_BUS_NVME;
 	json_t *probe, *mp;
 	int64_t seen_ms;
@@ -352,5 +352,5 @@ static void step_restore_path(struct run_ctx *c, const struct step *st, struct s
 	mp_step(c, st, st->restore_path, true, sr, deadline);
 }
 
-const struct step_ops step_fail_path_ops = {STEP_FAIL_PATH, step_fail_path};
-const struct step_ops step_restore_path_ops = {STEP_RESTORE_PATH, step_restore_path};
+const struct step_ops step_fail_path_ops = { STEP_FAIL_PATH, step_fail_path };
+const struct step_ops step_restore_path_ops = { STEP_RESTORE_PATH, step_restore_path };

@@ -23,10 +23,10 @@
 
 /* Suspend warm, resume cool, so a band's side reads from its colour alone;
  * neighbours alternate light and dark so adjacent bands stay apart. */
-static const char *const warm[] = {"#fdae61", "#d73027", "#fee090", "#f46d43",
-				   "#fdd0a2", "#a50026", "#fc8d59", "#e6550d"};
-static const char *const cool[] = {"#abd9e9", "#4575b4", "#a6d96a", "#1a9850",
-				   "#74add1", "#313695", "#d9ef8b", "#66bd63"};
+static const char *const warm[] = { "#fdae61", "#d73027", "#fee090", "#f46d43",
+				    "#fdd0a2", "#a50026", "#fc8d59", "#e6550d" };
+static const char *const cool[] = { "#abd9e9", "#4575b4", "#a6d96a", "#1a9850",
+				    "#74add1", "#313695", "#d9ef8b", "#66bd63" };
 
 /* Geometry of one drawing: where each half starts on the page. */
 struct tl {
@@ -139,11 +139,11 @@ static const char *sleep_label(const struct pm_cycle *c)
 static const char *mode_title(enum pm_mode m)
 {
 	static const char *const titles[] = {
-	    [PM_MODE_UNKNOWN] = "Suspend",
-	    [PM_MODE_DEEP] = "S3 (deep)",
-	    [PM_MODE_S2IDLE] = "s2idle (suspend-to-idle)",
-	    [PM_MODE_SHALLOW] = "S1 (shallow)",
-	    [PM_MODE_HIBERNATE] = "S4 (hibernate)",
+		[PM_MODE_UNKNOWN] = "Suspend",
+		[PM_MODE_DEEP] = "S3 (deep)",
+		[PM_MODE_S2IDLE] = "s2idle (suspend-to-idle)",
+		[PM_MODE_SHALLOW] = "S1 (shallow)",
+		[PM_MODE_HIBERNATE] = "S4 (hibernate)",
 	};
 
 	return (unsigned)m < ARRAY_SIZE(titles) ? titles[m] : titles[0];
@@ -239,7 +239,7 @@ static void draw_sleep(const struct tl *t)
 /* A 1-2-5 step that puts ticks at least 70 px apart. */
 static double tick_step(double k)
 {
-	static const double m[] = {1, 2, 5};
+	static const double m[] = { 1, 2, 5 };
 	double base = 0.001;
 
 	/* a half with no width (no sleep point) gets no ticks */
@@ -409,7 +409,7 @@ static int draw_body(struct tl *t, size_t cycle, size_t cycles)
 
 int timeline_svg(const struct pm_report *r, size_t cycle, FILE *out)
 {
-	struct tl t = {.c = NULL};
+	struct tl t = { .c = NULL };
 	char *body = NULL;
 	size_t len = 0;
 	int h;

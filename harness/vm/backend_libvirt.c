@@ -214,8 +214,8 @@ static int lv_on_notify(void *ctx, int fd)
 static int lv_tick_start(struct vm *vm)
 {
 	struct itimerspec its = {
-	    .it_interval = {.tv_nsec = TICK_MS * 1000000L},
-	    .it_value = {.tv_nsec = TICK_MS * 1000000L},
+		.it_interval = { .tv_nsec = TICK_MS * 1000000L },
+		.it_value = { .tv_nsec = TICK_MS * 1000000L },
 	};
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 
@@ -253,8 +253,8 @@ static char *lv_name(const struct vm *vm)
 
 static int lv_render(struct vm *vm, const struct hw_launch *l, char **xml)
 {
-	struct hw_domain d = {.name = LV(vm)->name, .console_path = LV(vm)->console_path};
-	struct hw_error he = {{0}, {0}};
+	struct hw_domain d = { .name = LV(vm)->name, .console_path = LV(vm)->console_path };
+	struct hw_error he = { { 0 }, { 0 } };
 	/* a remote host's disks were made there (lv_remote_prepare) */
 	int ret =
 	    vm->cfg.restart || LV(vm)->rem ? 0 : machine_create_disks(vm->cfg.machine, l, &he);
@@ -314,8 +314,8 @@ static int lv_remote_prepare(struct vm *vm, const struct hw_launch *l, struct hw
 {
 	const struct machine *m = vm->cfg.machine;
 	struct vm_libvirt *lv = LV(vm);
-	const char *files[2] = {l->kernel, l->initrd};
-	char hash[2][SHA256_HEX_LEN + 1] = {"", ""}, err[600], *cmd, *t, *out = NULL;
+	const char *files[2] = { l->kernel, l->initrd };
+	char hash[2][SHA256_HEX_LEN + 1] = { "", "" }, err[600], *cmd, *t, *out = NULL;
 	char *rdir = xasprintf("%s/%s", REMOTE_RUN_PARENT, lv->name), *up = xstrdup("");
 	int ret = 0;
 
@@ -410,7 +410,7 @@ static int lv_remote_console(struct vm *vm)
 	char *cmd = xasprintf("exec tail -c +1 -F --pid=$PPID %s 2>/dev/null", lv->console_path);
 	char **argv = remote_argv(lv->rem, NULL, cmd);
 	char *log = lv_ssh_log(vm);
-	struct proc_opts po = {.capture_stdout = true, .stderr_path = log};
+	struct proc_opts po = { .capture_stdout = true, .stderr_path = log };
 	int ret = proc_spawn(&lv->tail, argv, &po);
 
 	remote_argv_free(argv);
@@ -428,19 +428,19 @@ static int lv_remote_forward(struct vm *vm, const struct hw_launch *rl)
 	struct vm_libvirt *lv = LV(vm);
 	char *q = xasprintf("%s:%s", vm->qmp_path, rl->qmp_path);
 	char *g = xasprintf("%s:%s", vm->qga_path, rl->qga_path);
-	const char *opts[] = {"-N",
-			      "-o",
-			      "ExitOnForwardFailure=yes",
-			      "-o",
-			      "StreamLocalBindUnlink=yes",
-			      "-L",
-			      q,
-			      "-L",
-			      g,
-			      NULL};
+	const char *opts[] = { "-N",
+			       "-o",
+			       "ExitOnForwardFailure=yes",
+			       "-o",
+			       "StreamLocalBindUnlink=yes",
+			       "-L",
+			       q,
+			       "-L",
+			       g,
+			       NULL };
 	char **argv = remote_argv(lv->rem, opts, NULL);
 	char *log = lv_ssh_log(vm);
-	struct proc_opts po = {.stderr_path = log};
+	struct proc_opts po = { .stderr_path = log };
 	int ret = proc_spawn(&lv->fwd, argv, &po);
 
 	remote_argv_free(argv);
@@ -454,7 +454,7 @@ static int lv_spawn(struct vm *vm, const struct hw_launch *l, int64_t deadline)
 {
 	struct vm_libvirt *lv = xcalloc(1, sizeof(*lv));
 	char *xml = NULL, *path, *notes = NULL;
-	struct hw_launch rl = {0};
+	struct hw_launch rl = { 0 };
 	int ret;
 
 	(void)deadline; /* libvirt creates the domain synchronously */

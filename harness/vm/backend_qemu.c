@@ -65,11 +65,11 @@ static int qemu_spawn(struct vm *vm, const struct hw_launch *launch, int64_t dea
 	/* a machine with a balloon is watched through QEMU's RSS (measure:
 	 * qemu_rss): without huge pages it moves with what the guest touches,
 	 * not with the 2 MiB pages the host happened to back it with */
-	struct proc_opts po = {.capture_stdout = !vm->cfg.interactive,
-			       .stderr_path = vm->cfg.interactive ? NULL : vm->qemu_log_path,
-			       .interactive = vm->cfg.interactive,
-			       .no_thp = !vm->cfg.interactive && vm->cfg.machine->balloon};
-	struct hw_error he = {{0}, {0}};
+	struct proc_opts po = { .capture_stdout = !vm->cfg.interactive,
+				.stderr_path = vm->cfg.interactive ? NULL : vm->qemu_log_path,
+				.interactive = vm->cfg.interactive,
+				.no_thp = !vm->cfg.interactive && vm->cfg.machine->balloon };
+	struct hw_error he = { { 0 }, { 0 } };
 	struct argv a;
 	int ret;
 
@@ -172,13 +172,13 @@ static int qemu_wait_exit(struct vm *vm)
 }
 
 const struct vm_backend_ops vm_backend_qemu = {
-    .name = "qemu",
-    .spawn = qemu_spawn,
-    .drain = qemu_drain,
-    .stop = qemu_stop,
-    .qmp = vm_qmp_socket,
-    .power_cut = qemu_power_cut,
-    .exited_ok = qemu_exited_ok,
-    .pid = qemu_pid,
-    .wait_exit = qemu_wait_exit,
+	.name = "qemu",
+	.spawn = qemu_spawn,
+	.drain = qemu_drain,
+	.stop = qemu_stop,
+	.qmp = vm_qmp_socket,
+	.power_cut = qemu_power_cut,
+	.exited_ok = qemu_exited_ok,
+	.pid = qemu_pid,
+	.wait_exit = qemu_wait_exit,
 };

@@ -45,21 +45,21 @@ struct console_rule {
 
 /* First match wins: the oops flavours of "BUG: " come before plain BUG. */
 static const struct console_rule console_rules[] = {
-    {"Kernel panic - not syncing", NULL, AT_START, "panic"},
-    {"Oops: ", NULL, AT_START, "oops"},
-    {"Internal error: Oops", NULL, AT_START, "oops"},
-    {"BUG: unable to handle", NULL, AT_START, "oops"},
-    {"BUG: kernel NULL pointer dereference", NULL, AT_START, "oops"},
-    {"general protection fault", NULL, AT_START, "oops"},
-    {"Unable to handle kernel", NULL, AT_START, "oops"},
-    {"kernel BUG at ", NULL, AT_START, "oops"},
-    {"invalid opcode: ", "[#", AT_START, "oops"},
-    {"INFO: task ", " blocked for more than ", AFTER_PREFIX, "hung task"},
-    {"INFO: rcu_", "stall", AFTER_PREFIX, "stall"},
-    {"Watchdog detected hard LOCKUP", NULL, AFTER_PREFIX, "stall"},
-    {"BUG: ", NULL, AFTER_PREFIX, "bug"},
-    {"UBSAN: ", NULL, AT_START, "bug"},
-    {"WARNING: ", NULL, AT_START, "warning"},
+	{ "Kernel panic - not syncing", NULL, AT_START, "panic" },
+	{ "Oops: ", NULL, AT_START, "oops" },
+	{ "Internal error: Oops", NULL, AT_START, "oops" },
+	{ "BUG: unable to handle", NULL, AT_START, "oops" },
+	{ "BUG: kernel NULL pointer dereference", NULL, AT_START, "oops" },
+	{ "general protection fault", NULL, AT_START, "oops" },
+	{ "Unable to handle kernel", NULL, AT_START, "oops" },
+	{ "kernel BUG at ", NULL, AT_START, "oops" },
+	{ "invalid opcode: ", "[#", AT_START, "oops" },
+	{ "INFO: task ", " blocked for more than ", AFTER_PREFIX, "hung task" },
+	{ "INFO: rcu_", "stall", AFTER_PREFIX, "stall" },
+	{ "Watchdog detected hard LOCKUP", NULL, AFTER_PREFIX, "stall" },
+	{ "BUG: ", NULL, AFTER_PREFIX, "bug" },
+	{ "UBSAN: ", NULL, AT_START, "bug" },
+	{ "WARNING: ", NULL, AT_START, "warning" },
 };
 
 /* Skip "<4>", "[    1.234567] " and a "[  T123] " caller id, each optional. */

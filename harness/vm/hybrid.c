@@ -27,7 +27,7 @@ const char *hybrid_binary(void)
  * itself would take QEMU's place, so only its existence is checked. */
 static int wait_listening(struct proc *p, const char *sock, int64_t deadline)
 {
-	struct timespec pause = {0, 20 * 1000000};
+	struct timespec pause = { 0, 20 * 1000000 };
 
 	while (access(sock, F_OK) < 0) {
 		if (proc_poll(p))
@@ -44,7 +44,7 @@ static int start_one(struct proc *p, const struct disk *d, const struct hw_launc
 {
 	char *log = xasprintf("%s/hybrid-%s.log", log_dir, d->id);
 	char *sock = machine_hybrid_path(l, d, "vhost");
-	struct proc_opts po = {.stderr_path = log};
+	struct proc_opts po = { .stderr_path = log };
 	struct argv a;
 	int ret = hybrid_backend_argv(d, l, hybrid_binary(), &a);
 
@@ -73,7 +73,7 @@ int hybrid_start(struct hybrid_procs *hp, const struct machine *m, const struct 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		if (m->disks[i].bus != DISK_BUS_HYBRID)
 			continue;
-		hp->p[hp->n] = (struct proc){.pid = -1, .out_fd = -1};
+		hp->p[hp->n] = (struct proc){ .pid = -1, .out_fd = -1 };
 		ret = start_one(&hp->p[hp->n], &m->disks[i], l, log_dir, deadline, why, len);
 		hp->n++;
 		if (ret < 0)
@@ -93,7 +93,7 @@ void hybrid_stop(struct hybrid_procs *hp)
 static char *ctl_exchange(int fd, const char *cmd)
 {
 	char *buf = xcalloc(1, CTL_MAX_REPLY), *req = xasprintf("{\"cmd\":\"%s\"}\n", cmd);
-	struct pollfd p = {fd, POLLIN, 0};
+	struct pollfd p = { fd, POLLIN, 0 };
 	size_t got = 0;
 
 	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))

@@ -31,7 +31,9 @@
 #define KVM_PROBE_BUF 65536
 
 static const char *const kvm_verdict_names[] = {
-	[KVM_ABSENT] = "absent", [KVM_BROKEN] = "broken", [KVM_WORKS] = "works",
+	[KVM_ABSENT] = "absent",
+	[KVM_BROKEN] = "broken",
+	[KVM_WORKS] = "works",
 };
 
 const char *kvm_verdict_name(enum kvm_verdict v)
@@ -82,7 +84,7 @@ static const char *kvm_last_line(const char *out)
 
 int kvm_probe_classify(const char *out, bool exited, enum kvm_verdict *v, char *why, size_t whylen)
 {
-	static const char *const fatal[] = {"KVM internal error", "emulation failure"};
+	static const char *const fatal[] = { "KVM internal error", "emulation failure" };
 	char line[200];
 	const char *p;
 
@@ -113,9 +115,9 @@ int kvm_probe_classify(const char *out, bool exited, enum kvm_verdict *v, char *
 
 static int kvm_qemu_version(char *buf, size_t len)
 {
-	char *const argv[] = {KVM_QEMU, "--version", NULL};
-	struct child_process cp = {.argv = argv, .in.how = SPAWN_NULL, .err.how = SPAWN_NULL};
-	struct spawn_buf out = {0};
+	char *const argv[] = { KVM_QEMU, "--version", NULL };
+	struct child_process cp = { .argv = argv, .in.how = SPAWN_NULL, .err.how = SPAWN_NULL };
+	struct spawn_buf out = { 0 };
 	int ret = pipe_command(&cp, NULL, 0, &out, NULL, -1) == 0 && out.len ? 0 : -ENOENT;
 
 	/* the first line only */
@@ -266,11 +268,11 @@ static int kvm_probe_spawn(const char *kernel, const char *initrd, struct child_
 	/* clang-format on */
 
 	*cp = (struct child_process){
-	    .argv = argv,
-	    .in.how = SPAWN_NULL,
-	    .out.how = SPAWN_PIPE,
-	    .err.how = SPAWN_STDOUT,
-	    .own_group = true,
+		.argv = argv,
+		.in.how = SPAWN_NULL,
+		.out.how = SPAWN_PIPE,
+		.err.how = SPAWN_STDOUT,
+		.own_group = true,
 	};
 	return start_command(cp);
 }
@@ -303,7 +305,7 @@ static void kvm_probe_watch(int fd, enum kvm_verdict *v, char *why, size_t whyle
 {
 	int64_t deadline = now_ms() + KVM_PROBE_TIMEOUT_MS;
 	struct kvm_probe_buf *b = xcalloc(1, sizeof(*b));
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char chunk[4096];
 
 	for (;;) {

@@ -19,10 +19,10 @@
 
 struct qga {
 	struct jsonclient c;
-	bool synced;	    /* replies now come in the order of our requests */
-	bool waiting;	    /* a request is outstanding */
-	bool held;	    /* ...and its caller stopped waiting (qga_finish collects it) */
-	loop_cond_fn stop;  /* qga_execute_until: stop waiting when this holds */
+	bool synced;	   /* replies now come in the order of our requests */
+	bool waiting;	   /* a request is outstanding */
+	bool held;	   /* ...and its caller stopped waiting (qga_finish collects it) */
+	loop_cond_fn stop; /* qga_execute_until: stop waiting when this holds */
 	void *stop_ctx;
 	json_int_t sync_id; /* the id of our latest guest-sync-delimited */
 };
@@ -69,8 +69,8 @@ static const char *qga_on_msg(void *ctx, json_t *msg)
 }
 
 static const struct jsonclient_ops qga_ops = {
-    .on_msg = qga_on_msg,
-    .on_garbage = qga_on_garbage,
+	.on_msg = qga_on_msg,
+	.on_garbage = qga_on_garbage,
 };
 
 struct qga *qga_new(struct loop *l, int fd, FILE *log)
@@ -172,8 +172,8 @@ static int qga_wait_reply(struct qga *g, json_t **ret, char **errmsg, int64_t de
 	return rc;
 }
 
-int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret,
-		      char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx)
+int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
+		      int64_t deadline, loop_cond_fn stop, void *stop_ctx)
 {
 	json_t *msg = NULL;
 	int rc;

@@ -16,9 +16,9 @@ struct loop;
 struct qga;
 
 struct qga_exec_result {
-	int exit_code;       /* -1 when killed by a signal */
-	int signal;          /* 0 unless killed by a signal */
-	char *out, *err;     /* decoded, NUL-terminated (may contain NULs earlier) */
+	int exit_code;	 /* -1 when killed by a signal */
+	int signal;	 /* 0 unless killed by a signal */
+	char *out, *err; /* decoded, NUL-terminated (may contain NULs earlier) */
 	size_t out_len, err_len;
 	bool out_truncated, err_truncated;
 };
@@ -41,8 +41,8 @@ int qga_execute(struct qga *g, const char *cmd, json_t *args, json_t **ret, char
  * to sleep before the agent could answer): -EINPROGRESS, and the reply stays
  * expected until qga_finish collects it. No other request may be made
  * meanwhile (-EBUSY). */
-int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret,
-		      char **errmsg, int64_t deadline, loop_cond_fn stop, void *stop_ctx);
+int qga_execute_until(struct qga *g, const char *cmd, json_t *args, json_t **ret, char **errmsg,
+		      int64_t deadline, loop_cond_fn stop, void *stop_ctx);
 int qga_finish(struct qga *g, json_t **ret, char **errmsg, int64_t deadline);
 
 /* Run /bin/sh -c cmd in the guest with env (NULL-terminated "K=V" list, may
@@ -50,8 +50,8 @@ int qga_finish(struct qga *g, json_t **ret, char **errmsg, int64_t deadline);
  * An agent error gives -EREMOTEIO with its message in res->err; call
  * qga_exec_result_free whatever the return. Not synced yet (or out of step
  * after a failed request): this and qga_execute resync first. */
-int qga_exec(struct qga *g, const char *cmd, const char *const *env,
-	     struct qga_exec_result *res, int64_t deadline);
+int qga_exec(struct qga *g, const char *cmd, const char *const *env, struct qga_exec_result *res,
+	     int64_t deadline);
 void qga_exec_result_free(struct qga_exec_result *res);
 
 /* The two halves of qga_exec, for commands that outlive the agent's

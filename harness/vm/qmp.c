@@ -123,8 +123,8 @@ static const char *qmp_on_msg(void *ctx, json_t *msg)
 }
 
 static const struct jsonclient_ops qmp_ops = {
-    .on_msg = qmp_on_msg,
-    .on_garbage = qmp_on_garbage,
+	.on_msg = qmp_on_msg,
+	.on_garbage = qmp_on_garbage,
 };
 
 struct qmp *qmp_new(struct loop *l, int fd, FILE *log)
@@ -169,7 +169,7 @@ static bool qmp_have_greeting(void *ctx)
 
 int qmp_handshake(struct qmp *q, int64_t deadline)
 {
-	struct qmp_wait w = {.q = q, .have = qmp_have_greeting};
+	struct qmp_wait w = { .q = q, .have = qmp_have_greeting };
 	char *errmsg = NULL;
 	int rc;
 
@@ -194,7 +194,7 @@ static bool qmp_have_reply(void *ctx)
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret, char **errmsg,
 		int64_t deadline)
 {
-	struct qmp_wait w = {.q = q, .have = qmp_have_reply};
+	struct qmp_wait w = { .q = q, .have = qmp_have_reply };
 	json_int_t id = ++q->next_id;
 	json_t *msg;
 	int rc;
@@ -244,7 +244,7 @@ bool qmp_has_event(struct qmp *q, const char *name)
 
 int qmp_wait_event(struct qmp *q, const char *name, struct qmp_event **ev, int64_t deadline)
 {
-	struct qmp_wait w = {.q = q, .event = name, .have = qmp_have_event};
+	struct qmp_wait w = { .q = q, .event = name, .have = qmp_have_event };
 	ssize_t i;
 	int rc;
 

@@ -15,8 +15,8 @@ struct qmp;
 
 struct qmp_event {
 	char *name;
-	json_t *data;      /* may be NULL */
-	int64_t host_ms;   /* loop clock when it arrived */
+	json_t *data;	 /* may be NULL */
+	int64_t host_ms; /* loop clock when it arrived */
 };
 
 /* Takes ownership of fd (a connected stream socket). log may be NULL. */

@@ -50,16 +50,16 @@ static void push(char ***v, size_t *n, char *s)
 char **remote_argv(const struct remote *r, const char *const *opts, const char *cmd)
 {
 	static const char *const base[] = {
-	    "ssh",
-	    "-o",
-	    "BatchMode=yes",
-	    "-o",
-	    "ConnectTimeout=15",
-	    "-o",
-	    "ServerAliveInterval=5",
-	    "-o",
-	    "ServerAliveCountMax=3",
-	    "-T",
+		"ssh",
+		"-o",
+		"BatchMode=yes",
+		"-o",
+		"ConnectTimeout=15",
+		"-o",
+		"ServerAliveInterval=5",
+		"-o",
+		"ServerAliveCountMax=3",
+		"-T",
 	};
 	const char *extra = getenv("KTB_SSH_OPTS");
 	char **v = NULL;
@@ -145,12 +145,12 @@ int remote_run(const struct remote *r, const char *cmd, const char *in_path, cha
 {
 	char **argv = remote_argv(r, NULL, cmd);
 	struct child_process cp = {
-	    .argv = argv,
-	    .in = {.how = in_path ? SPAWN_FILE : SPAWN_NULL, .path = in_path},
-	    .own_group = true,
-	    .cancel = r->stop_on_signal ? interrupted : NULL,
+		.argv = argv,
+		.in = { .how = in_path ? SPAWN_FILE : SPAWN_NULL, .path = in_path },
+		.own_group = true,
+		.cancel = r->stop_on_signal ? interrupted : NULL,
 	};
-	struct spawn_buf o = {0}, e = {0};
+	struct spawn_buf o = { 0 }, e = { 0 };
 	int ret;
 
 	if (out)

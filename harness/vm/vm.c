@@ -103,14 +103,14 @@ static const char *vm_why(struct vm *vm, int ret)
 struct hw_launch vm_launch(const struct vm *vm)
 {
 	return (struct hw_launch){
-	    .kernel = vm->cfg.kernel,
-	    .initrd = vm->cfg.initrd,
-	    .append = vm->cfg.append,
-	    .qmp_path = vm->qmp_path,
-	    .qga_path = vm->qga_path,
-	    .disk_dir = vm->cfg.workdir,
-	    .kvm = vm->cfg.kvm,
-	    .run = spawn_tool,
+		.kernel = vm->cfg.kernel,
+		.initrd = vm->cfg.initrd,
+		.append = vm->cfg.append,
+		.qmp_path = vm->qmp_path,
+		.qga_path = vm->qga_path,
+		.disk_dir = vm->cfg.workdir,
+		.kvm = vm->cfg.kvm,
+		.run = spawn_tool,
 	};
 }
 
@@ -284,7 +284,7 @@ static void vm_exec_take(struct vm_exec_result *res, struct qga_exec_result *q)
 int vm_exec(struct vm *vm, const char *cmd, const char *const *env, struct vm_exec_result *res,
 	    int64_t deadline)
 {
-	struct qga_exec_result q = {0};
+	struct qga_exec_result q = { 0 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -305,7 +305,7 @@ int vm_exec_start(struct vm *vm, const char *cmd, const char *const *env, long l
 
 int vm_exec_wait(struct vm *vm, long long pid, struct vm_exec_result *res, int64_t deadline)
 {
-	struct qga_exec_result q = {0};
+	struct qga_exec_result q = { 0 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));

@@ -24,49 +24,49 @@ struct vm_config {
 	const struct machine *machine;
 	const char *kernel, *initrd, *append;
 	bool kvm;
-	const char *workdir;     /* sockets and disk images (removed by the caller) */
-	const char *artifacts;   /* console.log, qmp.jsonl, qga.jsonl, qemu.log */
-	int sig_fd;              /* self-pipe of proc_signals_install(), or -1 */
-	bool restart;            /* the same machine again (after S4): keep the disks,
-				    append to the artifacts */
-	const char *libvirt_uri; /* NULL: run QEMU directly; else a libvirt domain on
-				    this connection (backend_libvirt.c) */
+	const char *workdir;		      /* sockets and disk images (removed by the caller) */
+	const char *artifacts;		      /* console.log, qmp.jsonl, qga.jsonl, qemu.log */
+	int sig_fd;			      /* self-pipe of proc_signals_install(), or -1 */
+	bool restart;			      /* the same machine again (after S4): keep the disks,
+						 append to the artifacts */
+	const char *libvirt_uri;	      /* NULL: run QEMU directly; else a libvirt domain on
+						 this connection (backend_libvirt.c) */
 	const struct vm_backend_ops *backend; /* NULL: chosen by libvirt_uri; tests
 						 hand in their own */
-	bool interactive;        /* ktb boot: QEMU has the terminal (console and
-				    monitor), nothing is captured, vm_start returns
-				    once it runs; wait with vm_wait_exit (qemu only) */
-	const char *banner;      /* interactive: printed to stderr just before QEMU
-				    starts, or NULL */
+	bool interactive;		      /* ktb boot: QEMU has the terminal (console and
+						 monitor), nothing is captured, vm_start returns
+						 once it runs; wait with vm_wait_exit (qemu only) */
+	const char *banner;		      /* interactive: printed to stderr just before QEMU
+						 starts, or NULL */
 };
 
 struct vm {
 	struct vm_config cfg;
 	const struct vm_backend_ops *ops;
-	void *be;                /* the back end's state */
+	void *be; /* the back end's state */
 	struct loop *loop;
 	struct console *console;
 	struct qmp *qmp;
 	struct qga *qga;
-	struct proc proc;           /* the qemu back end's QEMU */
+	struct proc proc;	    /* the qemu back end's QEMU */
 	struct hybrid_procs hybrid; /* back ends of hybrid disks, started before QEMU */
 	FILE *console_log, *qmp_log, *qga_log;
 	char *qmp_path, *qga_path, *qemu_log_path;
-	int64_t start_ms;        /* QEMU started (loop clock) */
-	int64_t ready_ms;        /* first guest command accepted, 0 until then */
+	int64_t start_ms; /* QEMU started (loop clock) */
+	int64_t ready_ms; /* first guest command accepted, 0 until then */
 	bool qemu_gone;
-	bool init_failed;        /* init printed KTB_INIT_FAIL_MARKER */
-	bool host_failed;        /* vm_start failed for the host's reasons (libvirt:
-				    no connection, daemon error): worth another host */
-	bool bad_config;         /* vm_start failed because the machine was refused */
-	char err[1024];          /* why the last call failed */
+	bool init_failed; /* init printed KTB_INIT_FAIL_MARKER */
+	bool host_failed; /* vm_start failed for the host's reasons (libvirt:
+			     no connection, daemon error): worth another host */
+	bool bad_config;  /* vm_start failed because the machine was refused */
+	char err[1024];	  /* why the last call failed */
 };
 
 /* What the guest agent reports of a finished command. */
 struct vm_exec_result {
-	int exit_code;       /* -1 when killed by a signal */
-	int signal;          /* 0 unless killed by a signal */
-	char *out, *err;     /* decoded, NUL-terminated (may contain NULs earlier) */
+	int exit_code;	 /* -1 when killed by a signal */
+	int signal;	 /* 0 unless killed by a signal */
+	char *out, *err; /* decoded, NUL-terminated (may contain NULs earlier) */
 	size_t out_len, err_len;
 	bool out_truncated, err_truncated;
 };
@@ -115,17 +115,16 @@ void vm_qmp_drop_events(struct vm *vm);
  * commands that outlive the agent's attention. -EREMOTEIO: the agent
  * refused (its message in res->err or *err). -ENOTCONN: no agent yet.
  * Free a result with vm_exec_result_free whatever the return. */
-int vm_exec(struct vm *vm, const char *cmd, const char *const *env,
-	    struct vm_exec_result *res, int64_t deadline);
+int vm_exec(struct vm *vm, const char *cmd, const char *const *env, struct vm_exec_result *res,
+	    int64_t deadline);
 int vm_exec_start(struct vm *vm, const char *cmd, const char *const *env, long long *pid,
 		  char **err, int64_t deadline);
 int vm_exec_wait(struct vm *vm, long long pid, struct vm_exec_result *res, int64_t deadline);
 /* vm_exec_start that stops waiting for the agent's answer once
  * stop(stop_ctx) holds (-EINPROGRESS; the guest went to sleep first), and
  * the pid of such a start, collected once the guest is back. */
-int vm_exec_start_until(struct vm *vm, const char *cmd, const char *const *env,
-			long long *pid, char **err, int64_t deadline, loop_cond_fn stop,
-			void *stop_ctx);
+int vm_exec_start_until(struct vm *vm, const char *cmd, const char *const *env, long long *pid,
+			char **err, int64_t deadline, loop_cond_fn stop, void *stop_ctx);
 int vm_exec_start_finish(struct vm *vm, long long *pid, char **err, int64_t deadline);
 void vm_exec_result_free(struct vm_exec_result *res);
 /* Until the agent answers again (after a resume), resending every retry_ms

@@ -39,8 +39,7 @@ static void append_word(char **s, const char *word)
 	*s = n;
 }
 
-char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args,
-			    const char *extra)
+char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, const char *extra)
 {
 	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
 

@@ -190,7 +190,7 @@ static int blk_segment(struct blk *b, const struct vq_chain *c, bool zeroes, uin
 static uint32_t blk_get_id(const struct blk *b, const struct vq_chain *c)
 {
 	struct iovec data[VQ_MAX_IOV];
-	char id[VIRTIO_BLK_ID_BYTES] = {0};
+	char id[VIRTIO_BLK_ID_BYTES] = { 0 };
 	uint64_t len = c->in_len - 1 < sizeof(id) ? c->in_len - 1 : sizeof(id);
 	unsigned n = iov_slice(c->in, c->nin, 0, len, data);
 	uint64_t done = 0;
@@ -236,7 +236,7 @@ static int64_t mono_ns(void)
 static void blk_delay(int64_t start, uint64_t lat)
 {
 	int64_t until = start + (int64_t)lat;
-	struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+	struct timespec ts = { (time_t)(until / 1000000000), (long)(until % 1000000000) };
 
 	if (lat)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)

@@ -69,7 +69,7 @@ void ctl_serve(struct blk *b, int fd)
 {
 	char buf[CTL_MAX_REQ];
 	size_t len = 0;
-	struct pollfd p = {fd, POLLIN, 0};
+	struct pollfd p = { fd, POLLIN, 0 };
 
 	while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
 		ssize_t n;

@@ -55,7 +55,7 @@ static uint64_t hy_features(void *dev)
 static void hy_get_config(void *dev, uint32_t off, uint8_t *buf, uint32_t len)
 {
 	struct hybrid_dev *h = dev;
-	uint8_t space[VU_CONFIG_MAX] = {0};
+	uint8_t space[VU_CONFIG_MAX] = { 0 };
 	struct virtio_blk_config cfg;
 
 	blk_config(&h->blk, &cfg);
@@ -74,11 +74,11 @@ static uint32_t hy_handle(void *dev, const struct vq_chain *c)
 }
 
 static const struct vu_device_ops hy_ops = {
-    .features = hy_features,
-    .get_config = hy_get_config,
-    .set_config = hy_set_config,
-    .handle = hy_handle,
-    .log = hy_log,
+	.features = hy_features,
+	.get_config = hy_get_config,
+	.set_config = hy_set_config,
+	.handle = hy_handle,
+	.log = hy_log,
 };
 
 /* ---- options ---- */
@@ -111,9 +111,9 @@ static int parse_sector(struct blk *b, const char *s)
 		const char *name;
 		unsigned l, p;
 	} g[] = {
-	    {"512n", 512, 512},
-	    {"512e", 512, 4096},
-	    {"4kn", 4096, 4096},
+		{ "512n", 512, 512 },
+		{ "512e", 512, 4096 },
+		{ "4kn", 4096, 4096 },
 	};
 
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
@@ -127,22 +127,22 @@ static int parse_sector(struct blk *b, const char *s)
 }
 
 static const struct option longopts[] = {
-    {"socket", required_argument, NULL, 's'},
-    {"ctl", required_argument, NULL, 'c'},
-    {"image", required_argument, NULL, 'i'},
-    {"flash", required_argument, NULL, 'f'},
-    {"serial", required_argument, NULL, 'S'},
-    {"sector", required_argument, NULL, 'g'},
-    {"model", required_argument, NULL, 'm'},
-    {"cache", required_argument, NULL, 'C'},
-    {"wcache", required_argument, NULL, 'w'},
-    {"rpm", required_argument, NULL, 'r'},
-    {"promote-after", required_argument, NULL, 'p'},
-    {"pin", required_argument, NULL, 'P'},
-    {"ignore-flush", no_argument, NULL, 'I'},
-    {"fail-writes", required_argument, NULL, 'F'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+	{ "socket", required_argument, NULL, 's' },
+	{ "ctl", required_argument, NULL, 'c' },
+	{ "image", required_argument, NULL, 'i' },
+	{ "flash", required_argument, NULL, 'f' },
+	{ "serial", required_argument, NULL, 'S' },
+	{ "sector", required_argument, NULL, 'g' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "cache", required_argument, NULL, 'C' },
+	{ "wcache", required_argument, NULL, 'w' },
+	{ "rpm", required_argument, NULL, 'r' },
+	{ "promote-after", required_argument, NULL, 'p' },
+	{ "pin", required_argument, NULL, 'P' },
+	{ "ignore-flush", no_argument, NULL, 'I' },
+	{ "fail-writes", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static const char *opt_name(int c)
@@ -245,7 +245,7 @@ static int parse_args(struct hybrid_dev *h, struct media_config *mc, int argc, c
 
 static int listen_unix(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -306,15 +306,15 @@ static int loop_once(struct hybrid_dev *h, const sigset_t *mask)
 	struct pollfd p[4];
 	unsigned n = 0, ikick = 4, iclient = 4;
 
-	p[n++] = (struct pollfd){h->ctl_fd, POLLIN, 0};
+	p[n++] = (struct pollfd){ h->ctl_fd, POLLIN, 0 };
 	if (h->client_fd < 0) {
-		p[n++] = (struct pollfd){h->listen_fd, POLLIN, 0};
+		p[n++] = (struct pollfd){ h->listen_fd, POLLIN, 0 };
 	} else {
 		iclient = n;
-		p[n++] = (struct pollfd){h->client_fd, POLLIN, 0};
+		p[n++] = (struct pollfd){ h->client_fd, POLLIN, 0 };
 		if (h->vu.vq[0].kick_fd >= 0) {
 			ikick = n;
-			p[n++] = (struct pollfd){h->vu.vq[0].kick_fd, POLLIN, 0};
+			p[n++] = (struct pollfd){ h->vu.vq[0].kick_fd, POLLIN, 0 };
 		}
 	}
 	if (ppoll(p, n, NULL, mask) < 0)
@@ -339,7 +339,7 @@ static int loop_once(struct hybrid_dev *h, const sigset_t *mask)
 static int run(struct hybrid_dev *h)
 {
 	sigset_t block, empty;
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = { .sa_handler = on_signal };
 	int ret = 0;
 
 	sigemptyset(&block);
@@ -356,7 +356,7 @@ static int run(struct hybrid_dev *h)
 
 int main(int argc, char **argv)
 {
-	struct hybrid_dev h = {.listen_fd = -1, .client_fd = -1, .ctl_fd = -1};
+	struct hybrid_dev h = { .listen_fd = -1, .client_fd = -1, .ctl_fd = -1 };
 	struct media_config mc;
 	const char *why = "";
 	struct stat sb;

@@ -164,7 +164,7 @@ static uint64_t chunk_len(const struct media *m, uint64_t chunk)
 static int slot_save(struct media *m, uint32_t s)
 {
 	const struct slot *sl = &m->slots[s];
-	uint8_t e[SLOT_ENTRY] = {0};
+	uint8_t e[SLOT_ENTRY] = { 0 };
 	uint64_t tag = sl->used ? sl->chunk + 1 : 0;
 	uint32_t flags = (sl->dirty ? SLOT_DIRTY : 0) | (sl->pinned ? SLOT_PINNED : 0);
 
@@ -234,7 +234,8 @@ static int promote(struct media *m, uint64_t chunk)
 	if (ret < 0)
 		return ret;
 	m->slots[s] = (struct slot){
-	    .chunk = chunk, .lru = ++m->clock, .used = true, .pinned = chunk_pinned(m, chunk)};
+		.chunk = chunk, .lru = ++m->clock, .used = true, .pinned = chunk_pinned(m, chunk)
+	};
 	m->map[chunk] = s;
 	m->st.promotions++;
 	m->st.platter_read += len;
@@ -636,7 +637,7 @@ int media_write_zeroes(struct media *m, uint64_t off, uint64_t len, uint64_t *la
 	int ret = check_range(m, off, len);
 
 	while (!ret && len) {
-		struct iovec v = {(void *)zeros, len < MEDIA_CHUNK ? len : MEDIA_CHUNK};
+		struct iovec v = { (void *)zeros, len < MEDIA_CHUNK ? len : MEDIA_CHUNK };
 
 		ret = media_write(m, off, &v, 1, v.iov_len, lat);
 		m->st.writes--; /* one request, counted once below */
@@ -704,8 +705,8 @@ uint64_t media_dirty_blocks(const struct media *m)
 
 static int flash_load(struct media *m, const char **why)
 {
-	struct flash_hdr h = {{0}, 0, 0, 0},
-			 want = {FLASH_MAGIC, MEDIA_CHUNK, m->nslots, m->cfg.capacity};
+	struct flash_hdr h = { { 0 }, 0, 0, 0 },
+			 want = { FLASH_MAGIC, MEDIA_CHUNK, m->nslots, m->cfg.capacity };
 	uint8_t e[SLOT_ENTRY];
 	int ret = pread_all(m->flash_fd, &h, sizeof(h), 0);
 
@@ -738,10 +739,10 @@ static int flash_load(struct media *m, const char **why)
 			*why = "the flash map is damaged";
 			return -EINVAL;
 		}
-		m->slots[s] = (struct slot){.chunk = tag - 1,
-					    .used = true,
-					    .dirty = flags & SLOT_DIRTY,
-					    .pinned = flags & SLOT_PINNED};
+		m->slots[s] = (struct slot){ .chunk = tag - 1,
+					     .used = true,
+					     .dirty = flags & SLOT_DIRTY,
+					     .pinned = flags & SLOT_PINNED };
 		m->map[tag - 1] = (int32_t)s;
 	}
 	return 0;

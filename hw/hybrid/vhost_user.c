@@ -168,12 +168,12 @@ static int map_region(struct guest_region *g, const struct vu_region *r, int fd)
 	p = mmap(NULL, r->size + r->mmap_offset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	*g = (struct guest_region){.gpa = r->gpa,
-				   .size = r->size,
-				   .uva = r->uva,
-				   .host = (char *)p + r->mmap_offset,
-				   .map = p,
-				   .map_len = r->size + r->mmap_offset};
+	*g = (struct guest_region){ .gpa = r->gpa,
+				    .size = r->size,
+				    .uva = r->uva,
+				    .host = (char *)p + r->mmap_offset,
+				    .map = p,
+				    .map_len = r->size + r->mmap_offset };
 	return 0;
 }
 
@@ -192,7 +192,7 @@ static void remap_rings(struct vu_dev *d)
 
 static int on_set_mem_table(struct vu_call *c)
 {
-	struct guest_mem mem = {.n = 0};
+	struct guest_mem mem = { .n = 0 };
 	uint32_t n;
 	int ret = 0;
 
@@ -428,7 +428,7 @@ static int dispatch(struct vu_call *c)
 int vu_handle(struct vu_dev *d, const struct vu_msg *m, int *fds, unsigned nfds,
 	      struct vu_msg *reply)
 {
-	struct vu_call c = {d, m, fds, nfds, reply};
+	struct vu_call c = { d, m, fds, nfds, reply };
 	int ret;
 
 	if ((m->flags & 0x3) != VU_FLAG_VERSION || m->size > VU_MAX_PAYLOAD) {
@@ -490,9 +490,10 @@ static void take_fds(struct msghdr *mh, int *fds, unsigned *nfds)
 int vu_recv(int sock, struct vu_msg *m, int *fds, unsigned *nfds)
 {
 	char ctl[CMSG_SPACE(VU_MAX_FDS * sizeof(int))];
-	struct iovec iov = {m, VU_HDR_SIZE};
+	struct iovec iov = { m, VU_HDR_SIZE };
 	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
 	ssize_t n;
 	int ret;
 

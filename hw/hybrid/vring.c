@@ -95,7 +95,7 @@ static int walk_table(struct walk *w, const struct vring_desc *table, unsigned n
 int vq_walk(const struct vring_desc *table, unsigned num, uint16_t head,
 	    const struct guest_mem *mem, struct vq_chain *c)
 {
-	struct walk w = {.mem = mem, .c = c};
+	struct walk w = { .mem = mem, .c = c };
 
 	c->head = head;
 	c->nout = c->nin = 0;

@@ -29,9 +29,9 @@ static uint32_t f_handle(void *dev, const struct vq_chain *c)
 }
 
 static const struct vu_device_ops ops = {
-    .features = f_features,
-    .get_config = f_get_config,
-    .handle = f_handle,
+	.features = f_features,
+	.get_config = f_get_config,
+	.handle = f_handle,
 };
 
 static int memfd = -1;

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t *ram;
 	static struct vq_chain c;
-	struct guest_mem mem = {.n = 1};
+	struct guest_mem mem = { .n = 1 };
 	unsigned num;
 	uint16_t head;
 
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	head = data[1];
 	memset(ram, 0, MEM);
 	memcpy(ram, data + 2, size - 2 < MEM ? size - 2 : MEM);
-	mem.r[0] = (struct guest_region){.gpa = GPA, .size = MEM, .uva = GPA, .host = ram};
+	mem.r[0] = (struct guest_region){ .gpa = GPA, .size = MEM, .uva = GPA, .host = ram };
 	if (vq_walk((const struct vring_desc *)ram, num, head, &mem, &c) == 0)
 		blk_handle(&blk, &c);
 	return 0;

@@ -44,7 +44,7 @@ struct fake_peer {
 
 static inline void fake_peer_sleep_ms(long ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -56,7 +56,7 @@ static inline char *fake_peer_read_line(struct fake_peer *p)
 	char *line = malloc(cap);
 
 	for (;;) {
-		struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
 		char ch;
 
 		if (poll(&pfd, 1, FAKE_PEER_TIMEOUT_MS) <= 0 || read(p->fd, &ch, 1) != 1) {

@@ -168,8 +168,8 @@ static int fake_on_timer(void *ctx, int fd)
 
 static bool fake_poweroff_later(struct fake_state *st, int ms)
 {
-	struct itimerspec its = {
-	    .it_value = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L + 1}};
+	struct itimerspec its = { .it_value = { .tv_sec = ms / 1000,
+						.tv_nsec = (ms % 1000) * 1000000L + 1 } };
 
 	st->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (st->timer_fd >= 0)
@@ -374,7 +374,7 @@ static int fake_on_qga_listen(void *ctx, int fd)
 
 static int fake_listen(const char *path)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
@@ -444,10 +444,10 @@ static bool fake_exited_ok(const struct vm *vm, const char **how)
 }
 
 const struct vm_backend_ops fake_vm_ops = {
-    .name = "fake",
-    .spawn = fake_spawn,
-    .drain = fake_drain,
-    .stop = fake_stop,
-    .qmp = vm_qmp_socket,
-    .exited_ok = fake_exited_ok,
+	.name = "fake",
+	.spawn = fake_spawn,
+	.drain = fake_drain,
+	.stop = fake_stop,
+	.qmp = vm_qmp_socket,
+	.exited_ok = fake_exited_ok,
 };

@@ -151,7 +151,7 @@ static void test_rounds_within_bound(void **state)
 	for (unsigned k = 1; k <= 4; k++)
 		for (size_t n = 2; n <= 40; n++)
 			for (size_t c = 1; c < n; c++) {
-				struct sim s = {.n = n, .culprit = c, .k = k};
+				struct sim s = { .n = n, .culprit = c, .k = k };
 				struct bisect b;
 				size_t lo, hi;
 
@@ -169,7 +169,7 @@ static size_t worst_rounds(size_t n, unsigned k)
 	size_t worst = 0;
 
 	for (size_t c = 1; c < n; c++) {
-		struct sim s = {.n = n, .culprit = c, .k = k};
+		struct sim s = { .n = n, .culprit = c, .k = k };
 		struct bisect b;
 
 		sim_run(&s, &b);
@@ -196,7 +196,7 @@ static void test_multisection_needs_fewer_rounds(void **state)
 	assert_int_equal(worst_rounds(100, 2), 5);
 	/* a plain bisection of the 7-rung ladder: ceil(log2 7) + 2 boots at most */
 	for (size_t c = 1; c < 7; c++) {
-		struct sim s = {.n = 7, .culprit = c, .k = 1};
+		struct sim s = { .n = 7, .culprit = c, .k = 1 };
 		struct bisect b;
 
 		sim_run(&s, &b);
@@ -209,8 +209,8 @@ static void test_multisection_needs_fewer_rounds(void **state)
  * the culprit is still exact when the skip is not next to it */
 static void test_skip_takes_a_neighbour(void **state)
 {
-	bool skip[4] = {false, true, false, false};
-	struct sim s = {.n = 4, .culprit = 3, .k = 1, .skip = skip};
+	bool skip[4] = { false, true, false, false };
+	struct sim s = { .n = 4, .culprit = 3, .k = 1, .skip = skip };
 	struct bisect b;
 	size_t lo, hi;
 
@@ -229,8 +229,8 @@ static void test_skip_takes_a_neighbour(void **state)
 /* a skip right before the culprit leaves two suspects, as in git */
 static void test_skip_next_to_culprit_is_ambiguous(void **state)
 {
-	bool skip[7] = {false, false, false, true, false, false, false};
-	struct sim s = {.n = 7, .culprit = 4, .k = 1, .skip = skip};
+	bool skip[7] = { false, false, false, true, false, false, false };
+	struct sim s = { .n = 7, .culprit = 4, .k = 1, .skip = skip };
 	struct bisect b;
 	size_t lo, hi;
 
@@ -246,8 +246,8 @@ static void test_skip_next_to_culprit_is_ambiguous(void **state)
 /* with every interior candidate untestable nothing is left to try */
 static void test_all_skipped(void **state)
 {
-	bool skip[5] = {false, true, true, true, false};
-	struct sim s = {.n = 5, .culprit = 2, .k = 2, .skip = skip};
+	bool skip[5] = { false, true, true, true, false };
+	struct sim s = { .n = 5, .culprit = 2, .k = 2, .skip = skip };
 	struct bisect b;
 	size_t lo, hi;
 
@@ -268,8 +268,8 @@ static void test_skips_anywhere_converge(void **state)
 	for (unsigned k = 1; k <= 3; k++)
 		for (size_t c = 1; c < 12; c++)
 			for (size_t sk = 1; sk < 11; sk++) {
-				bool skip[12] = {0};
-				struct sim s = {.n = 12, .culprit = c, .k = k, .skip = skip};
+				bool skip[12] = { 0 };
+				struct sim s = { .n = 12, .culprit = c, .k = k, .skip = skip };
 				struct bisect b;
 				size_t lo, hi;
 
@@ -306,18 +306,18 @@ static void test_good_above_bad_is_ignored(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_verdicts_from_exit_codes),
-	    cmocka_unit_test(test_endpoints),
-	    cmocka_unit_test(test_init_needs_two),
-	    cmocka_unit_test(test_plain_cuts_in_the_middle),
-	    cmocka_unit_test(test_multisection_spreads_points),
-	    cmocka_unit_test(test_rounds_within_bound),
-	    cmocka_unit_test(test_multisection_needs_fewer_rounds),
-	    cmocka_unit_test(test_skip_takes_a_neighbour),
-	    cmocka_unit_test(test_skip_next_to_culprit_is_ambiguous),
-	    cmocka_unit_test(test_all_skipped),
-	    cmocka_unit_test(test_skips_anywhere_converge),
-	    cmocka_unit_test(test_good_above_bad_is_ignored),
+		cmocka_unit_test(test_verdicts_from_exit_codes),
+		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_init_needs_two),
+		cmocka_unit_test(test_plain_cuts_in_the_middle),
+		cmocka_unit_test(test_multisection_spreads_points),
+		cmocka_unit_test(test_rounds_within_bound),
+		cmocka_unit_test(test_multisection_needs_fewer_rounds),
+		cmocka_unit_test(test_skip_takes_a_neighbour),
+		cmocka_unit_test(test_skip_next_to_culprit_is_ambiguous),
+		cmocka_unit_test(test_all_skipped),
+		cmocka_unit_test(test_skips_anywhere_converge),
+		cmocka_unit_test(test_good_above_bad_is_ignored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

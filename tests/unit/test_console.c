@@ -22,13 +22,19 @@ struct fatal_case {
 };
 
 static const struct fatal_case fatal_cases[] = {
-    {"panic_sysrq.txt", "panic", 6}, {"oops_null_deref.txt", "oops", 5},
-    {"oops_gpf.txt", "oops", 1},     {"kernel_bug.txt", "oops", 3},
-    {"warning.txt", "warning", 4},   {"hung_task.txt", "hung task", 3},
-    {"soft_lockup.txt", "bug", 2},   {"rcu_stall.txt", "stall", 2},
-    /* captured from real runs of Debian's 6.1.0-57 under QEMU */
-    {"real_panic_sysrq.txt", "panic", 6}, {"real_warning_topology.txt", "warning", 3},
-    {"kasan.txt", "bug", 3},	     {"sched_atomic.txt", "bug", 2},
+	{ "panic_sysrq.txt", "panic", 6 },
+	{ "oops_null_deref.txt", "oops", 5 },
+	{ "oops_gpf.txt", "oops", 1 },
+	{ "kernel_bug.txt", "oops", 3 },
+	{ "warning.txt", "warning", 4 },
+	{ "hung_task.txt", "hung task", 3 },
+	{ "soft_lockup.txt", "bug", 2 },
+	{ "rcu_stall.txt", "stall", 2 },
+	/* captured from real runs of Debian's 6.1.0-57 under QEMU */
+	{ "real_panic_sysrq.txt", "panic", 6 },
+	{ "real_warning_topology.txt", "warning", 3 },
+	{ "kasan.txt", "bug", 3 },
+	{ "sched_atomic.txt", "bug", 2 },
 };
 
 static char *load(const char *name, size_t *len)
@@ -163,26 +169,26 @@ static void test_console_classify_prefixes(void **state)
 static void test_console_classify_harmless(void **state)
 {
 	static const char *const harmless[] = {
-	    "[    3.701000] ACPI Error: Could not disable RealTimeClock events "
-	    "(20220331/evxfevnt-243)",
-	    "[    1.090000] i8042: PNP: No PS/2 controller found.",
-	    "[    0.454000] PCI: Using host bridge windows from ACPI; if necessary, use "
-	    "\"pci=nocrs\" and report a bug",
-	    "[    1.083000] AMD-Vi: AMD IOMMUv2 functionality not available on this system - "
-	    "This is not a bug.",
-	    "CONFIG_DEBUG_BUGVERBOSE=y",
-	    "[    4.000000] debugfs: Directory 'vda' with parent 'block' already present!",
-	    "Warning: /etc/fstab not found, skipping",
-	    "[Firmware Bug]: TSC doesn't count with P0 frequency!",
-	    "[   30.512000] ------------[ cut here ]------------",
-	    "[   12.345678] sysrq: Trigger a crash",
-	    "[  245.302800] \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this "
-	    "message.",
-	    "grep 'BUG: ' /var/log/kern.log",
-	    "ktb-guest: step 3: echo WARNING: nothing to do",
-	    "[   25.113800]  ? __warn+0x81/0x130",
-	    "[   25.122900] ---[ end trace 0000000000000000 ]---",
-	    "",
+		"[    3.701000] ACPI Error: Could not disable RealTimeClock events "
+		"(20220331/evxfevnt-243)",
+		"[    1.090000] i8042: PNP: No PS/2 controller found.",
+		"[    0.454000] PCI: Using host bridge windows from ACPI; if necessary, use "
+		"\"pci=nocrs\" and report a bug",
+		"[    1.083000] AMD-Vi: AMD IOMMUv2 functionality not available on this system - "
+		"This is not a bug.",
+		"CONFIG_DEBUG_BUGVERBOSE=y",
+		"[    4.000000] debugfs: Directory 'vda' with parent 'block' already present!",
+		"Warning: /etc/fstab not found, skipping",
+		"[Firmware Bug]: TSC doesn't count with P0 frequency!",
+		"[   30.512000] ------------[ cut here ]------------",
+		"[   12.345678] sysrq: Trigger a crash",
+		"[  245.302800] \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this "
+		"message.",
+		"grep 'BUG: ' /var/log/kern.log",
+		"ktb-guest: step 3: echo WARNING: nothing to do",
+		"[   25.113800]  ? __warn+0x81/0x130",
+		"[   25.122900] ---[ end trace 0000000000000000 ]---",
+		"",
 	};
 
 	(void)state;
@@ -324,16 +330,16 @@ static void test_console_watch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_console_fatal_files),
-	    cmocka_unit_test(test_console_clean_boot),
-	    cmocka_unit_test(test_console_classify_prefixes),
-	    cmocka_unit_test(test_console_classify_harmless),
-	    cmocka_unit_test(test_console_split_lines),
-	    cmocka_unit_test(test_console_panic_split_across_feeds),
-	    cmocka_unit_test(test_console_tail_ring),
-	    cmocka_unit_test(test_console_raw_log),
-	    cmocka_unit_test(test_console_seen_and_reset),
-	    cmocka_unit_test(test_console_watch),
+		cmocka_unit_test(test_console_fatal_files),
+		cmocka_unit_test(test_console_clean_boot),
+		cmocka_unit_test(test_console_classify_prefixes),
+		cmocka_unit_test(test_console_classify_harmless),
+		cmocka_unit_test(test_console_split_lines),
+		cmocka_unit_test(test_console_panic_split_across_feeds),
+		cmocka_unit_test(test_console_tail_ring),
+		cmocka_unit_test(test_console_raw_log),
+		cmocka_unit_test(test_console_seen_and_reset),
+		cmocka_unit_test(test_console_watch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,10 +13,11 @@
 #include <cmocka.h>
 
 static const char *disks_out =
-	"{\"nodes\": [{\"cpus\": 2}, {\"cpus\": 4.0}],\n"
-	" \"disks\": [{\"name\": \"sda\", \"logical_block_size\": 512, \"size_bytes\": 1073741824},\n"
-	"           {\"name\": \"nvme0n1\", \"logical_block_size\": 4096, \"size_bytes\": 2147483648}],\n"
-	" \"model\": \"QEMU HARDDISK\", \"tags\": [\"a\", \"b\"], \"nothing\": null}\n";
+    "{\"nodes\": [{\"cpus\": 2}, {\"cpus\": 4.0}],\n"
+    " \"disks\": [{\"name\": \"sda\", \"logical_block_size\": 512, \"size_bytes\": 1073741824},\n"
+    "           {\"name\": \"nvme0n1\", \"logical_block_size\": 4096, \"size_bytes\": "
+    "2147483648}],\n"
+    " \"model\": \"QEMU HARDDISK\", \"tags\": [\"a\", \"b\"], \"nothing\": null}\n";
 
 /* Run the check and return why ("" on pass), owned by a static slot. */
 static const char *check(const struct expect *e, int code, const char *out, json_t *data,
@@ -115,7 +116,8 @@ static const struct json_case json_equal_cases[] = {
 	{ "{\"disks.1.logical_block_size\": 4096, \"nodes.1.cpus\": 4,"
 	  " \"nodes.0.cpus\": 2.0, \"model\": \"QEMU HARDDISK\", \"tags\": [\"a\", \"b\"],"
 	  " \"disks.0\": {\"name\": \"sda\", \"logical_block_size\": 512.0,"
-	  " \"size_bytes\": 1073741824}}", "" },
+	  " \"size_bytes\": 1073741824}}",
+	  "" },
 	{ "{\"disks.0.logical_block_size\": 4096}",
 	  "json disks.0.logical_block_size: expected 4096, got 512" },
 	{ "{\"disks.2.name\": \"sdc\", \"tags\": [\"a\"]}",
@@ -138,7 +140,8 @@ static const struct json_case json_ops_cases[] = {
 	{ "{\"disks.1.size_bytes\": {\"ge\": 2147483648, \"le\": 2147483648},"
 	  " \"nodes.1.cpus\": {\"gt\": 3, \"lt\": 5, \"ne\": 3},"
 	  " \"model\": {\"re\": \"^QEMU\"}, \"disks\": {\"len\": 2},"
-	  " \"disks.0.name\": {\"len\": 3}}", "" },
+	  " \"disks.0.name\": {\"len\": 3}}",
+	  "" },
 	{ "{\"disks.0.size_bytes\": {\"ge\": 2000000000}}",
 	  "json disks.0.size_bytes: expected >= 2000000000, got 1073741824" },
 	{ "{\"nodes.0.cpus\": {\"gt\": 2, \"lt\": 1, \"le\": 1.5, \"ne\": 2.0}}",
@@ -235,15 +238,12 @@ static void test_parse_and_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit),
-		cmocka_unit_test(test_stdout),
-		cmocka_unit_test(test_json_equal),
-		cmocka_unit_test(test_json_ops),
-		cmocka_unit_test(test_json_source),
-		cmocka_unit_test(test_parse_and_path),
+		cmocka_unit_test(test_exit),	    cmocka_unit_test(test_stdout),
+		cmocka_unit_test(test_json_equal),  cmocka_unit_test(test_json_ops),
+		cmocka_unit_test(test_json_source), cmocka_unit_test(test_parse_and_path),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 
-	check(NULL, 0, NULL, NULL, 0);	/* frees the last message */
+	check(NULL, 0, NULL, NULL, 0); /* frees the last message */
 	return ret;
 }

@@ -24,27 +24,27 @@
 
 static void test_set(void **state)
 {
-	struct guard_set s = {0};
+	struct guard_set s = { 0 };
 
 	(void)state;
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 100}), 0);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 200}), 0);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 100}), 0);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 100 }), 0);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 200 }), 0);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 100 }), 0);
 	assert_int_equal(s.n, 2);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_UNTRACK, 100}), 0);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_UNTRACK, 100 }), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.v[0], 200);
 	/* a group never told is no error */
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_UNTRACK, 300}), 0);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_UNTRACK, 300 }), 0);
 	assert_int_equal(s.n, 1);
 	/* kill(-1) is every process, kill(0) our own group: never */
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 1}), -EINVAL);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 0}), -EINVAL);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, -5}), -EINVAL);
-	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){7, 400}), -EINVAL);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 1 }), -EINVAL);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 0 }), -EINVAL);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, -5 }), -EINVAL);
+	assert_int_equal(guard_set_apply(&s, &(struct guard_msg){ 7, 400 }), -EINVAL);
 	assert_int_equal(s.n, 1);
 	for (int i = 0; i < 100; i++)
-		guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 1000 + i});
+		guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 1000 + i });
 	assert_int_equal(s.n, 101);
 	guard_set_free(&s);
 	assert_int_equal(s.n, 0);
@@ -83,18 +83,18 @@ static void fake_stat(const char *root, const char *pid, const char *line)
 static void test_groups_alive(void **state)
 {
 	char root[] = "/tmp/ktb-guard-proc-XXXXXX";
-	struct guard_set s = {0};
+	struct guard_set s = { 0 };
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	fake_stat(root, "10", "10 (qemu) S 1 500 500 0\n");
 	fake_stat(root, "11", "11 (qemu) Z 1 600 600 0\n");
 	fake_stat(root, "self", "12 (x) R 1 700 700 0\n");
-	guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 600});
+	guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 600 });
 	assert_false(guard_groups_alive(&s, root));
-	guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 700});
+	guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 700 });
 	assert_false(guard_groups_alive(&s, root));
-	guard_set_apply(&s, &(struct guard_msg){GUARD_TRACK, 500});
+	guard_set_apply(&s, &(struct guard_msg){ GUARD_TRACK, 500 });
 	assert_true(guard_groups_alive(&s, root));
 	guard_set_free(&s);
 	assert_false(guard_groups_alive(&s, "/nonexistent"));
@@ -127,7 +127,7 @@ static bool dead(pid_t pid)
 
 static bool wait_until(bool (*cond)(const void *), const void *arg, int ms)
 {
-	struct timespec t = {0, 20 * 1000000};
+	struct timespec t = { 0, 20 * 1000000 };
 
 	for (int i = 0; i < ms / 20; i++) {
 		if (cond(arg))
@@ -153,8 +153,8 @@ static bool cond_dead(const void *p)
  * killed. */
 static _Noreturn void fake_ktb(const char *dir, int tell)
 {
-	char *argv[] = {"sh", "-c", "sleep 60 & echo $!; wait", NULL};
-	struct proc_opts po = {.capture_stdout = true};
+	char *argv[] = { "sh", "-c", "sleep 60 & echo $!; wait", NULL };
+	struct proc_opts po = { .capture_stdout = true };
 	struct proc p;
 	char buf[32] = "";
 	ssize_t n;
@@ -222,11 +222,11 @@ static void test_guardian_finish(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_set),
-	    cmocka_unit_test(test_parse_stat),
-	    cmocka_unit_test(test_groups_alive),
-	    cmocka_unit_test(test_guardian_after_sigkill),
-	    cmocka_unit_test(test_guardian_finish),
+		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_parse_stat),
+		cmocka_unit_test(test_groups_alive),
+		cmocka_unit_test(test_guardian_after_sigkill),
+		cmocka_unit_test(test_guardian_finish),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,12 +105,9 @@ static void test_cpulist(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scan),
-		cmocka_unit_test(test_virtio),
-		cmocka_unit_test(test_scsi_vpd),
-		cmocka_unit_test(test_nvme_zoned),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_scan),	 cmocka_unit_test(test_virtio),
+		cmocka_unit_test(test_scsi_vpd), cmocka_unit_test(test_nvme_zoned),
+		cmocka_unit_test(test_missing),	 cmocka_unit_test(test_cpulist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,10 +124,11 @@ static void test_disk_unread(void **state)
 static void test_sleep(void **state)
 {
 	(void)state;
-	check_section(facts_sleep, ROOT, 0,
-		      "{\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\",\"deep\"],"
-		      "\"mem_sleep_default\":\"deep\",\"disk\":[\"platform\",\"shutdown\",\"reboot\","
-		      "\"suspend\",\"test_resume\"],\"disk_default\":\"platform\"}");
+	check_section(
+	    facts_sleep, ROOT, 0,
+	    "{\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\",\"deep\"],"
+	    "\"mem_sleep_default\":\"deep\",\"disk\":[\"platform\",\"shutdown\",\"reboot\","
+	    "\"suspend\",\"test_resume\"],\"disk_default\":\"platform\"}");
 	check_section(facts_sleep, "/nonexistent", 0,
 		      "{\"states\":[],\"mem_sleep\":[],\"mem_sleep_default\":null,\"disk\":[],"
 		      "\"disk_default\":null}");
@@ -147,27 +148,23 @@ static int disk_data(const char *root, struct json_out *j)
 static void test_disk_object(void **state)
 {
 	(void)state;
-	check_section(disk_data, ROOT, 0,
-		      "{\"id\":\"data\",\"name\":\"vda\",\"dev\":\"/dev/vda\","
-		      "\"size_bytes\":1073741824,\"logical_block_size\":512,"
-		      "\"physical_block_size\":4096,\"rotational\":false,\"zoned\":\"none\","
-		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"majmin\":\"253:0\","
-		      "\"multipath\":null}");
+	check_section(
+	    disk_data, ROOT, 0,
+	    "{\"id\":\"data\",\"name\":\"vda\",\"dev\":\"/dev/vda\","
+	    "\"size_bytes\":1073741824,\"logical_block_size\":512,"
+	    "\"physical_block_size\":4096,\"rotational\":false,\"zoned\":\"none\","
+	    "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"majmin\":\"253:0\","
+	    "\"multipath\":null}");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numa),
-		cmocka_unit_test(test_numa_hmat),
-		cmocka_unit_test(test_numa_flat),
-		cmocka_unit_test(test_numa_unread),
-		cmocka_unit_test(test_disk_unread),
-		cmocka_unit_test(test_cpus),
-		cmocka_unit_test(test_memory),
-		cmocka_unit_test(test_sleep),
-		cmocka_unit_test(test_disk),
-		cmocka_unit_test(test_disk_object),
+		cmocka_unit_test(test_numa),	    cmocka_unit_test(test_numa_hmat),
+		cmocka_unit_test(test_numa_flat),   cmocka_unit_test(test_numa_unread),
+		cmocka_unit_test(test_disk_unread), cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_memory),	    cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_disk),	    cmocka_unit_test(test_disk_object),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

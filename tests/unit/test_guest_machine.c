@@ -61,8 +61,8 @@ static void test_sleep_offered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_balloon),
-	    cmocka_unit_test(test_sleep_offered),
+		cmocka_unit_test(test_balloon),
+		cmocka_unit_test(test_sleep_offered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,10 +147,10 @@ static void test_smaps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fill_verify),	   cmocka_unit_test(test_damage),
-	    cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
-	    cmocka_unit_test(test_size),	   cmocka_unit_test(test_saved_pct),
-	    cmocka_unit_test(test_smaps),
+		cmocka_unit_test(test_fill_verify),    cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
+		cmocka_unit_test(test_size),	       cmocka_unit_test(test_saved_pct),
+		cmocka_unit_test(test_smaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,7 +118,7 @@ static void test_nvme_paths(void **state)
 
 static void test_not_multipath(void **state)
 {
-	struct disk_info d = {.name = "vda"};
+	struct disk_info d = { .name = "vda" };
 	struct mpath_info mp;
 
 	(void)state;
@@ -141,7 +141,7 @@ static void test_dm_state(void **state)
 
 static void test_dm_table(void **state)
 {
-	const char *const paths[] = {"8:0", "8:16"};
+	const char *const paths[] = { "8:0", "8:16" };
 	char buf[256];
 
 	(void)state;
@@ -162,10 +162,10 @@ static void test_dm_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_scan_hides_paths), cmocka_unit_test(test_dm_serial),
-	    cmocka_unit_test(test_nvme_head_serial), cmocka_unit_test(test_dm_paths),
-	    cmocka_unit_test(test_nvme_paths),	     cmocka_unit_test(test_not_multipath),
-	    cmocka_unit_test(test_dm_state),	     cmocka_unit_test(test_dm_table),
+		cmocka_unit_test(test_scan_hides_paths), cmocka_unit_test(test_dm_serial),
+		cmocka_unit_test(test_nvme_head_serial), cmocka_unit_test(test_dm_paths),
+		cmocka_unit_test(test_nvme_paths),	 cmocka_unit_test(test_not_multipath),
+		cmocka_unit_test(test_dm_state),	 cmocka_unit_test(test_dm_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

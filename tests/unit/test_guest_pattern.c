@@ -190,7 +190,7 @@ static void test_percentile(void **state)
 
 	(void)state;
 	for (i = 0; i < 100; i++)
-		v[i] = 100 - i;	/* 100..1, unsorted */
+		v[i] = 100 - i; /* 100..1, unsorted */
 	stats_sort(v, 100);
 	assert_int_equal(v[0], 1);
 	assert_int_equal(stats_percentile(v, 100, 50), 50);

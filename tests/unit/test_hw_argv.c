@@ -21,10 +21,10 @@ static void test_adds_in_order(void **state)
 	(void)state;
 	argv_init(&a);
 	assert_int_equal(argv_add(&a, "qemu"), 0);
-	assert_int_equal(argv_add_list(&a, (const char *const[]){"-m", "512M", NULL}), 0);
+	assert_int_equal(argv_add_list(&a, (const char *const[]){ "-m", "512M", NULL }), 0);
 	assert_int_equal(argv_addf(&a, "%u,sockets=%u", 2u, 2u), 0);
 	assert_int_equal(argv_take(&a, strdup("owned")), 0);
-	assert_int_equal(argv_add_list(&a, (const char *const[]){NULL}), 0);
+	assert_int_equal(argv_add_list(&a, (const char *const[]){ NULL }), 0);
 	assert_int_equal(a.n, 5);
 	assert_string_equal(a.v[0], "qemu");
 	assert_string_equal(a.v[1], "-m");
@@ -48,7 +48,7 @@ static void test_first_error_sticks(void **state)
 	assert_int_equal(a.err, -ENOMEM);
 	assert_int_equal(argv_add(&a, "-m"), -ENOMEM);
 	assert_int_equal(argv_addf(&a, "%s", "512M"), -ENOMEM);
-	assert_int_equal(argv_add_list(&a, (const char *const[]){"-smp", "2", NULL}), -ENOMEM);
+	assert_int_equal(argv_add_list(&a, (const char *const[]){ "-smp", "2", NULL }), -ENOMEM);
 	/* owned and not added: freed (LeakSanitizer sees it otherwise) */
 	assert_int_equal(argv_take(&a, strdup("lost")), -ENOMEM);
 	assert_int_equal(a.n, 1);
@@ -65,8 +65,8 @@ static void test_first_error_sticks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_adds_in_order),
-	    cmocka_unit_test(test_first_error_sticks),
+		cmocka_unit_test(test_adds_in_order),
+		cmocka_unit_test(test_first_error_sticks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,17 +19,17 @@
 
 static struct machine machine_with(struct disk *d, unsigned n)
 {
-	return (struct machine){.cpus = 1, .memory = "512M", .disks = d, .disks_count = n};
+	return (struct machine){ .cpus = 1, .memory = "512M", .disks = d, .disks_count = n };
 }
 
 static void test_qemu_args(void **state)
 {
 	struct disk d[2] = {
-	    {.id = "fast", .bus = DISK_BUS_VIRTIO, .size = "64M"},
-	    {.id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M", .sector = DISK_SECTOR_4KN},
+		{ .id = "fast", .bus = DISK_BUS_VIRTIO, .size = "64M" },
+		{ .id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M", .sector = DISK_SECTOR_4KN },
 	};
 	struct machine m = machine_with(d, 2);
-	struct hw_launch l = {.disk_dir = "/w"};
+	struct hw_launch l = { .disk_dir = "/w" };
 	struct hw_error err;
 	struct argv a;
 
@@ -55,12 +55,12 @@ static void test_qemu_args(void **state)
 
 static void test_numa_shared(void **state)
 {
-	unsigned c0[] = {0}, c1[] = {1};
-	struct numa_node nodes[2] = {{c0, 1, "256M", 0}, {c1, 1, "256M", 0}};
-	struct numa nu = {.nodes = nodes, .nodes_count = 2};
-	struct disk d = {.id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M"};
+	unsigned c0[] = { 0 }, c1[] = { 1 };
+	struct numa_node nodes[2] = { { c0, 1, "256M", 0 }, { c1, 1, "256M", 0 } };
+	struct numa nu = { .nodes = nodes, .nodes_count = 2 };
+	struct disk d = { .id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M" };
 	struct machine m = machine_with(&d, 1);
-	struct hw_launch l = {.disk_dir = "/w"};
+	struct hw_launch l = { .disk_dir = "/w" };
 	struct hw_error err;
 	struct argv a;
 
@@ -84,9 +84,9 @@ static void expect_disk_refusal(struct disk *d, const char *field, const char *m
 
 static void test_refusals(void **state)
 {
-	struct hybrid h = {.cache = "128M"};
-	char *pins[] = {"60M+8M"};
-	struct disk d = {.id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M", .hybrid = &h};
+	struct hybrid h = { .cache = "128M" };
+	char *pins[] = { "60M+8M" };
+	struct disk d = { .id = "hy", .bus = DISK_BUS_HYBRID, .size = "64M", .hybrid = &h };
 
 	(void)state;
 	expect_disk_refusal(&d, "machine.disks[0].hybrid.cache", "no larger than the disk");
@@ -158,10 +158,10 @@ static void test_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_qemu_args),
-	    cmocka_unit_test(test_numa_shared),
-	    cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_qemu_args),
+		cmocka_unit_test(test_numa_shared),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

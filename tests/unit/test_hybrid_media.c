@@ -69,7 +69,7 @@ static void fx_open(struct fx *f)
 
 static uint64_t rd(struct fx *f, uint64_t off, void *buf, uint64_t len)
 {
-	struct iovec v = {buf, len};
+	struct iovec v = { buf, len };
 	uint64_t lat = 0;
 
 	assert_int_equal(media_read(f->m, off, &v, 1, len, &lat), 0);
@@ -79,7 +79,7 @@ static uint64_t rd(struct fx *f, uint64_t off, void *buf, uint64_t len)
 static uint64_t wr(struct fx *f, uint64_t off, int byte, uint64_t len)
 {
 	char *b = malloc(len);
-	struct iovec v = {b, len};
+	struct iovec v = { b, len };
 	uint64_t lat = 0;
 
 	memset(b, byte, len);
@@ -250,7 +250,7 @@ static void test_pinned(void **state)
 	struct fx *f = *state;
 	char buf[4096];
 
-	f->cfg.pins[0] = (struct media_range){0, MEDIA_CHUNK};
+	f->cfg.pins[0] = (struct media_range){ 0, MEDIA_CHUNK };
 	f->cfg.npins = 1;
 	f->cfg.promote_after = 1;
 	fx_open(f);
@@ -306,7 +306,7 @@ static void test_bad_config(void **state)
 {
 	struct fx *f = *state;
 	const char *why = NULL;
-	struct iovec v = {NULL, 0};
+	struct iovec v = { NULL, 0 };
 	uint64_t lat = 0;
 	char buf[16];
 
@@ -314,7 +314,7 @@ static void test_bad_config(void **state)
 	assert_int_equal(media_open(&f->cfg, &f->m, &why), -EINVAL);
 	assert_non_null(why);
 	f->cfg.capacity = CAP;
-	f->cfg.pins[0] = (struct media_range){CAP, 1};
+	f->cfg.pins[0] = (struct media_range){ CAP, 1 };
 	f->cfg.npins = 1;
 	assert_int_equal(media_open(&f->cfg, &f->m, &why), -EINVAL);
 	f->cfg.npins = 0;
@@ -328,18 +328,18 @@ static void test_bad_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_latency_math),
-	    cmocka_unit_test_setup_teardown(test_platter_cost, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_promotion, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_eviction_and_writeback, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_power_loss, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_partial_block, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_cache_full, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_persistence, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_pinned, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_passthrough, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_discard_zeroes, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_bad_config, fx_setup, fx_teardown),
+		cmocka_unit_test(test_latency_math),
+		cmocka_unit_test_setup_teardown(test_platter_cost, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_promotion, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_eviction_and_writeback, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_power_loss, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_partial_block, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_full, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_persistence, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_pinned, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_passthrough, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_discard_zeroes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_config, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,9 +40,9 @@ static uint32_t t_handle(void *dev, const struct vq_chain *c)
 }
 
 static const struct vu_device_ops ops = {
-    .features = t_features,
-    .get_config = t_get_config,
-    .handle = t_handle,
+	.features = t_features,
+	.get_config = t_get_config,
+	.handle = t_handle,
 };
 
 struct fx {
@@ -129,7 +129,7 @@ static void test_refusals(void **state)
 {
 	struct fx *f = *state;
 	uint64_t pf = 1ull << VU_PROTOCOL_F_REPLY_ACK;
-	struct vhost_vring_state s = {.index = 0, .num = 100};
+	struct vhost_vring_state s = { .index = 0, .num = 100 };
 
 	assert_int_equal(send_msg(f, VU_SET_PROTOCOL_FEATURES, 0, &pf, 8, 0), 0);
 	assert_int_equal(send_msg(f, VU_SET_VRING_NUM, VU_FLAG_NEED_REPLY, &s, sizeof(s), 0), 1);
@@ -147,7 +147,7 @@ static void test_refusals(void **state)
 static void test_vring_base(void **state)
 {
 	struct fx *f = *state;
-	struct vhost_vring_state s = {.index = 0, .num = 42};
+	struct vhost_vring_state s = { .index = 0, .num = 42 };
 
 	assert_int_equal(send_msg(f, VU_SET_VRING_BASE, 0, &s, sizeof(s), 0), 0);
 	s.num = 0;
@@ -159,7 +159,7 @@ static void test_vring_base(void **state)
 static void test_config(void **state)
 {
 	struct fx *f = *state;
-	uint8_t p[12 + 16] = {0};
+	uint8_t p[12 + 16] = { 0 };
 	uint32_t off = 4, size = 8;
 
 	memcpy(p, &off, 4);
@@ -182,9 +182,9 @@ static void test_config(void **state)
 static void test_mem_table(void **state)
 {
 	struct fx *f = *state;
-	uint8_t p[8 + 32] = {0};
+	uint8_t p[8 + 32] = { 0 };
 	uint32_t n = 1;
-	uint64_t r[4] = {0x100000, 1 << 20, 0x7f0000000000ull, 0};
+	uint64_t r[4] = { 0x100000, 1 << 20, 0x7f0000000000ull, 0 };
 	int fd = memfd_create("ktb-test", MFD_CLOEXEC);
 	uint8_t *host;
 
@@ -261,14 +261,14 @@ static void test_framing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_features, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_bad_header, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_refusals, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_vring_base, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_config, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_mem_table, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_vring_fds, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_framing, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_features, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_header, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vring_base, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_config, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_mem_table, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vring_fds, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_framing, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,8 @@ static int fx_setup(void **state)
 
 	f->ram = calloc(1, MEM);
 	f->mem.r[0] = (struct guest_region){
-	    .gpa = GPA, .size = MEM, .uva = 0x7f0000000000ull, .host = f->ram};
+		.gpa = GPA, .size = MEM, .uva = 0x7f0000000000ull, .host = f->ram
+	};
 	f->mem.n = 1;
 	f->desc = (struct vring_desc *)f->ram;
 	*state = f;
@@ -156,12 +157,12 @@ static void test_too_long(void **state)
 static void test_ring(void **state)
 {
 	struct fx *f = *state;
-	struct vring_state vr = {.num = 8,
-				 .desc_uva = 0x7f0000000000ull,
-				 .avail_uva = 0x7f0000000000ull + 0x1000,
-				 .used_uva = 0x7f0000000000ull + 0x2000,
-				 .kick_fd = -1,
-				 .call_fd = -1};
+	struct vring_state vr = { .num = 8,
+				  .desc_uva = 0x7f0000000000ull,
+				  .avail_uva = 0x7f0000000000ull + 0x1000,
+				  .used_uva = 0x7f0000000000ull + 0x2000,
+				  .kick_fd = -1,
+				  .call_fd = -1 };
 
 	assert_int_equal(vring_map(&vr, &f->mem), 0);
 	assert_int_equal(vring_pop(&vr, &f->mem, &f->c), 0);
@@ -192,7 +193,7 @@ static void test_blk_read(void **state)
 	struct fx *f = *state;
 	char dir[] = "/tmp/ktb-hybrid-blk-XXXXXX", path[64];
 	struct media_config mc;
-	struct blk b = {.logical = 512, .physical = 512, .wce = true};
+	struct blk b = { .logical = 512, .physical = 512, .wce = true };
 	struct virtio_blk_outhdr *h = (struct virtio_blk_outhdr *)(f->ram + 0x1000);
 	const char *why = NULL;
 	FILE *p;
@@ -227,7 +228,7 @@ static void test_blk_read(void **state)
 	blk_handle(&b, &f->c);
 	assert_int_equal(f->ram[0x3000], VIRTIO_BLK_S_UNSUPP);
 	/* a debug range of failing writes */
-	b.fail_writes = (struct media_range){0, 4096};
+	b.fail_writes = (struct media_range){ 0, 4096 };
 	h->type = VIRTIO_BLK_T_OUT;
 	h->sector = 0;
 	set(&f->desc[1], GPA + 0x2000, 512, VRING_DESC_F_NEXT, 2);
@@ -242,15 +243,15 @@ static void test_blk_read(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_good_chain, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_outside_memory, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_loop, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_bad_index, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_write_before_read, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_indirect, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_too_long, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_ring, fx_setup, fx_teardown),
-	    cmocka_unit_test_setup_teardown(test_blk_read, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_good_chain, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_outside_memory, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_loop, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_index, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_write_before_read, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_indirect, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_too_long, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ring, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_blk_read, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,13 +177,13 @@ static void key_setup(struct key_fixture *f)
 	f->debs[1] = "qemu-guest-agent=1:7.2";
 	f->bins[0] = put("dmsetup", "a program");
 	f->in = (struct image_inputs){
-	    .recipe_path = put("key.yaml", "name: k\n"),
-	    .builder_path = put("build.sh", "#!/bin/sh\n"),
-	    .guest_dir = f->guest,
-	    .debs = f->debs,
-	    .debs_count = 2,
-	    .binaries = f->bins,
-	    .binaries_count = 1,
+		.recipe_path = put("key.yaml", "name: k\n"),
+		.builder_path = put("build.sh", "#!/bin/sh\n"),
+		.guest_dir = f->guest,
+		.debs = f->debs,
+		.debs_count = 2,
+		.binaries = f->bins,
+		.binaries_count = 1,
 	};
 	free(put("vmlinux", "kernel bytes"));
 }
@@ -281,7 +281,7 @@ static void test_key_user_kernel(void **state)
 {
 	struct key_fixture f;
 	char *base, *k, *vmlinux = xasprintf("%s/vmlinux", tmpdir);
-	struct timeval tv[2] = {{1000000, 0}, {1000000, 0}};
+	struct timeval tv[2] = { { 1000000, 0 }, { 1000000, 0 } };
 
 	(void)state;
 	key_setup(&f);
@@ -340,16 +340,16 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_recipe_good),
-	    cmocka_unit_test(test_recipe_minimal),
-	    cmocka_unit_test(test_recipe_default_parses),
-	    cmocka_unit_test(test_recipe_errors),
-	    cmocka_unit_test(test_recipe_path),
-	    cmocka_unit_test(test_cache_dir),
-	    cmocka_unit_test(test_key_content),
-	    cmocka_unit_test(test_key_versions_and_options),
-	    cmocka_unit_test(test_key_user_kernel),
-	    cmocka_unit_test(test_key_missing_guest),
+		cmocka_unit_test(test_recipe_good),
+		cmocka_unit_test(test_recipe_minimal),
+		cmocka_unit_test(test_recipe_default_parses),
+		cmocka_unit_test(test_recipe_errors),
+		cmocka_unit_test(test_recipe_path),
+		cmocka_unit_test(test_cache_dir),
+		cmocka_unit_test(test_key_content),
+		cmocka_unit_test(test_key_versions_and_options),
+		cmocka_unit_test(test_key_user_kernel),
+		cmocka_unit_test(test_key_missing_guest),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

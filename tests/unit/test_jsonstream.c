@@ -40,7 +40,7 @@ static void test_split_every_byte(void **state)
 	for (size_t i = 0; i <= len; i++) {
 		for (size_t j = i; j <= len; j++) {
 			struct jsonstream js;
-			struct lines got = {"", 0};
+			struct lines got = { "", 0 };
 
 			jsonstream_init(&js, false);
 			jsonstream_feed(&js, two_msgs, i, collect, &got);
@@ -57,7 +57,7 @@ static void test_split_every_byte(void **state)
 static void test_partial_line_waits(void **state)
 {
 	struct jsonstream js;
-	struct lines got = {"", 0};
+	struct lines got = { "", 0 };
 
 	(void)state;
 	jsonstream_init(&js, false);
@@ -72,7 +72,7 @@ static void test_ff_resets_agent_parser(void **state)
 {
 	const char stream[] = "stale {\"retu\xff{\"return\": 7}\n";
 	struct jsonstream js;
-	struct lines got = {"", 0};
+	struct lines got = { "", 0 };
 
 	(void)state;
 	jsonstream_init(&js, true);
@@ -160,12 +160,12 @@ static void test_send_and_hangup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_split_every_byte),
-	    cmocka_unit_test(test_partial_line_waits),
-	    cmocka_unit_test(test_ff_resets_agent_parser),
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_log_lines),
-	    cmocka_unit_test(test_send_and_hangup),
+		cmocka_unit_test(test_split_every_byte),
+		cmocka_unit_test(test_partial_line_waits),
+		cmocka_unit_test(test_ff_resets_agent_parser),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_log_lines),
+		cmocka_unit_test(test_send_and_hangup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

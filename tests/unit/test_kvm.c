@@ -33,45 +33,56 @@ static void test_classify(void **state)
 	/* still booting: undecided, verdict untouched */
 	assert_int_equal(kvm_probe_classify("", false, &v, why, sizeof(why)), 0);
 	assert_int_equal(kvm_probe_classify("[    0.000000] Linux version 6.1.0\r\n", false, &v,
-					    why, sizeof(why)), 0);
+					    why, sizeof(why)),
+			 0);
 	assert_int_equal(v, KVM_ABSENT);
-	assert_int_equal(kvm_probe_classify("boot\r\n" KTB_PROBE_MARKER "\r\n", false, &v, why,
-					    sizeof(why)), 1);
+	assert_int_equal(
+	    kvm_probe_classify("boot\r\n" KTB_PROBE_MARKER "\r\n", false, &v, why, sizeof(why)), 1);
 	assert_int_equal(v, KVM_WORKS);
 	/* the marker wins even if QEMU has gone */
 	assert_int_equal(kvm_probe_classify(KTB_PROBE_MARKER, true, &v, why, sizeof(why)), 1);
 	assert_int_equal(v, KVM_WORKS);
 	assert_int_equal(kvm_probe_classify("Memory: 200K\nKVM internal error. Suberror: 1\r\n"
-					    "extra data\n", false, &v, why, sizeof(why)), 1);
+					    "extra data\n",
+					    false, &v, why, sizeof(why)),
+			 1);
 	assert_int_equal(v, KVM_BROKEN);
-	assert_string_equal(why, "probe guest failed under KVM: \"KVM internal error. Suberror: 1\"");
-	assert_int_equal(kvm_probe_classify("x\nemulation failure\n", false, &v, why, sizeof(why)), 1);
+	assert_string_equal(why,
+			    "probe guest failed under KVM: \"KVM internal error. Suberror: 1\"");
+	assert_int_equal(kvm_probe_classify("x\nemulation failure\n", false, &v, why, sizeof(why)),
+			 1);
 	assert_string_equal(why, "probe guest failed under KVM: \"emulation failure\"");
 	/* QEMU exited without the marker: quote its last words */
 	v = KVM_WORKS;
 	assert_int_equal(kvm_probe_classify("qemu-system-x86_64: failed to initialize kvm: "
-					    "Permission denied\n\n", true, &v, why, sizeof(why)), 1);
+					    "Permission denied\n\n",
+					    true, &v, why, sizeof(why)),
+			 1);
 	assert_int_equal(v, KVM_BROKEN);
-	assert_string_equal(why, "QEMU exited before the probe reached userspace: "
-				 "\"qemu-system-x86_64: failed to initialize kvm: Permission denied\"");
+	assert_string_equal(why,
+			    "QEMU exited before the probe reached userspace: "
+			    "\"qemu-system-x86_64: failed to initialize kvm: Permission denied\"");
 	assert_int_equal(kvm_probe_classify("", true, &v, why, sizeof(why)), 1);
 	assert_string_equal(why, "QEMU exited before the probe reached userspace: \"(no output)\"");
 	/* odd bytes in the quoted line are neutralised */
-	assert_int_equal(kvm_probe_classify("\033[0mKVM internal error\xff\n", false, &v, why,
-					    sizeof(why)), 1);
+	assert_int_equal(
+	    kvm_probe_classify("\033[0mKVM internal error\xff\n", false, &v, why, sizeof(why)), 1);
 	assert_string_equal(why, "probe guest failed under KVM: \"?[0mKVM internal error?\"");
 	/* a short why buffer truncates, never overflows */
 	char tiny[8];
 
-	assert_int_equal(kvm_probe_classify("KVM internal error\n", false, &v, tiny, sizeof(tiny)), 1);
+	assert_int_equal(kvm_probe_classify("KVM internal error\n", false, &v, tiny, sizeof(tiny)),
+			 1);
 	assert_string_equal(tiny, "probe g");
 }
 
 static const struct kvm_cache_key key = {
 	.host_release = "6.8.0-1-cloud",
 	.qemu_version = "QEMU emulator version 7.2.15 (Debian 1:7.2+dfsg-7+deb12u18)",
-	.kernel_size = 65906612, .kernel_mtime = 1700000000123456789LL,
-	.initrd_size = 1031573, .initrd_mtime = 1700000001000000000LL,
+	.kernel_size = 65906612,
+	.kernel_mtime = 1700000000123456789LL,
+	.initrd_size = 1031573,
+	.initrd_mtime = 1700000001000000000LL,
 };
 
 static char *tmpdir_make(void)
@@ -98,7 +109,8 @@ static void test_cache(void **state)
 	(void)state;
 	assert_int_equal(lookup(dir, &key, &v, why), -ENOENT);
 	/* written where the directory does not exist yet */
-	assert_int_equal(kvm_cache_store(sub, &key, KVM_BROKEN, "no userspace within 8 s", 8012), 0);
+	assert_int_equal(kvm_cache_store(sub, &key, KVM_BROKEN, "no userspace within 8 s", 8012),
+			 0);
 	assert_int_equal(lookup(sub, &key, &v, why), 0);
 	assert_int_equal(v, KVM_BROKEN);
 	assert_string_equal(why, "no userspace within 8 s (cached)");
@@ -119,7 +131,8 @@ static void test_cache(void **state)
 	other.initrd_mtime--;
 	assert_int_equal(lookup(sub, &other, &v, why), -ENOENT);
 	/* a new verdict replaces the old one, and no temporary file stays */
-	assert_int_equal(kvm_cache_store(sub, &key, KVM_WORKS, "probe guest reached userspace", 900), 0);
+	assert_int_equal(
+	    kvm_cache_store(sub, &key, KVM_WORKS, "probe guest reached userspace", 900), 0);
 	assert_int_equal(lookup(sub, &key, &v, why), 0);
 	assert_int_equal(v, KVM_WORKS);
 	path = xasprintf("%s/kvm.json", sub);
@@ -163,12 +176,12 @@ static void test_key_missing_files(void **state)
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(kvm_cache_key_fill(&k, "/nonexistent/vmlinux", "/dev/null", why,
-					    sizeof(why)), -ENOENT);
+	assert_int_equal(
+	    kvm_cache_key_fill(&k, "/nonexistent/vmlinux", "/dev/null", why, sizeof(why)), -ENOENT);
 	assert_string_equal(why, "probe kernel /nonexistent/vmlinux: No such file or directory");
 	assert_int_equal(kvm_cache_key_fill(&k, NULL, "/dev/null", why, sizeof(why)), -EINVAL);
-	assert_int_equal(kvm_cache_key_fill(&k, "/dev/null", "/nonexistent/initrd", why,
-					    sizeof(why)), -ENOENT);
+	assert_int_equal(
+	    kvm_cache_key_fill(&k, "/dev/null", "/nonexistent/initrd", why, sizeof(why)), -ENOENT);
 	assert_string_equal(why, "probe initrd /nonexistent/initrd: No such file or directory");
 }
 

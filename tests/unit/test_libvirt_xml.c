@@ -18,14 +18,14 @@
 #include "xml_check.h"
 
 static const struct hw_launch launch = {
-    .kernel = "/k/bzImage",
-    .initrd = "/k/initrd.img",
-    .append = "console=ttyS0 ktb.disks=a,b x=\"1&2<3>'\"",
-    .qmp_path = "/w/qmp.sock",
-    .qga_path = "/w/qga.sock",
-    .disk_dir = "/w",
+	.kernel = "/k/bzImage",
+	.initrd = "/k/initrd.img",
+	.append = "console=ttyS0 ktb.disks=a,b x=\"1&2<3>'\"",
+	.qmp_path = "/w/qmp.sock",
+	.qga_path = "/w/qga.sock",
+	.disk_dir = "/w",
 };
-static const struct hw_domain dom = {.name = "ktb-1-test", .console_path = "/w/c.raw"};
+static const struct hw_domain dom = { .name = "ktb-1-test", .console_path = "/w/c.raw" };
 
 static unsigned count(const char *hay, const char *needle)
 {
@@ -69,7 +69,7 @@ static void expect_in(const char *xml, const char *s, unsigned times)
 
 static void test_plain(void **state)
 {
-	struct machine m = {.cpus = 2, .memory = "512M"};
+	struct machine m = { .cpus = 2, .memory = "512M" };
 	struct argv a;
 	char *xml;
 
@@ -113,7 +113,7 @@ static void test_plain(void **state)
 
 static void test_sleep_and_kvm(void **state)
 {
-	struct machine m = {.sleep = SLEEP_S3 | SLEEP_S4};
+	struct machine m = { .sleep = SLEEP_S3 | SLEEP_S4 };
 	struct hw_launch l = launch;
 	struct hw_error err;
 	char *xml = NULL;
@@ -137,21 +137,21 @@ static void test_sleep_and_kvm(void **state)
 static void test_disks_match_argv(void **state)
 {
 	struct disk disks[] = {
-	    {.id = "va", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN},
-	    {.id = "sa", .bus = DISK_BUS_SCSI, .size = "64M", .sector = DISK_SECTOR_512E},
-	    {.id = "sb",
-	     .bus = DISK_BUS_SCSI,
-	     .size = "64M",
-	     .sector = DISK_SECTOR_4KN,
-	     .rotational = true},
-	    {.id = "ha", .bus = DISK_BUS_SATA, .size = "64M", .sector = DISK_SECTOR_512N},
-	    {.id = "vb",
-	     .bus = DISK_BUS_VIRTIO,
-	     .size = "64M",
-	     .sector = DISK_SECTOR_512N,
-	     .image = "/base.qcow2"},
+		{ .id = "va", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN },
+		{ .id = "sa", .bus = DISK_BUS_SCSI, .size = "64M", .sector = DISK_SECTOR_512E },
+		{ .id = "sb",
+		  .bus = DISK_BUS_SCSI,
+		  .size = "64M",
+		  .sector = DISK_SECTOR_4KN,
+		  .rotational = true },
+		{ .id = "ha", .bus = DISK_BUS_SATA, .size = "64M", .sector = DISK_SECTOR_512N },
+		{ .id = "vb",
+		  .bus = DISK_BUS_VIRTIO,
+		  .size = "64M",
+		  .sector = DISK_SECTOR_512N,
+		  .image = "/base.qcow2" },
 	};
-	struct machine m = {.disks = disks, .disks_count = 5};
+	struct machine m = { .disks = disks, .disks_count = 5 };
 	struct argv a;
 	char *xml, want[128];
 
@@ -203,14 +203,16 @@ static void test_disks_match_argv(void **state)
 
 static void test_numa(void **state)
 {
-	unsigned c0[] = {0, 1}, c1[] = {2}, dist[] = {10, 20, 30, 20, 10, 25, 30, 25, 10};
+	unsigned c0[] = { 0, 1 }, c1[] = { 2 }, dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
 	struct numa_node nodes[] = {
-	    {c0, 2, "256M", 0},
-	    {c1, 1, "256M", 0},
-	    {NULL, 0, "512M", 0},
+		{ c0, 2, "256M", 0 },
+		{ c1, 1, "256M", 0 },
+		{ NULL, 0, "512M", 0 },
 	};
-	struct numa nu = {.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9};
-	struct machine m = {.cpus = 3, .memory = "1G", .numa = &nu};
+	struct numa nu = {
+		.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9
+	};
+	struct machine m = { .cpus = 3, .memory = "1G", .numa = &nu };
 	struct argv a;
 	char *xml;
 
@@ -259,11 +261,11 @@ static void expect_refused(struct machine *m, const char *field, const char *msg
 static void test_refusals(void **state)
 {
 	struct disk disks[] = {
-	    {.id = "a", .bus = DISK_BUS_VIRTIO, .size = "64M"},
-	    {.id = "n", .bus = DISK_BUS_NVME, .size = "64M", .sector = DISK_SECTOR_4KN},
+		{ .id = "a", .bus = DISK_BUS_VIRTIO, .size = "64M" },
+		{ .id = "n", .bus = DISK_BUS_NVME, .size = "64M", .sector = DISK_SECTOR_4KN },
 	};
-	struct hibernate hib = {.disk = "a"};
-	struct machine m = {.disks = disks, .disks_count = 2};
+	struct hibernate hib = { .disk = "a" };
+	struct machine m = { .disks = disks, .disks_count = 2 };
 	struct hw_launch l = launch;
 	struct hw_error err;
 	char *xml;
@@ -284,11 +286,11 @@ static void test_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plain),
-	    cmocka_unit_test(test_sleep_and_kvm),
-	    cmocka_unit_test(test_disks_match_argv),
-	    cmocka_unit_test(test_numa),
-	    cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_sleep_and_kvm),
+		cmocka_unit_test(test_disks_match_argv),
+		cmocka_unit_test(test_numa),
+		cmocka_unit_test(test_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,7 @@ static void test_loop_cond_already_true(void **state)
 static void test_loop_dispatch(void **state)
 {
 	struct loop *l = loop_new();
-	struct probe p = {.loop = l, .drain = true, .del_fd = -1};
+	struct probe p = { .loop = l, .drain = true, .del_fd = -1 };
 	int sv[2];
 
 	(void)state;
@@ -135,7 +135,7 @@ static void test_loop_fake_clock(void **state)
 static void test_loop_abort_from_callback(void **state)
 {
 	struct loop *l = loop_new();
-	struct probe p = {.loop = l, .drain = true, .abort_with = "Kernel panic", .del_fd = -1};
+	struct probe p = { .loop = l, .drain = true, .abort_with = "Kernel panic", .del_fd = -1 };
 	int64_t t0 = now_ms();
 	int sv[2];
 
@@ -162,7 +162,7 @@ static void test_loop_abort_from_callback(void **state)
 static void test_loop_callback_error_removes_fd(void **state)
 {
 	struct loop *l = loop_new();
-	struct probe p = {.loop = l, .ret = -EIO, .del_fd = -1};
+	struct probe p = { .loop = l, .ret = -EIO, .del_fd = -1 };
 	int sv[2];
 
 	(void)state;
@@ -182,7 +182,7 @@ static void test_loop_callback_error_removes_fd(void **state)
 static void test_loop_del_from_callback(void **state)
 {
 	struct loop *l = loop_new();
-	struct probe a = {.loop = l, .drain = true}, b = {.loop = l, .drain = true};
+	struct probe a = { .loop = l, .drain = true }, b = { .loop = l, .drain = true };
 	int sa[2], sb[2];
 
 	(void)state;
@@ -207,7 +207,7 @@ static void test_loop_del_from_callback(void **state)
 static void test_loop_hangup_dispatched(void **state)
 {
 	struct loop *l = loop_new();
-	struct probe p = {.loop = l, .drain = true, .ret = -EPIPE, .del_fd = -1};
+	struct probe p = { .loop = l, .drain = true, .ret = -EPIPE, .del_fd = -1 };
 	int sv[2];
 
 	(void)state;
@@ -227,9 +227,9 @@ static void on_alarm(int sig)
 
 static void test_loop_eintr(void **state)
 {
-	struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART */
-	struct itimerval it = {.it_interval = {0, 10000}, .it_value = {0, 10000}};
-	struct itimerval off = {0};
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	struct itimerval it = { .it_interval = { 0, 10000 }, .it_value = { 0, 10000 } };
+	struct itimerval off = { 0 };
 	struct loop *l = loop_new();
 
 	(void)state;
@@ -244,15 +244,15 @@ static void test_loop_eintr(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_loop_cond_already_true),
-	    cmocka_unit_test(test_loop_dispatch),
-	    cmocka_unit_test(test_loop_deadline),
-	    cmocka_unit_test(test_loop_fake_clock),
-	    cmocka_unit_test(test_loop_abort_from_callback),
-	    cmocka_unit_test(test_loop_callback_error_removes_fd),
-	    cmocka_unit_test(test_loop_del_from_callback),
-	    cmocka_unit_test(test_loop_hangup_dispatched),
-	    cmocka_unit_test(test_loop_eintr),
+		cmocka_unit_test(test_loop_cond_already_true),
+		cmocka_unit_test(test_loop_dispatch),
+		cmocka_unit_test(test_loop_deadline),
+		cmocka_unit_test(test_loop_fake_clock),
+		cmocka_unit_test(test_loop_abort_from_callback),
+		cmocka_unit_test(test_loop_callback_error_removes_fd),
+		cmocka_unit_test(test_loop_del_from_callback),
+		cmocka_unit_test(test_loop_hangup_dispatched),
+		cmocka_unit_test(test_loop_eintr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

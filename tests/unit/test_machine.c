@@ -27,13 +27,25 @@ static void test_parse_size(void **state)
 		int ret;
 		uint64_t bytes;
 	} cases[] = {
-		{ "512", 0, 512 }, { "4K", 0, 4096 }, { "4k", 0, 4096 },
-		{ "256M", 0, 256ull << 20 }, { "1G", 0, 1ull << 30 }, { "16T", 0, 16ull << 40 },
-		{ "17T", -ERANGE, 0 }, { "16385G", -ERANGE, 0 },
-		{ "99999999999999999999999", -ERANGE, 0 }, { "0", -EINVAL, 0 },
-		{ "0M", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "abc", -EINVAL, 0 },
-		{ "1.5G", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "1GB", -EINVAL, 0 },
-		{ " 1G", -EINVAL, 0 }, { "1P", -EINVAL, 0 }, { "M", -EINVAL, 0 },
+		{ "512", 0, 512 },
+		{ "4K", 0, 4096 },
+		{ "4k", 0, 4096 },
+		{ "256M", 0, 256ull << 20 },
+		{ "1G", 0, 1ull << 30 },
+		{ "16T", 0, 16ull << 40 },
+		{ "17T", -ERANGE, 0 },
+		{ "16385G", -ERANGE, 0 },
+		{ "99999999999999999999999", -ERANGE, 0 },
+		{ "0", -EINVAL, 0 },
+		{ "0M", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+		{ "abc", -EINVAL, 0 },
+		{ "1.5G", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "1GB", -EINVAL, 0 },
+		{ " 1G", -EINVAL, 0 },
+		{ "1P", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
 	};
 	uint64_t v;
 
@@ -51,8 +63,8 @@ static void test_parse_size(void **state)
 static struct disk disk(const char *id, enum disk_bus bus, const char *size,
 			enum disk_sector sector)
 {
-	return (struct disk){ .id = (char *)id, .bus = bus, .size = (char *)size,
-			      .sector = sector };
+	return (
+	    struct disk){ .id = (char *)id, .bus = bus, .size = (char *)size, .sector = sector };
 }
 
 static void expect_valid(struct machine *m)
@@ -91,27 +103,36 @@ static void test_validate_disks(void **state)
 		struct disk d;
 		const char *field, *msg;
 	} cases[] = {
-		{ { .id = "a-very-long-serial-21", .size = "1M" }, "machine.disks[1].id",
+		{ { .id = "a-very-long-serial-21", .size = "1M" },
+		  "machine.disks[1].id",
 		  "use 1 to 20 letters" },
 		{ { .id = "a b", .size = "1M" }, "machine.disks[1].id", "is not a disk id" },
 		{ { .id = "", .size = "1M" }, "machine.disks[1].id", "is not a disk id" },
 		{ { .id = "ok", .size = "0" }, "machine.disks[1].size", "is not a size" },
 		{ { .id = "ok", .size = "32T" }, "machine.disks[1].size", "larger than the 16T" },
 		{ { .id = "ok", .size = "3000", .sector = DISK_SECTOR_4KN, .bus = DISK_BUS_SCSI },
-		  "machine.disks[1].size", "not a multiple of the 4kn disk's 4096-byte sectors" },
+		  "machine.disks[1].size",
+		  "not a multiple of the 4kn disk's 4096-byte sectors" },
 		{ { .id = "ok", .size = "1536", .sector = DISK_SECTOR_512E },
-		  "machine.disks[1].size", "not a multiple of the 512e disk's 4096-byte" },
+		  "machine.disks[1].size",
+		  "not a multiple of the 512e disk's 4096-byte" },
 		{ { .id = "ok", .size = "1M", .sector = DISK_SECTOR_4KN, .bus = DISK_BUS_SATA },
-		  "machine.disks[1].sector", "ide-hd cannot present 4096-byte logical sectors" },
+		  "machine.disks[1].sector",
+		  "ide-hd cannot present 4096-byte logical sectors" },
 		{ { .id = "ok", .size = "1M", .sector = DISK_SECTOR_512E, .bus = DISK_BUS_NVME },
-		  "machine.disks[1].sector", "nvme-ns reports 512/512 for 512e" },
+		  "machine.disks[1].sector",
+		  "nvme-ns reports 512/512 for 512e" },
 		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_VIRTIO },
-		  "machine.disks[1].paths", "paths > 1 on virtio: QEMU gives this bus one path" },
+		  "machine.disks[1].paths",
+		  "paths > 1 on virtio: QEMU gives this bus one path" },
 		{ { .id = "ok", .size = "1M", .paths = 2, .bus = DISK_BUS_SATA },
-		  "machine.disks[1].paths", "paths > 1 on sata" },
+		  "machine.disks[1].paths",
+		  "paths > 1 on sata" },
 		{ { .id = "ok", .size = "1000K", .bus = DISK_BUS_HYBRID },
-		  "machine.disks[1].size", "a hybrid disk's size is a multiple of 64K" },
-		{ { .id = "first", .size = "1M" }, "machine.disks[1].id",
+		  "machine.disks[1].size",
+		  "a hybrid disk's size is a multiple of 64K" },
+		{ { .id = "first", .size = "1M" },
+		  "machine.disks[1].id",
 		  "\"first\" is already the id of machine.disks[0]" },
 	};
 	struct disk disks[2] = { disk("first", DISK_BUS_VIRTIO, "1M", DISK_SECTOR_512N) };
@@ -138,21 +159,37 @@ static void test_validate_multipath_zoned(void **state)
 		const char *field, *msg;
 	} cases[] = {
 		{ { .id = "ok", .size = "64M", .paths = 5, .bus = DISK_BUS_NVME },
-		  "machine.disks[1].paths", "5 paths; a disk takes at most 4" },
-		{ { .id = "ok", .size = "64M", .paths = 2, .bus = DISK_BUS_NVME, .multipath = &bio },
-		  "machine.disks[1].multipath", "native NVMe multipath, which has no mode" },
-		{ { .id = "ok", .size = "64M", .paths = 1, .bus = DISK_BUS_SCSI, .multipath = &bio },
-		  "machine.disks[1].multipath", "multipath needs paths: 2 or more" },
+		  "machine.disks[1].paths",
+		  "5 paths; a disk takes at most 4" },
+		{ { .id = "ok",
+		    .size = "64M",
+		    .paths = 2,
+		    .bus = DISK_BUS_NVME,
+		    .multipath = &bio },
+		  "machine.disks[1].multipath",
+		  "native NVMe multipath, which has no mode" },
+		{ { .id = "ok",
+		    .size = "64M",
+		    .paths = 1,
+		    .bus = DISK_BUS_SCSI,
+		    .multipath = &bio },
+		  "machine.disks[1].multipath",
+		  "multipath needs paths: 2 or more" },
 		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_SCSI, .zoned = &z8 },
-		  "machine.disks[1].zoned", "use bus: nvme" },
+		  "machine.disks[1].zoned",
+		  "use bus: nvme" },
 		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_VIRTIO, .zoned = &z8 },
-		  "machine.disks[1].zoned", "use bus: nvme" },
+		  "machine.disks[1].zoned",
+		  "use bus: nvme" },
 		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &z24 },
-		  "machine.disks[1].zoned.zone_size", "24M does not divide the disk's 64M" },
+		  "machine.disks[1].zoned.zone_size",
+		  "24M does not divide the disk's 64M" },
 		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &zodd },
-		  "machine.disks[1].zoned.zone_size", "not a whole number of megabytes" },
+		  "machine.disks[1].zoned.zone_size",
+		  "not a whole number of megabytes" },
 		{ { .id = "ok", .size = "64M", .bus = DISK_BUS_NVME, .zoned = &zbad },
-		  "machine.disks[1].zoned.zone_size", "is not a size" },
+		  "machine.disks[1].zoned.zone_size",
+		  "is not a size" },
 	};
 	struct disk disks[2] = { disk("first", DISK_BUS_VIRTIO, "1M", DISK_SECTOR_512N) };
 	struct machine m = { .disks = disks, .disks_count = 2 };
@@ -162,11 +199,13 @@ static void test_validate_multipath_zoned(void **state)
 		disks[1] = cases[i].d;
 		expect_refusal(&m, cases[i].field, cases[i].msg);
 	}
-	disks[1] = (struct disk){ .id = "mp", .size = "64M", .paths = 4, .bus = DISK_BUS_SCSI,
-				  .multipath = &bio };
+	disks[1] = (struct disk){
+		.id = "mp", .size = "64M", .paths = 4, .bus = DISK_BUS_SCSI, .multipath = &bio
+	};
 	expect_valid(&m);
-	disks[1] = (struct disk){ .id = "z", .size = "64M", .paths = 2, .bus = DISK_BUS_NVME,
-				  .zoned = &z8 };
+	disks[1] = (struct disk){
+		.id = "z", .size = "64M", .paths = 2, .bus = DISK_BUS_NVME, .zoned = &z8
+	};
 	expect_valid(&m);
 	assert_int_equal(z8.zone_size_bytes, 8ull << 20);
 }
@@ -204,8 +243,9 @@ static void numa_fixture_init(struct numa_fixture *f)
 	f->nodes[0] = (struct numa_node){ f->cpus0, 1, "512M", 0 };
 	f->nodes[1] = (struct numa_node){ f->cpus1, 1, "512M", 0 };
 	memcpy(f->dist, (unsigned[]){ 10, 20, 20, 10 }, sizeof(f->dist));
-	f->numa = (struct numa){ .nodes = f->nodes, .nodes_count = 2, .distances = f->dist,
-				 .distances_count = 4 };
+	f->numa = (struct numa){
+		.nodes = f->nodes, .nodes_count = 2, .distances = f->dist, .distances_count = 4
+	};
 	f->m = (struct machine){ .cpus = 2, .memory = "1G", .numa = &f->numa };
 }
 
@@ -247,10 +287,13 @@ static void test_validate_distances(void **state)
 		const char *field, *msg;
 	} cases[] = {
 		{ { 11, 20, 20, 10 }, "machine.numa.distances[0][0]", "11 on the diagonal" },
-		{ { 10, 20, 30, 10 }, "machine.numa.distances[0][1]",
+		{ { 10, 20, 30, 10 },
+		  "machine.numa.distances[0][1]",
 		  "20 but distances[1][0] is 30; distances must be symmetric" },
 		{ { 10, 10, 10, 10 }, "machine.numa.distances[0][1]", "10 is out of range" },
-		{ { 10, 300, 300, 10 }, "machine.numa.distances[0][1]", "300 is out of range; a "
+		{ { 10, 300, 300, 10 },
+		  "machine.numa.distances[0][1]",
+		  "300 is out of range; a "
 		  "distance between two nodes is 11..255" },
 	};
 	struct numa_fixture f;
@@ -273,8 +316,12 @@ static void test_validate_distances(void **state)
 /* ---- QEMU arguments ---- */
 
 static const struct hw_launch launch = {
-	.kernel = "/k/vmlinux", .initrd = "/k/initrd", .append = "console=ttyS0 quiet",
-	.qmp_path = "/run/x/qmp.sock", .qga_path = "/run/x/qga.sock", .disk_dir = "/run/x",
+	.kernel = "/k/vmlinux",
+	.initrd = "/k/initrd",
+	.append = "console=ttyS0 quiet",
+	.qmp_path = "/run/x/qmp.sock",
+	.qga_path = "/run/x/qga.sock",
+	.disk_dir = "/run/x",
 };
 
 static void to_argv(struct machine *m, const struct hw_launch *l, struct argv *a)
@@ -313,15 +360,42 @@ static size_t count_arg(const struct argv *a, const char *s)
 static void test_argv_base(void **state)
 {
 	static const char *const want[] = {
-		"qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-machine", "q35",
-		"-m", "512M", "-smp", "1", "-nodefaults", "-display", "none", "-no-reboot",
-		"-no-user-config", "-serial", "stdio",
-		"-global", "ICH9-LPC.disable_s3=1", "-global", "ICH9-LPC.disable_s4=1",
-		"-kernel", "/k/vmlinux", "-initrd", "/k/initrd", "-append", "console=ttyS0 quiet",
-		"-qmp", "unix:/run/x/qmp.sock,server=on,wait=off",
-		"-chardev", "socket,id=qga0,path=/run/x/qga.sock,server=on,wait=off",
-		"-device", "virtio-serial-pci",
-		"-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
+		"qemu-system-x86_64",
+		"-accel",
+		"tcg",
+		"-cpu",
+		"max",
+		"-machine",
+		"q35",
+		"-m",
+		"512M",
+		"-smp",
+		"1",
+		"-nodefaults",
+		"-display",
+		"none",
+		"-no-reboot",
+		"-no-user-config",
+		"-serial",
+		"stdio",
+		"-global",
+		"ICH9-LPC.disable_s3=1",
+		"-global",
+		"ICH9-LPC.disable_s4=1",
+		"-kernel",
+		"/k/vmlinux",
+		"-initrd",
+		"/k/initrd",
+		"-append",
+		"console=ttyS0 quiet",
+		"-qmp",
+		"unix:/run/x/qmp.sock,server=on,wait=off",
+		"-chardev",
+		"socket,id=qga0,path=/run/x/qga.sock,server=on,wait=off",
+		"-device",
+		"virtio-serial-pci",
+		"-device",
+		"virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
 	};
 	struct machine m = { 0 };
 	struct argv a;
@@ -347,9 +421,10 @@ static void test_argv_kvm_interactive(void **state)
 	l.qemu = "/opt/qemu/bin/qemu-system-x86_64";
 	l.qga_path = NULL;
 	to_argv(&m, &l, &a);
-	assert_in_order(&a, (const char *const[]){ "/opt/qemu/bin/qemu-system-x86_64",
-		"-accel", "kvm", "-cpu", "host", "-m", "2048M", "-smp", "4", "-serial",
-		"mon:stdio", "ICH9-LPC.disable_s3=0", "ICH9-LPC.disable_s4=1", NULL });
+	assert_in_order(
+	    &a, (const char *const[]){ "/opt/qemu/bin/qemu-system-x86_64", "-accel", "kvm", "-cpu",
+				       "host", "-m", "2048M", "-smp", "4", "-serial", "mon:stdio",
+				       "ICH9-LPC.disable_s3=0", "ICH9-LPC.disable_s4=1", NULL });
 	assert_int_equal(count_arg(&a, "-chardev"), 0);
 	assert_true(machine_needs_bios_boot(&m));
 	argv_free(&a);
@@ -362,8 +437,8 @@ static void test_argv_sleep_s4(void **state)
 
 	(void)state;
 	to_argv(&m, &launch, &a);
-	assert_in_order(&a, (const char *const[]){ "-global", "ICH9-LPC.disable_s3=1",
-		"-global", "ICH9-LPC.disable_s4=0", NULL });
+	assert_in_order(&a, (const char *const[]){ "-global", "ICH9-LPC.disable_s3=1", "-global",
+						   "ICH9-LPC.disable_s4=0", NULL });
 	assert_false(machine_needs_bios_boot(&m));
 	argv_free(&a);
 }
@@ -375,28 +450,63 @@ static const struct {
 	bool rotational;
 	const char *dev[3];
 } bus_cases[] = {
-	{ DISK_BUS_VIRTIO, DISK_SECTOR_512N, false, { "virtio-blk-pci,drive=d0,serial=data,"
-	  "logical_block_size=512,physical_block_size=512" } },
-	{ DISK_BUS_VIRTIO, DISK_SECTOR_512E, false, { "virtio-blk-pci,drive=d0,serial=data,"
-	  "logical_block_size=512,physical_block_size=4096" } },
-	{ DISK_BUS_VIRTIO, DISK_SECTOR_4KN, true, { "virtio-blk-pci,drive=d0,serial=data,"
-	  "logical_block_size=4096,physical_block_size=4096" } },
-	{ DISK_BUS_SCSI, DISK_SECTOR_512N, false, { "virtio-scsi-pci,id=scsi0", "scsi-hd,"
-	  "bus=scsi0.0,drive=d0,serial=data,logical_block_size=512,physical_block_size=512,"
-	  "rotation_rate=1" } },
-	{ DISK_BUS_SCSI, DISK_SECTOR_512E, true, { "virtio-scsi-pci,id=scsi0", "scsi-hd,"
-	  "bus=scsi0.0,drive=d0,serial=data,logical_block_size=512,physical_block_size=4096" } },
-	{ DISK_BUS_SCSI, DISK_SECTOR_4KN, false, { "virtio-scsi-pci,id=scsi0", "scsi-hd,"
-	  "bus=scsi0.0,drive=d0,serial=data,logical_block_size=4096,physical_block_size=4096,"
-	  "rotation_rate=1" } },
-	{ DISK_BUS_NVME, DISK_SECTOR_512N, false, { "nvme,serial=data,id=nvme0", "nvme-ns,"
-	  "bus=nvme0,drive=d0,nsid=1,logical_block_size=512,physical_block_size=512" } },
-	{ DISK_BUS_NVME, DISK_SECTOR_4KN, false, { "nvme,serial=data,id=nvme0", "nvme-ns,"
-	  "bus=nvme0,drive=d0,nsid=1,logical_block_size=4096,physical_block_size=4096" } },
-	{ DISK_BUS_SATA, DISK_SECTOR_512N, true, { "ide-hd,bus=ide.0,drive=d0,serial=data,"
-	  "logical_block_size=512,physical_block_size=512" } },
-	{ DISK_BUS_SATA, DISK_SECTOR_512E, false, { "ide-hd,bus=ide.0,drive=d0,serial=data,"
-	  "logical_block_size=512,physical_block_size=4096,rotation_rate=1" } },
+	{ DISK_BUS_VIRTIO,
+	  DISK_SECTOR_512N,
+	  false,
+	  { "virtio-blk-pci,drive=d0,serial=data,"
+	    "logical_block_size=512,physical_block_size=512" } },
+	{ DISK_BUS_VIRTIO,
+	  DISK_SECTOR_512E,
+	  false,
+	  { "virtio-blk-pci,drive=d0,serial=data,"
+	    "logical_block_size=512,physical_block_size=4096" } },
+	{ DISK_BUS_VIRTIO,
+	  DISK_SECTOR_4KN,
+	  true,
+	  { "virtio-blk-pci,drive=d0,serial=data,"
+	    "logical_block_size=4096,physical_block_size=4096" } },
+	{ DISK_BUS_SCSI,
+	  DISK_SECTOR_512N,
+	  false,
+	  { "virtio-scsi-pci,id=scsi0",
+	    "scsi-hd,"
+	    "bus=scsi0.0,drive=d0,serial=data,logical_block_size=512,physical_block_size=512,"
+	    "rotation_rate=1" } },
+	{ DISK_BUS_SCSI,
+	  DISK_SECTOR_512E,
+	  true,
+	  { "virtio-scsi-pci,id=scsi0",
+	    "scsi-hd,"
+	    "bus=scsi0.0,drive=d0,serial=data,logical_block_size=512,physical_block_size=4096" } },
+	{ DISK_BUS_SCSI,
+	  DISK_SECTOR_4KN,
+	  false,
+	  { "virtio-scsi-pci,id=scsi0",
+	    "scsi-hd,"
+	    "bus=scsi0.0,drive=d0,serial=data,logical_block_size=4096,physical_block_size=4096,"
+	    "rotation_rate=1" } },
+	{ DISK_BUS_NVME,
+	  DISK_SECTOR_512N,
+	  false,
+	  { "nvme,serial=data,id=nvme0",
+	    "nvme-ns,"
+	    "bus=nvme0,drive=d0,nsid=1,logical_block_size=512,physical_block_size=512" } },
+	{ DISK_BUS_NVME,
+	  DISK_SECTOR_4KN,
+	  false,
+	  { "nvme,serial=data,id=nvme0",
+	    "nvme-ns,"
+	    "bus=nvme0,drive=d0,nsid=1,logical_block_size=4096,physical_block_size=4096" } },
+	{ DISK_BUS_SATA,
+	  DISK_SECTOR_512N,
+	  true,
+	  { "ide-hd,bus=ide.0,drive=d0,serial=data,"
+	    "logical_block_size=512,physical_block_size=512" } },
+	{ DISK_BUS_SATA,
+	  DISK_SECTOR_512E,
+	  false,
+	  { "ide-hd,bus=ide.0,drive=d0,serial=data,"
+	    "logical_block_size=512,physical_block_size=4096,rotation_rate=1" } },
 };
 
 static void test_argv_buses(void **state)
@@ -410,12 +520,15 @@ static void test_argv_buses(void **state)
 		d = disk("data", bus_cases[i].bus, "64M", bus_cases[i].sector);
 		d.rotational = bus_cases[i].rotational;
 		to_argv(&m, &launch, &a);
-		assert_in_order(&a, (const char *const[]){ "-qmp", "-blockdev",
-			"driver=file,node-name=d0,filename=/run/x/data.img,cache.direct=off",
-			"-device", bus_cases[i].dev[0], NULL });
+		assert_in_order(
+		    &a, (const char *const[]){
+			    "-qmp", "-blockdev",
+			    "driver=file,node-name=d0,filename=/run/x/data.img,cache.direct=off",
+			    "-device", bus_cases[i].dev[0], NULL });
 		if (bus_cases[i].dev[1])
-			assert_in_order(&a, (const char *const[]){ "-blockdev",
-				bus_cases[i].dev[0], "-device", bus_cases[i].dev[1], NULL });
+			assert_in_order(&a, (const char *const[]){ "-blockdev", bus_cases[i].dev[0],
+								   "-device", bus_cases[i].dev[1],
+								   NULL });
 		argv_free(&a);
 	}
 }
@@ -438,21 +551,25 @@ static void test_argv_many_disks(void **state)
 		disks[i].rotational = true;
 	to_argv(&m, &launch, &a);
 	assert_int_equal(count_arg(&a, "virtio-scsi-pci,id=scsi0"), 1);
-	assert_in_order(&a, (const char *const[]){
+	assert_in_order(
+	    &a,
+	    (const char *const[]){
 		"driver=file,node-name=d0,filename=/run/x/s1.img,cache.direct=off",
 		"virtio-scsi-pci,id=scsi0",
 		"scsi-hd,bus=scsi0.0,drive=d0,serial=s1,logical_block_size=512,"
 		"physical_block_size=512",
 		"nvme,serial=n1,id=nvme0",
 		"nvme-ns,bus=nvme0,drive=d1,nsid=1,logical_block_size=512,physical_block_size=512",
-		"ide-hd,bus=ide.0,drive=d2,serial=a1,logical_block_size=512,physical_block_size=512",
+		"ide-hd,bus=ide.0,drive=d2,serial=a1,logical_block_size=512,physical_block_size="
+		"512",
 		"scsi-hd,bus=scsi0.0,drive=d3,serial=s2,logical_block_size=4096,"
 		"physical_block_size=4096",
 		"nvme,serial=n2,id=nvme1",
 		"nvme-ns,bus=nvme1,drive=d4,nsid=1,logical_block_size=4096,"
 		"physical_block_size=4096",
 		"ide-hd,bus=ide.1,drive=d5,serial=a2,logical_block_size=512,"
-		"physical_block_size=4096", NULL });
+		"physical_block_size=4096",
+		NULL });
 	argv_free(&a);
 }
 
@@ -469,15 +586,16 @@ static void test_argv_multipath_nvme(void **state)
 	disks[1].paths = 2;
 	disks[1].zoned = &z;
 	to_argv(&m, &launch, &a);
-	assert_in_order(&a, (const char *const[]){
-		"driver=file,node-name=d1,filename=/run/x/mp.img,cache.direct=off",
-		"nvme-subsys,id=d1ss,nqn=mp",
-		"pcie-root-port,id=d1rp0,chassis=5,slot=5",
-		"nvme,serial=mp,subsys=d1ss,id=d1c0,bus=d1rp0",
-		"pcie-root-port,id=d1rp1,chassis=6,slot=6",
-		"nvme,serial=mp,subsys=d1ss,id=d1c1,bus=d1rp1",
-		"nvme-ns,bus=d1c0,drive=d1,nsid=1,shared=on,logical_block_size=4096,"
-		"physical_block_size=4096,zoned=true,zoned.zone_size=8M", NULL });
+	assert_in_order(
+	    &a, (const char *const[]){
+		    "driver=file,node-name=d1,filename=/run/x/mp.img,cache.direct=off",
+		    "nvme-subsys,id=d1ss,nqn=mp", "pcie-root-port,id=d1rp0,chassis=5,slot=5",
+		    "nvme,serial=mp,subsys=d1ss,id=d1c0,bus=d1rp0",
+		    "pcie-root-port,id=d1rp1,chassis=6,slot=6",
+		    "nvme,serial=mp,subsys=d1ss,id=d1c1,bus=d1rp1",
+		    "nvme-ns,bus=d1c0,drive=d1,nsid=1,shared=on,logical_block_size=4096,"
+		    "physical_block_size=4096,zoned=true,zoned.zone_size=8M",
+		    NULL });
 	argv_free(&a);
 	assert_int_equal(machine_path_device(&m, 1, 1, dev, sizeof(dev)), 0);
 	assert_string_equal(dev, "nvme,serial=mp,subsys=d1ss,id=d1c1,bus=d1rp1");
@@ -499,9 +617,10 @@ static void test_argv_multipath_scsi(void **state)
 	to_argv(&m, &launch, &a);
 	/* the single-path disk keeps the shared HBA, each path gets its own */
 	assert_int_equal(count_arg(&a, "virtio-scsi-pci,id=scsi0"), 1);
-	assert_in_order(&a, (const char *const[]){
-		"virtio-scsi-pci,id=scsi0",
-		"virtio-scsi-pci,id=d1hba0",
+	assert_in_order(
+	    &a,
+	    (const char *const[]){
+		"virtio-scsi-pci,id=scsi0", "virtio-scsi-pci,id=d1hba0",
 		"scsi-hd,bus=d1hba0.0,scsi-id=0,id=d1p0,drive=d1,serial=mp,wwn=0x5000c50000000002,"
 		"share-rw=on,logical_block_size=512,physical_block_size=4096,rotation_rate=1",
 		"virtio-scsi-pci,id=d1hba1",
@@ -525,9 +644,11 @@ static void test_argv_overlay_and_commas(void **state)
 	l.disk_dir = "/run/a,b";
 	l.qmp_path = "/run/a,b/qmp";
 	to_argv(&m, &l, &a);
-	assert_in_order(&a, (const char *const[]){ "unix:/run/a,,b/qmp,server=on,wait=off",
-		"-blockdev", "driver=qcow2,node-name=d0,file.driver=file,"
-		"file.filename=/run/a,,b/base.qcow2,cache.direct=off", NULL });
+	assert_in_order(
+	    &a, (const char *const[]){ "unix:/run/a,,b/qmp,server=on,wait=off", "-blockdev",
+				       "driver=qcow2,node-name=d0,file.driver=file,"
+				       "file.filename=/run/a,,b/base.qcow2,cache.direct=off",
+				       NULL });
 	argv_free(&a);
 }
 
@@ -535,27 +656,35 @@ static void test_argv_numa(void **state)
 {
 	unsigned c0[] = { 4, 0, 1 }, c1[] = { 2, 3, 5 };
 	struct numa_node nodes[] = {
-		{ c0, 3, "1G", 0 }, { c1, 3, "512M", 0 }, { NULL, 0, "512M", 0 },
+		{ c0, 3, "1G", 0 },
+		{ c1, 3, "512M", 0 },
+		{ NULL, 0, "512M", 0 },
 	};
 	unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
-	struct numa nu = { .nodes = nodes, .nodes_count = 3, .distances = dist,
-			   .distances_count = 9 };
+	struct numa nu = {
+		.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9
+	};
 	struct machine m = { .cpus = 6, .memory = "2G", .numa = &nu };
 	struct argv a;
 
 	(void)state;
 	to_argv(&m, &launch, &a);
-	assert_in_order(&a, (const char *const[]){ "-m", "2048M", "-smp", "6,sockets=6,cores=1,threads=1",
-		"-object", "memory-backend-ram,size=1073741824,id=m0",
-		"-numa", "node,nodeid=0,cpus=0-1,cpus=4,memdev=m0",
-		"-object", "memory-backend-ram,size=536870912,id=m1",
-		"-numa", "node,nodeid=1,cpus=2-3,cpus=5,memdev=m1",
-		"-object", "memory-backend-ram,size=536870912,id=m2",
-		"-numa", "node,nodeid=2,memdev=m2",
-		"-numa", "dist,src=0,dst=1,val=20", "-numa", "dist,src=0,dst=2,val=30",
-		"-numa", "dist,src=1,dst=0,val=20", "-numa", "dist,src=1,dst=2,val=25",
-		"-numa", "dist,src=2,dst=0,val=30", "-numa", "dist,src=2,dst=1,val=25",
-		"-kernel", NULL });
+	assert_in_order(
+	    &a, (const char *const[]){ "-m",	  "2048M",
+				       "-smp",	  "6,sockets=6,cores=1,threads=1",
+				       "-object", "memory-backend-ram,size=1073741824,id=m0",
+				       "-numa",	  "node,nodeid=0,cpus=0-1,cpus=4,memdev=m0",
+				       "-object", "memory-backend-ram,size=536870912,id=m1",
+				       "-numa",	  "node,nodeid=1,cpus=2-3,cpus=5,memdev=m1",
+				       "-object", "memory-backend-ram,size=536870912,id=m2",
+				       "-numa",	  "node,nodeid=2,memdev=m2",
+				       "-numa",	  "dist,src=0,dst=1,val=20",
+				       "-numa",	  "dist,src=0,dst=2,val=30",
+				       "-numa",	  "dist,src=1,dst=0,val=20",
+				       "-numa",	  "dist,src=1,dst=2,val=25",
+				       "-numa",	  "dist,src=2,dst=0,val=30",
+				       "-numa",	  "dist,src=2,dst=1,val=25",
+				       "-kernel", NULL });
 	assert_int_equal(count_arg(&a, "-numa"), 9);
 	argv_free(&a);
 }
@@ -606,7 +735,7 @@ static void test_create_raw(void **state)
 	assert_non_null(strstr(path, "/two.img"));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 1ll << 30);
-	assert_true(st.st_blocks < 64);          /* sparse */
+	assert_true(st.st_blocks < 64); /* sparse */
 	free(path);
 
 	l.disk_dir = "/nonexistent/dir";
@@ -618,7 +747,7 @@ static void test_create_raw(void **state)
 static void test_create_overlay(void **state)
 {
 	struct tmp *t = *state;
-	struct hw_launch l = {.disk_dir = t->dir, .run = spawn_tool};
+	struct hw_launch l = { .disk_dir = t->dir, .run = spawn_tool };
 	struct disk d = disk("ov", DISK_BUS_VIRTIO, "8M", DISK_SECTOR_512N);
 	struct machine m = { .disks = &d, .disks_count = 1 };
 	char base[128], magic[4] = { 0 }, *path;

@@ -37,8 +37,8 @@ static void expect_want(const struct machine_facts *f, const char *path, const c
 }
 
 /* A NUMA machine with HMAT, a cache, and disks on every kind of bus. */
-static unsigned cpus0[] = {0}, cpus1[] = {1};
-static unsigned dist[] = {10, 20, 30, 20, 10, 25, 30, 25, 10};
+static unsigned cpus0[] = { 0 }, cpus1[] = { 1 };
+static unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
 
 static void big_machine(struct machine *m, struct numa *nu, struct numa_node *nodes,
 			struct hmat_lb *lb, struct hmat_cache *hc, struct disk *d, struct zoned *z,
@@ -47,33 +47,35 @@ static void big_machine(struct machine *m, struct numa *nu, struct numa_node *no
 	struct hw_error err;
 
 	memset(m, 0, sizeof(*m));
-	nodes[0] = (struct numa_node){.cpus = cpus0, .cpus_count = 1, .memory = "256M"};
-	nodes[1] = (struct numa_node){.cpus = cpus1, .cpus_count = 1, .memory = "128M"};
-	nodes[2] = (struct numa_node){.memory = "128M"};
-	lb[0] = (struct hmat_lb){.initiator = 0, .target = 0, .latency = 10, .bandwidth = "10G"};
-	lb[1] = (struct hmat_lb){.initiator = 1, .target = 0, .latency = 30};
-	lb[2] = (struct hmat_lb){.initiator = 0, .target = 2, .latency = 80};
+	nodes[0] = (struct numa_node){ .cpus = cpus0, .cpus_count = 1, .memory = "256M" };
+	nodes[1] = (struct numa_node){ .cpus = cpus1, .cpus_count = 1, .memory = "128M" };
+	nodes[2] = (struct numa_node){ .memory = "128M" };
+	lb[0] = (struct hmat_lb){ .initiator = 0, .target = 0, .latency = 10, .bandwidth = "10G" };
+	lb[1] = (struct hmat_lb){ .initiator = 1, .target = 0, .latency = 30 };
+	lb[2] = (struct hmat_lb){ .initiator = 0, .target = 2, .latency = 80 };
 	hc[0] = (struct hmat_cache){
-	    .node = 2, .size = "16M", .level = 1, .policy = "write-through", .line = 128};
-	*nu = (struct numa){.nodes = nodes,
-			    .nodes_count = 3,
-			    .distances = dist,
-			    .distances_count = 9,
-			    .hmat = lb,
-			    .hmat_count = 3,
-			    .caches = hc,
-			    .caches_count = 1};
-	*z = (struct zoned){.zone_size = "8M"};
+		.node = 2, .size = "16M", .level = 1, .policy = "write-through", .line = 128
+	};
+	*nu = (struct numa){ .nodes = nodes,
+			     .nodes_count = 3,
+			     .distances = dist,
+			     .distances_count = 9,
+			     .hmat = lb,
+			     .hmat_count = 3,
+			     .caches = hc,
+			     .caches_count = 1 };
+	*z = (struct zoned){ .zone_size = "8M" };
 	d[0] = (struct disk){
-	    .id = "v", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN};
-	d[1] = (struct disk){.id = "s",
-			     .bus = DISK_BUS_SCSI,
-			     .size = "64M",
-			     .sector = DISK_SECTOR_512E,
-			     .rotational = true,
-			     .paths = 2};
-	d[2] = (struct disk){.id = "n", .bus = DISK_BUS_NVME, .size = "64M", .zoned = z};
-	*b = (struct balloon){.free_page_reporting = true};
+		.id = "v", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN
+	};
+	d[1] = (struct disk){ .id = "s",
+			      .bus = DISK_BUS_SCSI,
+			      .size = "64M",
+			      .sector = DISK_SECTOR_512E,
+			      .rotational = true,
+			      .paths = 2 };
+	d[2] = (struct disk){ .id = "n", .bus = DISK_BUS_NVME, .size = "64M", .zoned = z };
+	*b = (struct balloon){ .free_page_reporting = true };
 	m->cpus = 2;
 	m->memory = "512M";
 	m->sleep = SLEEP_S4;
@@ -144,7 +146,7 @@ static void test_facts(void **state)
 
 static void test_facts_plain(void **state)
 {
-	struct machine m = {0};
+	struct machine m = { 0 };
 	struct machine_facts f;
 	struct hw_error err;
 
@@ -173,7 +175,8 @@ static void test_facts_plain(void **state)
 	"\"physical_block_size\":4096,\"zoned\":\"none\",\"multipath\":null}"
 
 static struct disk small_disk = {
-    .id = "data", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN};
+	.id = "data", .bus = DISK_BUS_VIRTIO, .size = "64M", .sector = DISK_SECTOR_4KN
+};
 
 static void small_machine(struct machine *m)
 {
@@ -259,7 +262,7 @@ static void test_compare_absent_disk(void **state)
 static void test_compare_balloon(void **state)
 {
 	struct machine m;
-	struct balloon b = {0};
+	struct balloon b = { 0 };
 	json_t *data;
 	char *msg;
 
@@ -359,15 +362,15 @@ static void test_unverified_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_facts),
-	    cmocka_unit_test(test_facts_plain),
-	    cmocka_unit_test(test_compare_pass),
-	    cmocka_unit_test(test_compare_cause),
-	    cmocka_unit_test(test_compare_absent_disk),
-	    cmocka_unit_test(test_compare_balloon),
-	    cmocka_unit_test(test_compare_unverified),
-	    cmocka_unit_test(test_lookup),
-	    cmocka_unit_test(test_unverified_load),
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_facts_plain),
+		cmocka_unit_test(test_compare_pass),
+		cmocka_unit_test(test_compare_cause),
+		cmocka_unit_test(test_compare_absent_disk),
+		cmocka_unit_test(test_compare_balloon),
+		cmocka_unit_test(test_compare_unverified),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_unverified_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,7 +60,7 @@ static struct scenario *load_disk(const char *bus, const char *sector)
 
 static void argv_of(const struct machine *m, struct argv *a)
 {
-	struct hw_launch l = {.disk_dir = "/w"};
+	struct hw_launch l = { .disk_dir = "/w" };
 	struct hw_error err;
 
 	assert_int_equal(machine_to_argv(m, &l, a, &err), 0);
@@ -70,17 +70,17 @@ static const struct {
 	const char *name, *qemu_device;
 	bool libvirt; /* the libvirt renderer presents it, as <target bus='NAME'> */
 } buses[] = {
-    {"virtio", "virtio-blk-pci,", true},
-    {"scsi", "scsi-hd,", true},
-    {"nvme", "nvme-ns,", false},
-    {"sata", "ide-hd,", true},
-    {"hybrid", "vhost-user-blk-pci,", false},
+	{ "virtio", "virtio-blk-pci,", true },
+	{ "scsi", "scsi-hd,", true },
+	{ "nvme", "nvme-ns,", false },
+	{ "sata", "ide-hd,", true },
+	{ "hybrid", "vhost-user-blk-pci,", false },
 };
 
 static void bus_to_libvirt(const struct machine *m, unsigned b)
 {
-	struct hw_launch l = {.disk_dir = "/w"};
-	struct hw_domain dom = {.name = "names"};
+	struct hw_launch l = { .disk_dir = "/w" };
+	struct hw_domain dom = { .name = "names" };
 	struct hw_error err;
 	char *xml = NULL, *want;
 
@@ -122,7 +122,7 @@ static void test_buses(void **state)
 static const struct {
 	const char *name;
 	unsigned logical, physical;
-} sectors[] = {{"512n", 512, 512}, {"512e", 512, 4096}, {"4kn", 4096, 4096}};
+} sectors[] = { { "512n", 512, 512 }, { "512e", 512, 4096 }, { "4kn", 4096, 4096 } };
 
 static void test_sectors(void **state)
 {
@@ -147,7 +147,7 @@ static void test_sectors(void **state)
 
 static void test_sleep(void **state)
 {
-	static const char *const names[] = {"s3", "s4"};
+	static const char *const names[] = { "s3", "s4" };
 
 	(void)state;
 	assert_int_equal(SLEEP_COUNT, COUNT(names));
@@ -173,7 +173,7 @@ static void test_sleep(void **state)
 
 static void test_suspend_states(void **state)
 {
-	static const char *const names[] = {"s3", "s2idle", "s4"};
+	static const char *const names[] = { "s3", "s2idle", "s4" };
 
 	(void)state;
 	assert_int_equal(SLEEP_STATE_COUNT, COUNT(names));
@@ -194,7 +194,7 @@ static void test_suspend_states(void **state)
 
 static void test_multipath_names(void **state)
 {
-	static const char *const modes[] = {"rq", "bio"}, *const no_paths[] = {"queue", "fail"};
+	static const char *const modes[] = { "rq", "bio" }, *const no_paths[] = { "queue", "fail" };
 
 	(void)state;
 	assert_int_equal(MULTIPATH_MODE_COUNT, COUNT(modes));
@@ -216,8 +216,8 @@ static void test_multipath_names(void **state)
 
 static void test_parts(void **state)
 {
-	static const char *const names[] = {"cpus",    "memory", "numa", "disks",
-					    "balloon", "hmat",	 "sleep"};
+	static const char *const names[] = { "cpus",	"memory", "numa", "disks",
+					     "balloon", "hmat",	  "sleep" };
 
 	(void)state;
 	assert_int_equal(MACHINE_PART_COUNT, COUNT(names));
@@ -234,8 +234,8 @@ static void test_parts(void **state)
 
 static void test_hybrid_models(void **state)
 {
-	static const char *const names[] = {"on", "off"};
-	struct hw_launch l = {.disk_dir = "/w"};
+	static const char *const names[] = { "on", "off" };
+	struct hw_launch l = { .disk_dir = "/w" };
 
 	(void)state;
 	assert_int_equal(HYBRID_MODEL_COUNT, COUNT(names));
@@ -277,10 +277,10 @@ static void test_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_buses),	    cmocka_unit_test(test_sectors),
-	    cmocka_unit_test(test_sleep),	    cmocka_unit_test(test_suspend_states),
-	    cmocka_unit_test(test_multipath_names), cmocka_unit_test(test_parts),
-	    cmocka_unit_test(test_hybrid_models),   cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_buses),		cmocka_unit_test(test_sectors),
+		cmocka_unit_test(test_sleep),		cmocka_unit_test(test_suspend_states),
+		cmocka_unit_test(test_multipath_names), cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_hybrid_models),	cmocka_unit_test(test_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

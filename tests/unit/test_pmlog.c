@@ -16,7 +16,6 @@
 
 #include "test_data.h"
 
-
 static void parse_sample(const char *name, struct pm_report *r)
 {
 	char *s = sample(name);
@@ -39,9 +38,10 @@ static void assert_phases(const struct pm_cycle *c, const char *const *names, si
 static void test_s3_phases(void **state)
 {
 	static const char *const names[] = {
-	    "sync",	     "freeze_user",	"freeze_kernel",  "suspend",	  "suspend_late",
-	    "suspend_noirq", "suspend_machine", "resume_machine", "resume_noirq", "resume_early",
-	    "resume",	     "thaw_tasks",	"finish",
+		"sync",		"freeze_user",	 "freeze_kernel",   "suspend",
+		"suspend_late", "suspend_noirq", "suspend_machine", "resume_machine",
+		"resume_noirq", "resume_early",	 "resume",	    "thaw_tasks",
+		"finish",
 	};
 	struct pm_report r;
 	const struct pm_cycle *c;
@@ -172,9 +172,9 @@ static void test_s2idle(void **state)
 static void test_s4_console(void **state)
 {
 	static const char *const names[] = {
-	    "sync",	   "freeze_user",  "prealloc",	      "freeze_kernel", "freeze",
-	    "freeze_late", "freeze_noirq", "suspend_machine", "restore_noirq", "restore_early",
-	    "restore",	   "thaw_tasks",   "finish",
+		"sync",	       "freeze_user",  "prealloc",	  "freeze_kernel", "freeze",
+		"freeze_late", "freeze_noirq", "suspend_machine", "restore_noirq", "restore_early",
+		"restore",     "thaw_tasks",   "finish",
 	};
 	struct pm_report r;
 	const struct pm_cycle *c;
@@ -299,14 +299,14 @@ static void test_no_cycles_and_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_s3_phases),
-	    cmocka_unit_test(test_s3_devices),
-	    cmocka_unit_test(test_s3_json),
-	    cmocka_unit_test(test_s2idle),
-	    cmocka_unit_test(test_s4_console),
-	    cmocka_unit_test(test_pm_test),
-	    cmocka_unit_test(test_refused_and_cut_off),
-	    cmocka_unit_test(test_no_cycles_and_bad_args),
+		cmocka_unit_test(test_s3_phases),
+		cmocka_unit_test(test_s3_devices),
+		cmocka_unit_test(test_s3_json),
+		cmocka_unit_test(test_s2idle),
+		cmocka_unit_test(test_s4_console),
+		cmocka_unit_test(test_pm_test),
+		cmocka_unit_test(test_refused_and_cut_off),
+		cmocka_unit_test(test_no_cycles_and_bad_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

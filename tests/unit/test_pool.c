@@ -23,18 +23,18 @@ static void add_ok(struct hosts *p, const char *arg)
 static void test_parse(void **state)
 {
 	static const char *const bad[] = {
-	    "qemu:///system,slots=0",
-	    "qemu:///system,slots=65",
-	    "qemu:///system,slots=",
-	    "qemu:///system,slots=2x",
-	    "qemu:///system,slot=2",
-	    "qemu:///system,",
-	    "nocolon",
-	    "",
-	    ",slots=2",
-	    "qemu:///system,slots=-1",
+		"qemu:///system,slots=0",
+		"qemu:///system,slots=65",
+		"qemu:///system,slots=",
+		"qemu:///system,slots=2x",
+		"qemu:///system,slot=2",
+		"qemu:///system,",
+		"nocolon",
+		"",
+		",slots=2",
+		"qemu:///system,slots=-1",
 	};
-	struct hosts p = {0};
+	struct hosts p = { 0 };
 	char err[300];
 
 	(void)state;
@@ -63,7 +63,7 @@ static void test_parse(void **state)
 /* Least loaded first (by busy/slots), never over a host's slots. */
 static void test_spread(void **state)
 {
-	struct hosts p = {0};
+	struct hosts p = { 0 };
 	int got[6];
 
 	(void)state;
@@ -96,7 +96,7 @@ static void test_spread(void **state)
 
 static void test_take_out(void **state)
 {
-	struct hosts p = {0};
+	struct hosts p = { 0 };
 	char *s;
 
 	(void)state;
@@ -134,16 +134,16 @@ static void test_take_out(void **state)
 static void test_local(void **state)
 {
 	static const char *const local[] = {
-	    "qemu:///system",
-	    "qemu:///session",
-	    "qemu+unix:///system?socket=/s",
-	    "qemu://localhost/system",
+		"qemu:///system",
+		"qemu:///session",
+		"qemu+unix:///system?socket=/s",
+		"qemu://localhost/system",
 	};
 	static const char *const remote[] = {
-	    "qemu+ssh://h/system", "qemu+ssh://root@h:22/system", "qemu+tcp://h/system",
-	    "qemu+tls://h/system", "qemu+libssh2://h/system",	  "qemu://h/system",
-	    "qemu+ext:///system",  "qemu+ssh:///system",	  "nocolon",
-	    "qemu:/system",
+		"qemu+ssh://h/system", "qemu+ssh://root@h:22/system", "qemu+tcp://h/system",
+		"qemu+tls://h/system", "qemu+libssh2://h/system",     "qemu://h/system",
+		"qemu+ext:///system",  "qemu+ssh:///system",	      "nocolon",
+		"qemu:/system",
 	};
 
 	(void)state;
@@ -158,11 +158,19 @@ static void test_local(void **state)
 static void test_ssh(void **state)
 {
 	static const char *const bad[] = {
-	    "qemu:///system",	       "qemu+tcp://h/system",	      "qemu+libssh2://h/system",
-	    "qemu+ssh:///system",      "qemu+ssh://root@/system",     "qemu+ssh://@h/system",
-	    "qemu+ssh://h:/system",    "qemu+ssh://h:0/system",	      "qemu+ssh://h:65536/system",
-	    "qemu+ssh://h:22x/system", "qemu+ssh://-oProxy=x/system", "qemu+ssh://[::1/system",
-	    "qemu+ssh://a%20b/system",
+		"qemu:///system",
+		"qemu+tcp://h/system",
+		"qemu+libssh2://h/system",
+		"qemu+ssh:///system",
+		"qemu+ssh://root@/system",
+		"qemu+ssh://@h/system",
+		"qemu+ssh://h:/system",
+		"qemu+ssh://h:0/system",
+		"qemu+ssh://h:65536/system",
+		"qemu+ssh://h:22x/system",
+		"qemu+ssh://-oProxy=x/system",
+		"qemu+ssh://[::1/system",
+		"qemu+ssh://a%20b/system",
 	};
 	struct ssh_target t;
 	char err[300];
@@ -205,9 +213,9 @@ static void test_ssh(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),    cmocka_unit_test(test_spread),
-	    cmocka_unit_test(test_take_out), cmocka_unit_test(test_local),
-	    cmocka_unit_test(test_ssh),
+		cmocka_unit_test(test_parse),	 cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_take_out), cmocka_unit_test(test_local),
+		cmocka_unit_test(test_ssh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,33 +54,33 @@ static int teardown(void **state)
 static void test_argv(void **state)
 {
 	static const char *const want[] = {
-	    "ssh",
-	    "-o",
-	    "BatchMode=yes",
-	    "-o",
-	    "ConnectTimeout=15",
-	    "-o",
-	    "ServerAliveInterval=5",
-	    "-o",
-	    "ServerAliveCountMax=3",
-	    "-T",
-	    "-p",
-	    "2222",
-	    "-l",
-	    "root",
-	    "-i",
-	    "/k/id",
-	    "-o",
-	    "StrictHostKeyChecking=no",
-	    "-F",
-	    "/x/config",
-	    "-o",
-	    "A=b",
-	    "-N",
-	    "127.0.0.1",
-	    "true",
+		"ssh",
+		"-o",
+		"BatchMode=yes",
+		"-o",
+		"ConnectTimeout=15",
+		"-o",
+		"ServerAliveInterval=5",
+		"-o",
+		"ServerAliveCountMax=3",
+		"-T",
+		"-p",
+		"2222",
+		"-l",
+		"root",
+		"-i",
+		"/k/id",
+		"-o",
+		"StrictHostKeyChecking=no",
+		"-F",
+		"/x/config",
+		"-o",
+		"A=b",
+		"-N",
+		"127.0.0.1",
+		"true",
 	};
-	const char *opts[] = {"-N", NULL};
+	const char *opts[] = { "-N", NULL };
 	struct remote r;
 	char err[300], **v;
 	size_t n = 0;
@@ -181,9 +181,9 @@ static void test_sha256(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_argv),
-	    cmocka_unit_test(test_run),
-	    cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_sha256),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -58,12 +58,12 @@ static void start_synced(struct fixture *f, const char *const *script)
 
 static void test_qga_sync_through_stale_and_garbage(void **state)
 {
-	const char *const script[] = {SYNC_REQ,
-				      ">{\"return\": 4242}\n",		 /* an old client's */
-				      ">junk from an earlier session\n", /* a whole line */
-				      ">{\"return\": {\"pid\"",		 /* half a reply */
-				      SYNC_OK,
-				      NULL};
+	const char *const script[] = { SYNC_REQ,
+				       ">{\"return\": 4242}\n",		  /* an old client's */
+				       ">junk from an earlier session\n", /* a whole line */
+				       ">{\"return\": {\"pid\"",	  /* half a reply */
+				       SYNC_OK,
+				       NULL };
 	struct fixture f;
 
 	(void)state;
@@ -81,12 +81,12 @@ static void test_qga_sync_retries(void **state)
 {
 	/* Should the answer to the second come late too (a loaded host), the
 	 * peer answers every further sync at once. */
-	const char *const script[] = {SYNC_REQ,
-				      SYNC_REQ,
-				      ">\xff{\"return\": $0}\n",
-				      ">\xff{\"return\": $1}\n",
-				      "*\xff{\"return\": $ID}\n",
-				      NULL};
+	const char *const script[] = { SYNC_REQ,
+				       SYNC_REQ,
+				       ">\xff{\"return\": $0}\n",
+				       ">\xff{\"return\": $1}\n",
+				       "*\xff{\"return\": $ID}\n",
+				       NULL };
 	struct fixture f;
 	int64_t t0 = now_ms();
 
@@ -102,7 +102,7 @@ static void test_qga_sync_retries(void **state)
 
 static void test_qga_sync_timeout(void **state)
 {
-	const char *const script[] = {"*{\"return\": 1}\n", NULL};
+	const char *const script[] = { "*{\"return\": 1}\n", NULL };
 	struct fixture f;
 	int64_t t0 = now_ms();
 
@@ -117,21 +117,22 @@ static void test_qga_sync_timeout(void **state)
 static void test_qga_exec_output(void **state)
 {
 	const char *const script[] = {
-	    SYNC_REQ,
-	    SYNC_OK,
-	    "<{\"execute\":\"guest-exec\",\"arguments\":{\"path\":\"/bin/sh\",\"arg\":[\"-c\","
-	    "\"echo hello; echo oops >&2; exit 3\"],\"capture-output\":true,"
-	    "\"env\":[\"PATH=/bin\",\"KTB=1\"]}}",
-	    EXEC_PID,
-	    STATUS_REQ,
-	    RUNNING,
-	    STATUS_REQ,
-	    RUNNING,
-	    STATUS_REQ,
-	    ">{\"return\": {\"exitcode\": 3, \"out-data\": \"aGVsbG8K\", \"err-data\": "
-	    "\"b29wcwo=\", \"exited\": true}}\n",
-	    NULL};
-	const char *const env[] = {"PATH=/bin", "KTB=1", NULL};
+		SYNC_REQ,
+		SYNC_OK,
+		"<{\"execute\":\"guest-exec\",\"arguments\":{\"path\":\"/bin/sh\",\"arg\":[\"-c\","
+		"\"echo hello; echo oops >&2; exit 3\"],\"capture-output\":true,"
+		"\"env\":[\"PATH=/bin\",\"KTB=1\"]}}",
+		EXEC_PID,
+		STATUS_REQ,
+		RUNNING,
+		STATUS_REQ,
+		RUNNING,
+		STATUS_REQ,
+		">{\"return\": {\"exitcode\": 3, \"out-data\": \"aGVsbG8K\", \"err-data\": "
+		"\"b29wcwo=\", \"exited\": true}}\n",
+		NULL
+	};
+	const char *const env[] = { "PATH=/bin", "KTB=1", NULL };
 	struct qga_exec_result res;
 	struct fixture f;
 
@@ -152,14 +153,15 @@ static void test_qga_exec_output(void **state)
 static void test_qga_exec_signal_binary_truncated(void **state)
 {
 	const char *const script[] = {
-	    SYNC_REQ,
-	    SYNC_OK,
-	    "<guest-exec",
-	    EXEC_PID,
-	    STATUS_REQ,
-	    ">{\"return\": {\"signal\": 9, \"out-data\": \"AGI=\", \"out-truncated\": true, "
-	    "\"exited\": true}}\n",
-	    NULL};
+		SYNC_REQ,
+		SYNC_OK,
+		"<guest-exec",
+		EXEC_PID,
+		STATUS_REQ,
+		">{\"return\": {\"signal\": 9, \"out-data\": \"AGI=\", \"out-truncated\": true, "
+		"\"exited\": true}}\n",
+		NULL
+	};
 	struct qga_exec_result res;
 	struct fixture f;
 
@@ -181,8 +183,9 @@ static void test_qga_exec_signal_binary_truncated(void **state)
 static void test_qga_exec_timeout(void **state)
 {
 	const char *const script[] = {
-	    SYNC_REQ, SYNC_OK, "<guest-exec", EXEC_PID, "*{\"return\": {\"exited\": false}}\n",
-	    NULL};
+		SYNC_REQ, SYNC_OK, "<guest-exec", EXEC_PID, "*{\"return\": {\"exited\": false}}\n",
+		NULL
+	};
 	struct qga_exec_result res;
 	struct fixture f;
 	int64_t t0;
@@ -201,11 +204,12 @@ static void test_qga_exec_timeout(void **state)
 
 static void test_qga_exec_error(void **state)
 {
-	const char *const script[] = {
-	    SYNC_REQ, SYNC_OK, "<guest-exec",
-	    ">{\"error\": {\"class\": \"GenericError\", \"desc\": \"Guest agent command failed, "
-	    "error was 'Failed to execute child process /bin/sh (No such file or directory)'\"}}\n",
-	    NULL};
+	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-exec",
+				       ">{\"error\": {\"class\": \"GenericError\", \"desc\": "
+				       "\"Guest agent command failed, "
+				       "error was 'Failed to execute child process /bin/sh (No "
+				       "such file or directory)'\"}}\n",
+				       NULL };
 	struct qga_exec_result res;
 	struct fixture f;
 
@@ -220,7 +224,7 @@ static void test_qga_exec_error(void **state)
 
 static void test_qga_hangup(void **state)
 {
-	const char *const script[] = {SYNC_REQ, SYNC_OK, "<guest-exec", "x", NULL};
+	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-exec", "x", NULL };
 	struct qga_exec_result res;
 	struct fixture f;
 
@@ -233,15 +237,15 @@ static void test_qga_hangup(void **state)
 
 static void test_qga_resync_after_timeout(void **state)
 {
-	const char *const script[] = {SYNC_REQ,
-				      SYNC_OK,
-				      "<guest-ping",
-				      SYNC_REQ,
-				      ">{\"return\": {}}\n", /* the late guest-ping reply */
-				      SYNC_OK,
-				      "<guest-info",
-				      ">{\"return\": {\"version\": \"7.2.0\"}}\n",
-				      NULL};
+	const char *const script[] = { SYNC_REQ,
+				       SYNC_OK,
+				       "<guest-ping",
+				       SYNC_REQ,
+				       ">{\"return\": {}}\n", /* the late guest-ping reply */
+				       SYNC_OK,
+				       "<guest-info",
+				       ">{\"return\": {\"version\": \"7.2.0\"}}\n",
+				       NULL };
 	struct fixture f;
 	json_t *ret = NULL;
 
@@ -265,15 +269,15 @@ static bool always(void *ctx)
  * waiting, may not ask anything else, and collects the pid later. */
 static void test_qga_exec_start_held(void **state)
 {
-	const char *const script[] = {SYNC_REQ, SYNC_OK, "<guest-exec", "s200", EXEC_PID, NULL};
+	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-exec", "s200", EXEC_PID, NULL };
 	struct fixture f;
 	long long pid = 0;
 	json_t *ret = NULL;
 
 	(void)state;
 	start_synced(&f, script);
-	assert_int_equal(qga_exec_start_until(f.g, "echo mem > /sys/power/state", NULL, &pid,
-					      NULL, in_ms(&f, 5000), always, NULL),
+	assert_int_equal(qga_exec_start_until(f.g, "echo mem > /sys/power/state", NULL, &pid, NULL,
+					      in_ms(&f, 5000), always, NULL),
 			 -EINPROGRESS);
 	assert_int_equal(qga_execute(f.g, "guest-ping", NULL, &ret, NULL, in_ms(&f, 100)), -EBUSY);
 	assert_int_equal(qga_exec_start_finish(f.g, &pid, NULL, in_ms(&f, 5000)), 0);
@@ -284,7 +288,7 @@ static void test_qga_exec_start_held(void **state)
 
 static void test_qga_garbage_after_sync(void **state)
 {
-	const char *const script[] = {SYNC_REQ, SYNC_OK, "<guest-info", ">}}}not json\n", NULL};
+	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-info", ">}}}not json\n", NULL };
 	struct fixture f;
 	char *err = NULL;
 
@@ -299,17 +303,17 @@ static void test_qga_garbage_after_sync(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_qga_sync_through_stale_and_garbage),
-	    cmocka_unit_test(test_qga_sync_retries),
-	    cmocka_unit_test(test_qga_sync_timeout),
-	    cmocka_unit_test(test_qga_exec_output),
-	    cmocka_unit_test(test_qga_exec_signal_binary_truncated),
-	    cmocka_unit_test(test_qga_exec_timeout),
-	    cmocka_unit_test(test_qga_exec_error),
-	    cmocka_unit_test(test_qga_hangup),
-	    cmocka_unit_test(test_qga_resync_after_timeout),
-	    cmocka_unit_test(test_qga_garbage_after_sync),
-	    cmocka_unit_test(test_qga_exec_start_held),
+		cmocka_unit_test(test_qga_sync_through_stale_and_garbage),
+		cmocka_unit_test(test_qga_sync_retries),
+		cmocka_unit_test(test_qga_sync_timeout),
+		cmocka_unit_test(test_qga_exec_output),
+		cmocka_unit_test(test_qga_exec_signal_binary_truncated),
+		cmocka_unit_test(test_qga_exec_timeout),
+		cmocka_unit_test(test_qga_exec_error),
+		cmocka_unit_test(test_qga_hangup),
+		cmocka_unit_test(test_qga_resync_after_timeout),
+		cmocka_unit_test(test_qga_garbage_after_sync),
+		cmocka_unit_test(test_qga_exec_start_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,8 +67,8 @@ static void start_ready(struct fixture *f, const char *const *script)
 
 static void test_qmp_handshake(void **state)
 {
-	const char *const script[] = {">" GREETING, "<{\"execute\":\"qmp_capabilities\",\"id\":1}",
-				      ">" CAPS_OK, NULL};
+	const char *const script[] = { ">" GREETING, "<{\"execute\":\"qmp_capabilities\",\"id\":1}",
+				       ">" CAPS_OK, NULL };
 	struct fixture f;
 	json_t *first;
 
@@ -91,12 +91,13 @@ static void test_qmp_handshake(void **state)
 static void test_qmp_execute_reply(void **state)
 {
 	const char *const script[] = {
-	    HANDSHAKE,
-	    "<{\"execute\":\"balloon\",\"id\":2,\"arguments\":{\"value\":1024}}",
-	    ">{\"return\": {}, \"id\": $ID}\n",
-	    "<query-status",
-	    ">" STATUS_OK,
-	    NULL};
+		HANDSHAKE,
+		"<{\"execute\":\"balloon\",\"id\":2,\"arguments\":{\"value\":1024}}",
+		">{\"return\": {}, \"id\": $ID}\n",
+		"<query-status",
+		">" STATUS_OK,
+		NULL
+	};
 	json_t *args = json_pack("{s:i}", "value", 1024);
 	struct fixture f;
 	json_t *ret = NULL;
@@ -123,12 +124,12 @@ static int64_t fake_clock(void)
 
 static void test_qmp_events_between_replies(void **state)
 {
-	const char *const script[] = {">" GREETING EV_BALLOON,
-				      "<qmp_capabilities",
-				      ">" CAPS_OK,
-				      "<query-status",
-				      ">" EV_STOP EV_RESUME STATUS_OK,
-				      NULL};
+	const char *const script[] = { ">" GREETING EV_BALLOON,
+				       "<qmp_capabilities",
+				       ">" CAPS_OK,
+				       "<query-status",
+				       ">" EV_STOP EV_RESUME STATUS_OK,
+				       NULL };
 	struct qmp_event *ev[3];
 	struct fixture f;
 
@@ -159,7 +160,7 @@ static void test_qmp_events_between_replies(void **state)
 
 static void test_qmp_event_wait_real_time(void **state)
 {
-	const char *const script[] = {HANDSHAKE, "s30", ">" EV_STOP, NULL};
+	const char *const script[] = { HANDSHAKE, "s30", ">" EV_STOP, NULL };
 	struct qmp_event *ev;
 	struct fixture f;
 	int64_t t0;
@@ -175,8 +176,8 @@ static void test_qmp_event_wait_real_time(void **state)
 
 static void test_qmp_bytewise(void **state)
 {
-	const char *const script[] = {"b" GREETING,    "<qmp_capabilities",   "b" CAPS_OK,
-				      "<query-status", "b" EV_STOP STATUS_OK, NULL};
+	const char *const script[] = { "b" GREETING,	"<qmp_capabilities",   "b" CAPS_OK,
+				       "<query-status", "b" EV_STOP STATUS_OK, NULL };
 	struct qmp_event *ev;
 	struct fixture f;
 	json_t *ret;
@@ -196,8 +197,8 @@ static void split_handshake(const char *before, const char *stream, size_t i, co
 {
 	char *a = xasprintf(">%.*s", (int)i, stream);
 	char *b = xasprintf(">%s", stream + i);
-	const char *const with_before[] = {before, "<qmp_capabilities", a, "s1", b, NULL};
-	const char *const with_after[] = {a, "s1", b, "<qmp_capabilities", after, NULL};
+	const char *const with_before[] = { before, "<qmp_capabilities", a, "s1", b, NULL };
+	const char *const with_after[] = { a, "s1", b, "<qmp_capabilities", after, NULL };
 	struct qmp_event *ev;
 	struct fixture f;
 
@@ -227,7 +228,7 @@ static void test_qmp_split_every_byte(void **state)
 
 static void test_qmp_two_messages_one_read(void **state)
 {
-	const char *const script[] = {"<qmp_capabilities", ">" CAPS_OK, NULL};
+	const char *const script[] = { "<qmp_capabilities", ">" CAPS_OK, NULL };
 	const char both[] = GREETING EV_STOP;
 	struct qmp_event *ev;
 	struct fixture f;
@@ -244,8 +245,8 @@ static void test_qmp_two_messages_one_read(void **state)
 
 static void test_qmp_garbage(void **state)
 {
-	const char *const script[] = {HANDSHAKE,       "<query-status", ">this is not JSON\r\n",
-				      "<query-status", ">" STATUS_OK,	NULL};
+	const char *const script[] = { HANDSHAKE,	"<query-status", ">this is not JSON\r\n",
+				       "<query-status", ">" STATUS_OK,	 NULL };
 	struct fixture f;
 
 	(void)state;
@@ -261,7 +262,7 @@ static void test_qmp_garbage(void **state)
 
 static void test_qmp_garbage_in_handshake(void **state)
 {
-	const char *const script[] = {">Welcome to telnet\n", NULL};
+	const char *const script[] = { ">Welcome to telnet\n", NULL };
 	struct fixture f;
 
 	(void)state;
@@ -272,7 +273,7 @@ static void test_qmp_garbage_in_handshake(void **state)
 
 static void test_qmp_hangup(void **state)
 {
-	const char *const script[] = {HANDSHAKE, "<query-status", "x", NULL};
+	const char *const script[] = { HANDSHAKE, "<query-status", "x", NULL };
 	struct qmp_event *ev;
 	struct fixture f;
 
@@ -287,13 +288,13 @@ static void test_qmp_hangup(void **state)
 
 static void test_qmp_deadline_then_stale_reply(void **state)
 {
-	const char *const script[] = {HANDSHAKE,
-				      "<\"id\":2",
-				      "<\"id\":3",
-				      ">{\"return\": {\"late\": true}, \"id\": 2}\n",
-				      ">{\"return\": {}}\n",
-				      ">{\"return\": {\"mine\": 1}, \"id\": 3}\n",
-				      NULL};
+	const char *const script[] = { HANDSHAKE,
+				       "<\"id\":2",
+				       "<\"id\":3",
+				       ">{\"return\": {\"late\": true}, \"id\": 2}\n",
+				       ">{\"return\": {}}\n",
+				       ">{\"return\": {\"mine\": 1}, \"id\": 3}\n",
+				       NULL };
 	struct fixture f;
 	json_t *ret = NULL;
 	int64_t t0;
@@ -317,10 +318,11 @@ static void test_qmp_deadline_then_stale_reply(void **state)
 static void test_qmp_error_reply(void **state)
 {
 	const char *const script[] = {
-	    HANDSHAKE, "<system_wakeup",
-	    ">{\"error\": {\"class\": \"GenericError\", \"desc\": \"Unable to wake up: guest "
-	    "is not in suspended state\"}, \"id\": $ID}\r\n",
-	    NULL};
+		HANDSHAKE, "<system_wakeup",
+		">{\"error\": {\"class\": \"GenericError\", \"desc\": \"Unable to wake up: guest "
+		"is not in suspended state\"}, \"id\": $ID}\r\n",
+		NULL
+	};
 	struct fixture f;
 	json_t *ret = NULL;
 	char *err = NULL;
@@ -337,7 +339,7 @@ static void test_qmp_error_reply(void **state)
 
 static void test_qmp_aborted(void **state)
 {
-	const char *const script[] = {HANDSHAKE, "<query-status", NULL};
+	const char *const script[] = { HANDSHAKE, "<query-status", NULL };
 	struct fixture f;
 
 	(void)state;
@@ -351,19 +353,19 @@ static void test_qmp_aborted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_qmp_handshake),
-	    cmocka_unit_test(test_qmp_execute_reply),
-	    cmocka_unit_test(test_qmp_events_between_replies),
-	    cmocka_unit_test(test_qmp_event_wait_real_time),
-	    cmocka_unit_test(test_qmp_bytewise),
-	    cmocka_unit_test(test_qmp_split_every_byte),
-	    cmocka_unit_test(test_qmp_two_messages_one_read),
-	    cmocka_unit_test(test_qmp_garbage),
-	    cmocka_unit_test(test_qmp_garbage_in_handshake),
-	    cmocka_unit_test(test_qmp_hangup),
-	    cmocka_unit_test(test_qmp_deadline_then_stale_reply),
-	    cmocka_unit_test(test_qmp_error_reply),
-	    cmocka_unit_test(test_qmp_aborted),
+		cmocka_unit_test(test_qmp_handshake),
+		cmocka_unit_test(test_qmp_execute_reply),
+		cmocka_unit_test(test_qmp_events_between_replies),
+		cmocka_unit_test(test_qmp_event_wait_real_time),
+		cmocka_unit_test(test_qmp_bytewise),
+		cmocka_unit_test(test_qmp_split_every_byte),
+		cmocka_unit_test(test_qmp_two_messages_one_read),
+		cmocka_unit_test(test_qmp_garbage),
+		cmocka_unit_test(test_qmp_garbage_in_handshake),
+		cmocka_unit_test(test_qmp_hangup),
+		cmocka_unit_test(test_qmp_deadline_then_stale_reply),
+		cmocka_unit_test(test_qmp_error_reply),
+		cmocka_unit_test(test_qmp_aborted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,7 +132,8 @@ static void test_json(void **state)
 static void test_xml_checker(void **state)
 {
 	(void)state;
-	assert_true(xml_wellformed("<?xml version=\"1.0\"?>\n<a x=\"1&amp;\"><b/>t&#10;&lt;</a>\n"));
+	assert_true(
+	    xml_wellformed("<?xml version=\"1.0\"?>\n<a x=\"1&amp;\"><b/>t&#10;&lt;</a>\n"));
 	assert_false(xml_wellformed("<a><b></a></b>"));
 	assert_false(xml_wellformed("<a>x & y</a>"));
 	assert_false(xml_wellformed("<a>]]></a>"));
@@ -179,20 +180,26 @@ static void test_junit(void **state)
 	assert_non_null(strstr(xml, "<testsuites name=\"ktestbed\" tests=\"5\" failures=\"2\" "
 				    "errors=\"1\" skipped=\"1\" time=\"41.300\">"));
 	assert_non_null(strstr(xml, "<testsuite name=\"ktestbed\" tests=\"5\""));
-	assert_non_null(strstr(xml, "<testcase classname=\"ktb.scenario\" name=\"smoke\" time=\"4.200\""));
-	assert_non_null(strstr(xml, "<testcase classname=\"ktb.disk\" name=\"disk-4kn\" time=\"12.300\""));
-	assert_non_null(strstr(xml, "<failure message=\"json logical_block_size: expected 4096, got "
-				    "512 &lt;&amp;&gt;\" type=\"fail\">step: run: ktb-probe disk data "
-				    "(scenarios/disk-4kn.yaml:14)\n"));
+	assert_non_null(
+	    strstr(xml, "<testcase classname=\"ktb.scenario\" name=\"smoke\" time=\"4.200\""));
+	assert_non_null(
+	    strstr(xml, "<testcase classname=\"ktb.disk\" name=\"disk-4kn\" time=\"12.300\""));
+	assert_non_null(strstr(xml,
+			       "<failure message=\"json logical_block_size: expected 4096, got "
+			       "512 &lt;&amp;&gt;\" type=\"fail\">step: run: ktb-probe disk data "
+			       "(scenarios/disk-4kn.yaml:14)\n"));
 	assert_non_null(strstr(xml, "<failure message=\"no match within 30s\" type=\"timeout\">"));
-	assert_non_null(strstr(xml, "<error message=\"VM never booted: kernel panic\" type=\"error\">"));
+	assert_non_null(
+	    strstr(xml, "<error message=\"VM never booted: kernel panic\" type=\"error\">"));
 	assert_non_null(strstr(xml, "<skipped message=\"no S4 on this machine\"/>"));
 	/* the console tail survives with its text, minus what XML cannot hold */
-	assert_non_null(strstr(xml, "--- console tail ---\nred &lt;b&gt;&amp;amp; "
-				    "&quot;q&quot; &apos;a&apos; ]]&gt; \x7f bad\xef\xbf\xbd\xef\xbf\xbd"
-				    " utf8 \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end\r\nline2\tx\n"));
+	assert_non_null(strstr(xml,
+			       "--- console tail ---\nred &lt;b&gt;&amp;amp; "
+			       "&quot;q&quot; &apos;a&apos; ]]&gt; \x7f bad\xef\xbf\xbd\xef\xbf\xbd"
+			       " utf8 \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end\r\nline2\tx\n"));
 	assert_non_null(strstr(xml, "<system-out>pass        1.2s  boot\nfail        1.2s  run: "));
-	assert_non_null(strstr(xml, "artifacts: artifacts/20250131-120000/disk-4kn\n</system-out>"));
+	assert_non_null(
+	    strstr(xml, "artifacts: artifacts/20250131-120000/disk-4kn\n</system-out>"));
 	free(xml);
 	run_result_free(&r);
 }
@@ -221,15 +228,16 @@ static void test_tap(void **state)
 	run_fill(&r);
 	assert_int_equal(report_tap(&r, f), 0);
 	tap = slurp(f);
-	assert_non_null(strstr(tap, "TAP version 13\n1..5\nok 1 - smoke\nnot ok 2 - disk-4kn\n"
-				    "  ---\n  status: fail\n"
-				    "  message: \"json logical_block_size: expected 4096, got 512 <&>\"\n"
-				    "  step: \"run: ktb-probe disk data\"\n  line: 14\n"
-				    "  file: \"scenarios/disk-4kn.yaml\"\n  duration_ms: 12300\n"
-				    "  artifacts: \"artifacts/20250131-120000/disk-4kn\"\n"
-				    "  console_tail: \"\\u001B[1;31mred\\u001B[0m <b>&amp; \\\"q\\\" 'a' ]]> "
-				    "\\u0001\\u0002\\u007F bad\\uFFFD\\uFFFD utf8 \xc3\xa9 \\uFFFD\\uFFFD end\\u000D"
-				    "\\nline2\\tx\\n\"\n  ...\n"));
+	assert_non_null(strstr(
+	    tap, "TAP version 13\n1..5\nok 1 - smoke\nnot ok 2 - disk-4kn\n"
+		 "  ---\n  status: fail\n"
+		 "  message: \"json logical_block_size: expected 4096, got 512 <&>\"\n"
+		 "  step: \"run: ktb-probe disk data\"\n  line: 14\n"
+		 "  file: \"scenarios/disk-4kn.yaml\"\n  duration_ms: 12300\n"
+		 "  artifacts: \"artifacts/20250131-120000/disk-4kn\"\n"
+		 "  console_tail: \"\\u001B[1;31mred\\u001B[0m <b>&amp; \\\"q\\\" 'a' ]]> "
+		 "\\u0001\\u0002\\u007F bad\\uFFFD\\uFFFD utf8 \xc3\xa9 \\uFFFD\\uFFFD end\\u000D"
+		 "\\nline2\\tx\\n\"\n  ...\n"));
 	assert_non_null(strstr(tap, "\nnot ok 3 - no-boot\n  ---\n  status: error\n"
 				    "  message: \"VM never booted: kernel panic\"\n"));
 	/* '#' in a name would start a directive */
@@ -290,7 +298,8 @@ static void test_term_pass(void **state)
 				 "        step 1 pass: boot 1.2s\n");
 	free(out);
 	out = term_of(&r.scenarios[4], false);
-	assert_string_equal(out, "SKIP    s4                        0.0s  boot 3.1s  (no S4 on this machine)\n");
+	assert_string_equal(
+	    out, "SKIP    s4                        0.0s  boot 3.1s  (no S4 on this machine)\n");
 	free(out);
 	run_result_free(&r);
 }
@@ -305,13 +314,15 @@ static void test_term_fail(void **state)
 	run_fill(&r);
 	s = &r.scenarios[1];
 	out = term_of(s, false);
-	assert_non_null(strstr(out, "FAIL    disk-4kn                 12.3s  boot 3.1s\n"
-				    "        step 2 fail: run: ktb-probe disk data (scenarios/disk-4kn.yaml:14) 1.2s\n"
-				    "        json logical_block_size: expected 4096, got 512 <&>\n"
-				    "        stderr:\n          warning: something\n"
-				    "        stdout:\n          red <b>&amp; \"q\" 'a' ]]>  bad"));
+	assert_non_null(strstr(
+	    out, "FAIL    disk-4kn                 12.3s  boot 3.1s\n"
+		 "        step 2 fail: run: ktb-probe disk data (scenarios/disk-4kn.yaml:14) 1.2s\n"
+		 "        json logical_block_size: expected 4096, got 512 <&>\n"
+		 "        stderr:\n          warning: something\n"
+		 "        stdout:\n          red <b>&amp; \"q\" 'a' ]]>  bad"));
 	assert_non_null(strstr(out, "        console:\n          red <b>"));
-	assert_non_null(strstr(out, "\n          line2\tx\n        artifacts: artifacts/20250131-120000/disk-4kn\n"));
+	assert_non_null(strstr(
+	    out, "\n          line2\tx\n        artifacts: artifacts/20250131-120000/disk-4kn\n"));
 	/* guest escape sequences never reach our terminal */
 	assert_null(strchr(out, '\033'));
 	assert_null(strchr(out, '\r'));
@@ -349,14 +360,16 @@ static void test_term_summary(void **state)
 	(void)state;
 	run_fill(&r);
 	report_term_summary(&r, f);
-	report_term_progress(f, 2, 6, "smoke", "booting");	/* not a TTY: nothing */
+	report_term_progress(f, 2, 6, "smoke", "booting"); /* not a TTY: nothing */
 	out = slurp(f);
 	assert_string_equal(out, "summary: 1 passed, 3 failed, 1 skipped\n"
 				 "of which: 1 timed out, 1 errored\n"
 				 "time: 41.3s\n");
 	/* the regex CI parsers use */
-	assert_int_equal(regcomp(&re, "^([[:alnum:]_]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$",
-				 REG_EXTENDED | REG_NOSUB), 0);
+	assert_int_equal(
+	    regcomp(&re, "^([[:alnum:]_]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$",
+		    REG_EXTENDED | REG_NOSUB),
+	    0);
 	nl = strchr(out, '\n');
 	*nl = '\0';
 	assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
@@ -415,11 +428,13 @@ static void test_term_tty(void **state)
 	report_term_progress(f, 0, 0, NULL, NULL);
 	assert_string_equal(pty_drain(m), "\r\033[K");
 	report_term_scenario(&r.scenarios[0], f, false);
-	assert_string_equal(pty_drain(m), "\r\033[K\033[32mPASS\033[0m    smoke                     "
-					  "4.2s  boot 3.1s\n");
+	assert_string_equal(pty_drain(m),
+			    "\r\033[K\033[32mPASS\033[0m    smoke                     "
+			    "4.2s  boot 3.1s\n");
 	setenv("NO_COLOR", "1", 1);
 	report_term_scenario(&r.scenarios[0], f, false);
-	assert_string_equal(pty_drain(m), "\r\033[KPASS    smoke                     4.2s  boot 3.1s\n");
+	assert_string_equal(pty_drain(m),
+			    "\r\033[KPASS    smoke                     4.2s  boot 3.1s\n");
 	unsetenv("NO_COLOR");
 	fclose(f);
 	close(m);
@@ -429,16 +444,11 @@ static void test_term_tty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_xml_checker),
-		cmocka_unit_test(test_junit),
-		cmocka_unit_test(test_junit_empty),
-		cmocka_unit_test(test_tap),
-		cmocka_unit_test(test_interrupted_views),
-		cmocka_unit_test(test_term_pass),
-		cmocka_unit_test(test_term_fail),
-		cmocka_unit_test(test_term_summary),
-		cmocka_unit_test(test_term_tty),
+		cmocka_unit_test(test_json),	     cmocka_unit_test(test_xml_checker),
+		cmocka_unit_test(test_junit),	     cmocka_unit_test(test_junit_empty),
+		cmocka_unit_test(test_tap),	     cmocka_unit_test(test_interrupted_views),
+		cmocka_unit_test(test_term_pass),    cmocka_unit_test(test_term_fail),
+		cmocka_unit_test(test_term_summary), cmocka_unit_test(test_term_tty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

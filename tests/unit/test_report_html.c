@@ -22,15 +22,15 @@
 
 /* What a hostile guest or scenario author can put in a string. */
 static const char *const hostile[] = {
-    "</script><script>document.title='pwned'</script>",
-    "<svg onload=\"alert(1)\">",
-    "<img src=x onerror='alert(2)'>",
-    "\" onmouseover=\"alert(3)\" x=\"",
-    "' autofocus onfocus='alert(4)",
-    "</pre></details></section><h1>fake</h1>",
-    "<!-- --><![CDATA[ ]]>&amp;&lt;&#60;",
-    "\033[1;31mred\033[0m\033]0;title\a \x01\x02\x7f\x1b",
-    "bad\xff\xfe utf8 \xc3\xa9 \xe2\x82 \xed\xa0\x80 \xef\xbf\xbe \xc2\x85 end",
+	"</script><script>document.title='pwned'</script>",
+	"<svg onload=\"alert(1)\">",
+	"<img src=x onerror='alert(2)'>",
+	"\" onmouseover=\"alert(3)\" x=\"",
+	"' autofocus onfocus='alert(4)",
+	"</pre></details></section><h1>fake</h1>",
+	"<!-- --><![CDATA[ ]]>&amp;&lt;&#60;",
+	"\033[1;31mred\033[0m\033]0;title\a \x01\x02\x7f\x1b",
+	"bad\xff\xfe utf8 \xc3\xa9 \xe2\x82 \xed\xa0\x80 \xef\xbf\xbe \xc2\x85 end",
 };
 
 /* ---- helpers ---- */
@@ -125,15 +125,15 @@ static bool in_list(const char *name, size_t n, const char *const *list)
 }
 
 static const char *const page_tags[] = {
-    "!DOCTYPE", "html", "head",	   "meta",    "title", "style",	 "body",   "h1",      "h2",
-    "h3",	"p",	"small",   "table",   "thead", "tbody",	 "tr",	   "th",      "td",
-    "span",	"a",	"div",	   "label",   "input", "select", "option", "section", "dl",
-    "dt",	"dd",	"details", "summary", "pre",   "img",	 "script", NULL,
+	"!DOCTYPE", "html", "head",    "meta",	  "title", "style",  "body",   "h1",	  "h2",
+	"h3",	    "p",    "small",   "table",	  "thead", "tbody",  "tr",     "th",	  "td",
+	"span",	    "a",    "div",     "label",	  "input", "select", "option", "section", "dl",
+	"dt",	    "dd",   "details", "summary", "pre",   "img",    "script", NULL,
 };
 static const char *const page_attrs[] = {
-    "lang",	   "charset",	"http-equiv",  "content",      "name",	"id",	"class",
-    "hidden",	   "type",	"placeholder", "autocomplete", "value", "href", "data-section",
-    "data-status", "data-name", "open",	       "alt",	       "src",	"html", NULL,
+	"lang",	       "charset",   "http-equiv",  "content",	   "name",  "id",   "class",
+	"hidden",      "type",	    "placeholder", "autocomplete", "value", "href", "data-section",
+	"data-status", "data-name", "open",	   "alt",	   "src",   "html", NULL,
 };
 
 /* Attributes of the tag at p (just past its name) up to '>'; returns '>'. */
@@ -368,7 +368,7 @@ static char *csp_source(const char *text)
 	static const char tab[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	struct sha256 h;
-	uint8_t d[SHA256_DIGEST_LEN + 1] = {0};
+	uint8_t d[SHA256_DIGEST_LEN + 1] = { 0 };
 	char out[64] = "'sha256-", *o = out + 8;
 
 	sha256_init(&h);
@@ -389,7 +389,7 @@ static char *csp_source(const char *text)
 /* The policy allows exactly the page's own script and style. */
 static void test_page_csp(void **state)
 {
-	struct run_result r = {0};
+	struct run_result r = { 0 };
 	char *page = render(&r), *want, *js, *css;
 
 	(void)state;
@@ -456,7 +456,7 @@ static const char svg[] = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.o
 static void test_page_artifacts(void **state)
 {
 	char dir[] = "/tmp/ktb-html-XXXXXX", *path, *log = NULL, *page, *back;
-	struct run_result r = {0};
+	struct run_result r = { 0 };
 	size_t loglen = 0;
 	FILE *f;
 
@@ -516,7 +516,7 @@ static void test_page_repeat(void **state)
 {
 	char *path = xasprintf("%s/report/repeat.json", KTB_TEST_DATA);
 	json_t *doc = json_load_file(path, 0, NULL), *v;
-	struct run_result r = {0};
+	struct run_result r = { 0 };
 	size_t i;
 	char *page;
 
@@ -576,10 +576,10 @@ static void test_page_write_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_escape_markup),    cmocka_unit_test(test_escape_bytes),
-	    cmocka_unit_test(test_escape_any_bytes), cmocka_unit_test(test_page_hostile),
-	    cmocka_unit_test(test_page_csp),	     cmocka_unit_test(test_page_artifacts),
-	    cmocka_unit_test(test_page_repeat),	     cmocka_unit_test(test_page_write_error),
+		cmocka_unit_test(test_escape_markup),	 cmocka_unit_test(test_escape_bytes),
+		cmocka_unit_test(test_escape_any_bytes), cmocka_unit_test(test_page_hostile),
+		cmocka_unit_test(test_page_csp),	 cmocka_unit_test(test_page_artifacts),
+		cmocka_unit_test(test_page_repeat),	 cmocka_unit_test(test_page_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,9 +46,9 @@ static void test_status_names(void **state)
 /* The terminal's words and the summaries' past tense, one per status. */
 static void test_status_words(void **state)
 {
-	static const char *const words[] = {"PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP"};
-	static const char *const past[] = {"passed", "failed", "errored", "timed out", "skipped"};
-	static const enum status order[] = {ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP};
+	static const char *const words[] = { "PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP" };
+	static const char *const past[] = { "passed", "failed", "errored", "timed out", "skipped" };
+	static const enum status order[] = { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP };
 
 	(void)state;
 	for (size_t i = 0; i < 5; i++) {
@@ -95,7 +95,7 @@ static void test_add_step(void **state)
 	assert_ptr_equal(scenario_result_failed_step(&s), &s.steps[1]);
 	scenario_result_free(&s);
 	assert_int_equal(s.steps_count, 0);
-	scenario_result_free(&s);	/* twice is harmless */
+	scenario_result_free(&s); /* twice is harmless */
 	scenario_result_free(NULL);
 }
 
@@ -216,9 +216,9 @@ static void round_trip(json_t *j)
 static void test_pass_rates(void **state)
 {
 	struct scenario_result s[4];
-	struct run_result r = {.scenarios = s, .count = 4};
-	static const enum status st[4] = {ST_PASS, ST_FAIL, ST_PASS, ST_PASS};
-	static const char *const names[4] = {"a#1", "a#2", "b#1", "b#2"};
+	struct run_result r = { .scenarios = s, .count = 4 };
+	static const enum status st[4] = { ST_PASS, ST_FAIL, ST_PASS, ST_PASS };
+	static const char *const names[4] = { "a#1", "a#2", "b#1", "b#2" };
 	json_t *rates;
 
 	(void)state;
@@ -231,7 +231,8 @@ static void test_pass_rates(void **state)
 	rates = run_result_pass_rates(&r);
 	assert_true(json_is_true(json_object_get(json_object_get(rates, "a"), "flaky")));
 	assert_true(json_is_false(json_object_get(json_object_get(rates, "b"), "flaky")));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(rates, "b"), "pass")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(rates, "b"), "pass")),
+			 2);
 	json_decref(rates);
 	for (int i = 0; i < 4; i++)
 		s[i].attempt = 0;
@@ -264,9 +265,11 @@ static void test_scenario_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
 	assert_true(json_is_null(json_object_get(j, "summary")));
 	assert_int_equal(json_integer_value(json_object_get(j, "duration_ms")), 4200);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "metrics"), "boot_ms")), 3100);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(j, "metrics"), "boot_ms")), 3100);
 	/* invalid UTF-8 from the guest becomes U+FFFD instead of losing the text */
-	assert_string_equal(json_string_value(json_object_get(j, "console_tail")), "bad \xef\xbf\xbd byte\n");
+	assert_string_equal(json_string_value(json_object_get(j, "console_tail")),
+			    "bad \xef\xbf\xbd byte\n");
 	step = json_array_get(json_object_get(j, "steps"), 0);
 	keys = keys_of(step);
 	assert_string_equal(keys, "name,status,message,start_ms,duration_ms,exit_code,stdout,"
@@ -274,7 +277,8 @@ static void test_scenario_json(void **state)
 	free(keys);
 	assert_int_equal(json_integer_value(json_object_get(step, "exit_code")), 1);
 	assert_int_equal(json_integer_value(json_object_get(step, "line")), 7);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(step, "data"), "size")), 512);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(step, "data"), "size")),
+			 512);
 	round_trip(j);
 	json_decref(j);
 	/* not applicable exit code and missing metrics */
@@ -291,14 +295,16 @@ static void test_scenario_json(void **state)
 
 static void test_run_json(void **state)
 {
-	static const enum status st[] = { ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP, ST_PASS };
+	static const enum status st[] = {
+		ST_PASS, ST_FAIL, ST_ERROR, ST_TIMEOUT, ST_SKIP, ST_PASS
+	};
 	struct run_result r = { 0 };
 	json_t *j, *sum;
 	char *keys;
 
 	(void)state;
 	r.run_id = xstrdup("20250131-120000-abcd");
-	r.started_unix_ms = 1738324800123LL;	/* 2025-01-31T12:00:00.123Z */
+	r.started_unix_ms = 1738324800123LL; /* 2025-01-31T12:00:00.123Z */
 	r.duration_ms = 41300;
 	r.count = 6;
 	r.scenarios = xcalloc(r.count, sizeof(*r.scenarios));
@@ -308,7 +314,8 @@ static void test_run_json(void **state)
 	keys = keys_of(j);
 	assert_string_equal(keys, "run_id,started,duration_ms,summary,interrupted,scenarios");
 	free(keys);
-	assert_string_equal(json_string_value(json_object_get(j, "started")), "2025-01-31T12:00:00Z");
+	assert_string_equal(json_string_value(json_object_get(j, "started")),
+			    "2025-01-31T12:00:00Z");
 	sum = json_object_get(j, "summary");
 	keys = keys_of(sum);
 	assert_string_equal(keys, "total,pass,fail,error,timeout,skip");
@@ -352,11 +359,11 @@ static void test_ansi_escape(void **state)
 		const char *s;
 		size_t len;
 	} cases[] = {
-		{ "\033[0m rest", 4 },       /* CSI with a final byte */
-		{ "\033[1;31", 6 },          /* CSI cut short: all of it */
-		{ "\033]0;title\a x", 10 },  /* OSC ended by BEL */
-		{ "\033]0;t\033\\", 5 },     /* OSC ended by ESC: stops there */
-		{ "\033c", 2 },              /* ESC and one character */
+		{ "\033[0m rest", 4 },	    /* CSI with a final byte */
+		{ "\033[1;31", 6 },	    /* CSI cut short: all of it */
+		{ "\033]0;title\a x", 10 }, /* OSC ended by BEL */
+		{ "\033]0;t\033\\", 5 },    /* OSC ended by ESC: stops there */
+		{ "\033c", 2 },		    /* ESC and one character */
 		{ "\033", 1 },
 	};
 
@@ -368,18 +375,18 @@ static void test_ansi_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_status_names),
-	    cmocka_unit_test(test_status_worse),
-	    cmocka_unit_test(test_status_words),
-	    cmocka_unit_test(test_add_step),
-	    cmocka_unit_test(test_exit_code),
-	    cmocka_unit_test(test_interrupted_run),
-	    cmocka_unit_test(test_interrupt_scenario),
-	    cmocka_unit_test(test_scenario_json),
-	    cmocka_unit_test(test_pass_rates),
-	    cmocka_unit_test(test_run_json),
-	    cmocka_unit_test(test_utf8),
-	    cmocka_unit_test(test_ansi_escape),
+		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_status_worse),
+		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_add_step),
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_interrupted_run),
+		cmocka_unit_test(test_interrupt_scenario),
+		cmocka_unit_test(test_scenario_json),
+		cmocka_unit_test(test_pass_rates),
+		cmocka_unit_test(test_run_json),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_ansi_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,8 +62,9 @@ static int setup(void **state)
 	snprintf(probe_1cpu, sizeof(probe_1cpu), PROBE_OUT, 1);
 	t->root = tmp_template("ktb-test-runner");
 	assert_non_null(mkdtemp(t->root));
-	t->img = (struct image){
-	    .vmlinux = "fake-vmlinux", .initrd = "fake-initrd", .release = "6.1.0-fake"};
+	t->img = (struct image){ .vmlinux = "fake-vmlinux",
+				 .initrd = "fake-initrd",
+				 .release = "6.1.0-fake" };
 	*state = t;
 	return 0;
 }
@@ -86,11 +87,11 @@ static void run(struct t *t, const char *timeout, const char *steps)
 {
 	struct scenario_error err;
 	char *yaml = xasprintf(HEAD "%s", timeout, steps);
-	struct run_opts o = {.image = &t->img,
-			     .artifacts_root = t->root,
-			     .run_id = "r",
-			     .sig_fd = -1,
-			     .backend = &fake_vm_ops};
+	struct run_opts o = { .image = &t->img,
+			      .artifacts_root = t->root,
+			      .run_id = "r",
+			      .sig_fd = -1,
+			      .backend = &fake_vm_ops };
 
 	memset(&err, 0, sizeof(err));
 	if (scenario_load_buffer("t.yaml", yaml, strlen(yaml), &t->s, &err)) {
@@ -106,7 +107,7 @@ static void run(struct t *t, const char *timeout, const char *steps)
 
 /* The rows every scripted guest has: the machine step's probe and dmesg. */
 #define BASE_ROWS                                                                                  \
-	{.cmd = PROBE, .out = probe_ok},                                                           \
+	{ .cmd = PROBE, .out = probe_ok },                                                         \
 	{                                                                                          \
 		.cmd = "dmesg", .out = ""                                                          \
 	}
@@ -115,11 +116,11 @@ static void test_steps_in_order_first_failure_ends(void **state)
 {
 	struct t *t = *state;
 	const struct fake_cmd cmds[] = {
-	    BASE_ROWS,
-	    {.cmd = "a", .out = "A\n"},
-	    {.cmd = "b", .exit_code = 3, .err = "no\n"},
-	    {.cmd = "c"},
-	    {0},
+		BASE_ROWS,
+		{ .cmd = "a", .out = "A\n" },
+		{ .cmd = "b", .exit_code = 3, .err = "no\n" },
+		{ .cmd = "c" },
+		{ 0 },
 	};
 
 	t->f.cmds = cmds;
@@ -146,10 +147,10 @@ static void test_steps_in_order_first_failure_ends(void **state)
 static void test_all_pass(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "a"}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "a" }, { 0 } };
 	const struct fake_qmp qmp[] = {
-	    {"query-status", "{\"return\": {\"status\": \"running\", \"running\": true}}"},
-	    {0},
+		{ "query-status", "{\"return\": {\"status\": \"running\", \"running\": true}}" },
+		{ 0 },
 	};
 
 	t->f.cmds = cmds;
@@ -171,7 +172,8 @@ static void test_machine_step_fails_first(void **state)
 {
 	struct t *t = *state;
 	const struct fake_cmd cmds[] = {
-	    {.cmd = PROBE, .out = probe_1cpu}, {.cmd = "dmesg"}, {.cmd = "a"}, {0}};
+		{ .cmd = PROBE, .out = probe_1cpu }, { .cmd = "dmesg" }, { .cmd = "a" }, { 0 }
+	};
 
 	t->f.cmds = cmds;
 	run(t, "60s", "  - run: a\n");
@@ -185,7 +187,7 @@ static void test_machine_step_fails_first(void **state)
 static void test_step_timeout(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "sleep", .act = FAKE_HANG}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "sleep", .act = FAKE_HANG }, { 0 } };
 
 	t->f.cmds = cmds;
 	run(t, "60s", "  - run: sleep\n    timeout: 300ms\n  - run: a\n");
@@ -203,7 +205,7 @@ static void test_step_timeout(void **state)
 static void test_scenario_timeout_during_step(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "sleep", .act = FAKE_HANG}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "sleep", .act = FAKE_HANG }, { 0 } };
 
 	t->f.cmds = cmds;
 	run(t, "2s", "  - run: sleep\n    timeout: 1m\n");
@@ -217,7 +219,7 @@ static void test_scenario_timeout_during_step(void **state)
 static void test_slow_command(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "slow", .delay_ms = 400}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "slow", .delay_ms = 400 }, { 0 } };
 
 	t->f.cmds = cmds;
 	run(t, "60s", "  - run: slow\n    timeout: 5s\n");
@@ -229,7 +231,8 @@ static void test_guest_dies_mid_step(void **state)
 {
 	struct t *t = *state;
 	const struct fake_cmd cmds[] = {
-	    BASE_ROWS, {.cmd = "crash", .act = FAKE_DIE}, {.cmd = "a"}, {0}};
+		BASE_ROWS, { .cmd = "crash", .act = FAKE_DIE }, { .cmd = "a" }, { 0 }
+	};
 
 	t->f.cmds = cmds;
 	t->f.die_reason = "QEMU killed by signal 9: qemu: terminating on signal 9";
@@ -246,7 +249,7 @@ static void test_guest_dies_mid_step(void **state)
 static void test_panic_mid_step(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "oops", .act = FAKE_PANIC}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "oops", .act = FAKE_PANIC }, { 0 } };
 
 	t->f.cmds = cmds;
 	run(t, "60s", "  - run: oops\n");
@@ -259,7 +262,7 @@ static void test_panic_mid_step(void **state)
 static void test_boot_panic_is_a_fail(void **state)
 {
 	struct t *t = *state;
-	const struct fake_cmd cmds[] = {BASE_ROWS, {.cmd = "a"}, {0}};
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "a" }, { 0 } };
 
 	t->f.cmds = cmds;
 	t->f.boot_console = "Linux version 6.1\nKernel panic - not syncing: VFS: no root\n";
@@ -326,24 +329,24 @@ static void test_machine_step_after_restart(void **state)
 {
 	struct t *t = *state;
 	const struct fake_cmd cmds[] = {
-	    {.cmd = PROBE, .out = S4_PROBE},
-	    {.cmd = "dmesg"},
-	    /* the image count before the hibernation, then after the restore */
-	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*",
-	     .out = "0\n",
-	     .once = true},
-	    {.cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*", .out = "1\n1000\n"},
-	    {.cmd = "set -e; dev=$(readlink -f /dev/ktb/swap)*"},
-	    {.cmd = "echo disk > /sys/power/state", .act = FAKE_POWEROFF, .delay_ms = 50},
-	    {.cmd = "after"},
-	    {0},
+		{ .cmd = PROBE, .out = S4_PROBE },
+		{ .cmd = "dmesg" },
+		/* the image count before the hibernation, then after the restore */
+		{ .cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*",
+		  .out = "0\n",
+		  .once = true },
+		{ .cmd = "dmesg | grep -c 'PM: hibernation: Creating image'*", .out = "1\n1000\n" },
+		{ .cmd = "set -e; dev=$(readlink -f /dev/ktb/swap)*" },
+		{ .cmd = "echo disk > /sys/power/state", .act = FAKE_POWEROFF, .delay_ms = 50 },
+		{ .cmd = "after" },
+		{ 0 },
 	};
 	struct scenario_error err;
-	struct run_opts o = {.image = &t->img,
-			     .artifacts_root = t->root,
-			     .run_id = "r",
-			     .sig_fd = -1,
-			     .backend = &fake_vm_ops};
+	struct run_opts o = { .image = &t->img,
+			      .artifacts_root = t->root,
+			      .run_id = "r",
+			      .sig_fd = -1,
+			      .backend = &fake_vm_ops };
 	unsigned probes = 0;
 
 	memset(&err, 0, sizeof(err));
@@ -372,19 +375,19 @@ static void test_machine_step_after_restart(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_steps_in_order_first_failure_ends, setup,
-					    teardown),
-	    cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_scenario_timeout_during_step, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_slow_command, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_guest_dies_mid_step, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_panic_mid_step, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_boot_panic_is_a_fail, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_boot_error_is_an_error, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_boot_never_done_is_a_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_steps_in_order_first_failure_ends, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scenario_timeout_during_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_dies_mid_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_panic_mid_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_panic_is_a_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_error_is_an_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_never_done_is_a_timeout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

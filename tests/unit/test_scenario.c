@@ -163,34 +163,45 @@ static const struct bad_case {
 	const char *file;
 	int line, col;
 	const char *field;
-	const char *msg;        /* a substring of the message */
+	const char *msg; /* a substring of the message */
 } bad_cases[] = {
-	{ "bad-unknown-top", 3, 1, "", "unknown key \"buz\" (expected one of: name, summary, "
+	{ "bad-unknown-top", 3, 1, "",
+	  "unknown key \"buz\" (expected one of: name, summary, "
 	  "tags, timeout, kernel, machine, steps)" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
-	{ "bad-unknown-disk", 9, 7, "machine.disks[1]", "unknown key \"wwn\" (expected one of: "
+	{ "bad-unknown-disk", 9, 7, "machine.disks[1]",
+	  "unknown key \"wwn\" (expected one of: "
 	  "id, bus, size, sector, paths, rotational, image, multipath, zoned, hybrid)" },
-	{ "bad-unknown-step", 4, 5, "steps[2]", "unknown key \"sleep\" (expected one of: name, "
+	{ "bad-unknown-step", 4, 5, "steps[2]",
+	  "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
-	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, hybrid_stats, "
+	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
+	  "hybrid_stats, "
 	  "expect)" },
-	{ "bad-s2idle-wake", 3, 11, "steps[0].wake", "qmp cannot end s2idle: QEMU's system_wakeup "
+	{ "bad-s2idle-wake", 3, 11, "steps[0].wake",
+	  "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
 	{ "bad-suspend-state", 2, 14, "steps[0].suspend", "\"s5\" is not one of s3, s2idle, s4" },
-	{ "bad-wake-on-run", 3, 11, "steps[0].wake", "\"wake\" belongs to a suspend step, this "
+	{ "bad-wake-on-run", 3, 11, "steps[0].wake",
+	  "\"wake\" belongs to a suspend step, this "
 	  "is a run step" },
-	{ "bad-pm-test", 3, 14, "steps[0].pm_test", "\"cpu\" is not one of freezer, devices, "
+	{ "bad-pm-test", 3, 14, "steps[0].pm_test",
+	  "\"cpu\" is not one of freezer, devices, "
 	  "platform, processors, core" },
-	{ "bad-unknown-expect", 5, 7, "steps[0].expect", "unknown key \"stderr\" (expected one "
+	{ "bad-unknown-expect", 5, 7, "steps[0].expect",
+	  "unknown key \"stderr\" (expected one "
 	  "of: exit, stdout, json)" },
-	{ "bad-cpus-type", 2, 9, "machine.cpus", "expected a whole number (0 or more), got "
+	{ "bad-cpus-type", 2, 9, "machine.cpus",
+	  "expected a whole number (0 or more), got "
 	  "\"two\"" },
-	{ "bad-exit-type", 4, 13, "steps[0].expect.exit", "expected a whole number, got "
+	{ "bad-exit-type", 4, 13, "steps[0].expect.exit",
+	  "expected a whole number, got "
 	  "\"nonzero\"" },
 	{ "bad-missing-id", 7, 7, "machine.disks[1]", "missing required key \"id\"" },
 	{ "bad-missing-steps", 1, 1, "", "missing required key \"steps\"" },
 	{ "bad-no-steps-list", 1, 8, "steps", "at least one step" },
-	{ "bad-sector-enum", 6, 15, "machine.disks[0].sector", "\"4k\" is not one of 512n, 512e, "
+	{ "bad-sector-enum", 6, 15, "machine.disks[0].sector",
+	  "\"4k\" is not one of 512n, 512e, "
 	  "4kn" },
 	{ "bad-sleep-flag", 4, 7, "machine.sleep", "\"s5\" is not one of s3, s4" },
 	{ "bad-dup-key", 4, 1, "", "key \"name\" appears twice" },
@@ -203,42 +214,56 @@ static const struct bad_case {
 	{ "bad-for-on-run", 3, 10, "steps[0].for", "\"for\" belongs to a wait step" },
 	{ "bad-qmp-json", 2, 10, "steps[0].qmp", "\"execute\"" },
 	{ "bad-regex", 4, 15, "steps[0].expect.stdout", "not a POSIX extended regular expression" },
-	{ "bad-regex-any", 4, 15, "steps[0].expect.stdout", "/.*/ matches any text, even none: "
+	{ "bad-regex-any", 4, 15, "steps[0].expect.stdout",
+	  "/.*/ matches any text, even none: "
 	  "it checks nothing" },
 	{ "bad-regex-empty", 3, 10, "steps[0].for", "// matches any text, even none" },
 	{ "bad-json-list", 4, 13, "steps[0].expect.json", "expected a mapping, got a list" },
 	{ "bad-Name", 0, 0, "name", "rename the file or set name:" },
-	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector", "QEMU's ide-hd cannot present "
+	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector",
+	  "QEMU's ide-hd cannot present "
 	  "4096-byte logical sectors; use virtio, scsi or nvme" },
-	{ "bad-nvme-512e", 6, 15, "machine.disks[0].sector", "QEMU's nvme-ns reports 512/512 for "
+	{ "bad-nvme-512e", 6, 15, "machine.disks[0].sector",
+	  "QEMU's nvme-ns reports 512/512 for "
 	  "512e; use virtio, scsi or sata" },
-	{ "bad-paths", 6, 14, "machine.disks[0].paths", "paths > 1 on virtio: QEMU gives this bus "
+	{ "bad-paths", 6, 14, "machine.disks[0].paths",
+	  "paths > 1 on virtio: QEMU gives this bus "
 	  "one path per disk; use nvme (native NVMe multipath) or scsi (dm-multipath)" },
 	{ "bad-mp-paths-max", 3, 45, "machine.disks[0].paths", "5 paths; a disk takes at most 4" },
-	{ "bad-mp-nvme-mode", 3, 59, "machine.disks[0].multipath", "native NVMe multipath, "
+	{ "bad-mp-nvme-mode", 3, 59, "machine.disks[0].multipath",
+	  "native NVMe multipath, "
 	  "which has no mode; drop multipath" },
-	{ "bad-mp-one-path", 3, 49, "machine.disks[0].multipath", "multipath needs paths: 2 or "
+	{ "bad-mp-one-path", 3, 49, "machine.disks[0].multipath",
+	  "multipath needs paths: 2 or "
 	  "more" },
-	{ "bad-mp-mode", 3, 66, "machine.disks[0].multipath.mode", "\"request\" is not one of "
+	{ "bad-mp-mode", 3, 66, "machine.disks[0].multipath.mode",
+	  "\"request\" is not one of "
 	  "rq, bio" },
-	{ "bad-zoned-bus", 3, 44, "machine.disks[0].zoned", "NVMe ZNS namespaces here; use bus: "
+	{ "bad-zoned-bus", 3, 44, "machine.disks[0].zoned",
+	  "NVMe ZNS namespaces here; use bus: "
 	  "nvme" },
-	{ "bad-zoned-size", 3, 56, "machine.disks[0].zoned.zone_size", "24M does not divide the "
+	{ "bad-zoned-size", 3, 56, "machine.disks[0].zoned.zone_size",
+	  "24M does not divide the "
 	  "disk's 64M into whole zones" },
-	{ "bad-fail-path-disk", 5, 23, "steps[0].fail_path.disk", "\"nope\" is not one of the "
+	{ "bad-fail-path-disk", 5, 23, "steps[0].fail_path.disk",
+	  "\"nope\" is not one of the "
 	  "machine's disks" },
-	{ "bad-fail-path-path", 6, 36, "steps[1].restore_path.path", "disk mp has paths 0 to 1; "
+	{ "bad-fail-path-path", 6, 36, "steps[1].restore_path.path",
+	  "disk mp has paths 0 to 1; "
 	  "there is no path 2" },
-	{ "bad-fail-path-single", 5, 23, "steps[0].fail_path.disk", "disk one has one path; give "
+	{ "bad-fail-path-single", 5, 23, "steps[0].fail_path.disk",
+	  "disk one has one path; give "
 	  "it paths: 2 or more" },
 	{ "bad-hybrid", 6, 23, "machine.disks[0].hybrid.cache", "no larger than the disk" },
 	{ "bad-dup-ids", 4, 12, "machine.disks[1].id", "already the id of machine.disks[0]" },
 	{ "bad-disk-size", 5, 13, "machine.disks[0].size", "not a multiple of" },
-	{ "bad-distances-asym", 9, 14, "machine.numa.distances[0][1]", "20 but distances[1][0] is "
+	{ "bad-distances-asym", 9, 14, "machine.numa.distances[0][1]",
+	  "20 but distances[1][0] is "
 	  "21; distances must be symmetric" },
 	{ "bad-distances-diag", 9, 22, "machine.numa.distances[1][1]", "12 on the diagonal" },
 	{ "bad-numa-cpus", 6, 7, "machine.numa.nodes", "cpu 2 is in no node" },
-	{ "bad-numa-memory", 6, 7, "machine.numa.nodes", "add up to 768M but machine.memory is 1G" },
+	{ "bad-numa-memory", 6, 7, "machine.numa.nodes",
+	  "add up to 768M but machine.memory is 1G" },
 	{ "bad-syntax", 4, 4, "", "YAML syntax error" },
 	{ "bad-empty", 1, 1, "", "the file is empty" },
 };
@@ -282,14 +307,15 @@ static void test_missing_file(void **state)
 	assert_null(s);
 	scenario_error_format(&err, msg, sizeof(msg));
 	assert_string_equal(msg, DATA "no-such.yaml: cannot read the scenario: No such file or "
-			    "directory");
+				      "directory");
 	assert_int_equal(scenario_load(DATA, &s, &err), -EISDIR);
 }
 
 static void test_error_format(void **state)
 {
-	struct scenario_error e = { .file = "a.yaml", .line = 3, .col = 5, .field = "steps[2]",
-				    .msg = "no action" };
+	struct scenario_error e = {
+		.file = "a.yaml", .line = 3, .col = 5, .field = "steps[2]", .msg = "no action"
+	};
 	char buf[256];
 
 	(void)state;
@@ -332,18 +358,17 @@ static void test_multipath(void **state)
 	scenario_free(s);
 }
 
-
 /* Hostile input, from memory: each is refused at an exact place, by the
  * limits (scenario_limits.c) before anything is built from it. */
 static const struct buf_case {
 	const char *yaml;
-	size_t len;             /* 0: strlen */
+	size_t len; /* 0: strlen */
 	int line, col;
 	const char *field;
 	const char *msg;
 } buf_cases[] = {
-	{ "steps:\n  - run: x\n    expect: {stdout: \"(((a{1,1000}){1,1000}){1,1000})\"}\n", 0,
-	  3, 22, "steps[0].expect.stdout", "a repetition count over 255" },
+	{ "steps:\n  - run: x\n    expect: {stdout: \"(((a{1,1000}){1,1000}){1,1000})\"}\n", 0, 3,
+	  22, "steps[0].expect.stdout", "a repetition count over 255" },
 	{ "steps:\n  - wait: 1s\n    for: \"(a{,255}){,255}\"\n", 0, 3, 10, "steps[0].for",
 	  "expand to more than 1000" },
 	{ "steps:\n  - wait: 1s\n    for: \"(((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)\"\n", 0, 3, 10,
@@ -358,23 +383,28 @@ static const struct buf_case {
 	  "steps[0].expect.json.a.b.re", "a repetition count over 255" },
 	{ "steps:\n  - run: x\n    expect: {json: {a: {re: [x]}}}\n", 0, 3, 29,
 	  "steps[0].expect.json.a.re", "expected a string" },
-	{ "steps:\n  - run: x\n    expect: {json: {a: {re: x, other: 1}}}\n", 0, 0, 0, NULL,
-	  NULL },
-	{ "steps:\n  - qmp: x\n    arguments: {a: &a [1], b: *a}\n", 0, 3, 20, "steps[0].arguments.a",
-	  "anchors and aliases" },
-	{ "steps:\n  - run: x\n    expect: {json: {a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"
-	  "]]]]]]]]]]}}}\n", 0, 3, 51, "steps[0].expect.json.a[0][0][0][0][0][0][0][0][0][0][0][0]"
-	  "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]", "nest more than 32 deep" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {re: x, other: 1}}}\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - qmp: x\n    arguments: {a: &a [1], b: *a}\n", 0, 3, 20,
+	  "steps[0].arguments.a", "anchors and aliases" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: "
+	  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"
+	  "]]]]]]]]]]}}}\n",
+	  0, 3, 51,
+	  "steps[0].expect.json.a[0][0][0][0][0][0][0][0][0][0][0][0]"
+	  "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]",
+	  "nest more than 32 deep" },
 	{ "steps:\n  - qmp: x\n    arguments: {a: 1, b: 2, a: 3}\n", 0, 3, 29, "steps[0].arguments",
 	  "key \"a\" appears twice (first on line 3)" },
 	{ "steps:\n  - run: x\n---\nsteps: []\n", 0, 3, 1, "", "a second YAML document" },
 	{ "steps:\n  - {? [a] : b}\n", 0, 2, 8, "steps[0]", "a key must be a string" },
 	{ "steps:\n  - run: \"a\0b\"\n", 20, 2, 12, "steps[0].run", "control character U+0000" },
 	{ "steps:\n  - run: \"a\xc0\xafz\"\n", 0, 2, 12, "steps[0].run", "byte 0xc0 is not UTF-8" },
-	{ "steps:\n  - run: \"a\xed\xa0\x80z\"\n", 0, 2, 12, "steps[0].run", "byte 0xed is not UTF-8" },
+	{ "steps:\n  - run: \"a\xed\xa0\x80z\"\n", 0, 2, 12, "steps[0].run",
+	  "byte 0xed is not UTF-8" },
 	{ "\xef\xbb\xbfsteps:\n  - run: \"\xc3\xa9\"\n", 0, 0, 0, NULL, NULL },
 	{ "", 0, 1, 1, "", "the file is empty" },
-	{ "name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nsteps: [{run: x}]\n",
+	{ "name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nsteps: [{run: "
+	  "x}]\n",
 	  0, 1, 7, "name", "65 characters; a name is at most 64" },
 	{ "machine: {disks: [{id: d, bus: nvme, size: 1M, image: a/../../b}]}\nsteps: [{run: x}]\n",
 	  0, 1, 55, "machine.disks[0].image", "is not inside the scenario's folder" },
@@ -389,12 +419,12 @@ static const struct buf_case {
 	{ "steps: [{qmp: migrate, arguments: {uri: \"exec:touch /tmp/x\"}}]\n", 0, 1, 15,
 	  "steps[0].qmp", "migrate reaches past the guest to the host" },
 	{ "steps: [{qmp: '{\"execute\": \"dump-guest-memory\", \"arguments\": {\"paging\": false, "
-	  "\"protocol\": \"file:/tmp/x\"}}'}]\n", 0, 1, 15, "steps[0].qmp",
-	  "dump-guest-memory reaches past the guest" },
+	  "\"protocol\": \"file:/tmp/x\"}}'}]\n",
+	  0, 1, 15, "steps[0].qmp", "dump-guest-memory reaches past the guest" },
 	{ "steps: [{qmp: human-monitor-command, arguments: {command-line: \"migrate exec:id\"}}]\n",
 	  0, 1, 15, "steps[0].qmp", "takes only \"info ...\"" },
-	{ "steps: [{qmp: human-monitor-command, arguments: {command-line: \"info numa\"}}]\n", 0,
-	  0, 0, NULL, NULL },
+	{ "steps: [{qmp: human-monitor-command, arguments: {command-line: \"info numa\"}}]\n", 0, 0,
+	  0, NULL, NULL },
 	{ "steps: [{qmp: device_add, arguments: {driver: loader, file: /etc/shadow}}]\n", 0, 1, 15,
 	  "steps[0].qmp", "device_add reaches past" },
 };
@@ -513,18 +543,12 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_numa_distances),
-		cmocka_unit_test(test_steps),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_error_format),
-		cmocka_unit_test(test_multipath),
-		cmocka_unit_test(test_library),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size),
+		cmocka_unit_test(test_minimal),	       cmocka_unit_test(test_full),
+		cmocka_unit_test(test_numa_distances), cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_bad_inputs),     cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_error_format),   cmocka_unit_test(test_multipath),
+		cmocka_unit_test(test_library),	       cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_counts), cmocka_unit_test(test_hostile_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,12 +26,12 @@
 /* a test that would deadlock fails instead of hanging the suite */
 #define TEST_ALARM_S 30
 
-static char *const sh_out_err[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+static char *const sh_out_err[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
 
 static void test_capture(void **state)
 {
-	struct child_process cp = {.argv = sh_out_err};
-	struct spawn_buf out = {0}, err = {0};
+	struct child_process cp = { .argv = sh_out_err };
+	struct spawn_buf out = { 0 }, err = { 0 };
 
 	(void)state;
 	assert_int_equal(pipe_command(&cp, NULL, 0, &out, &err, 10000), 3);
@@ -48,11 +48,11 @@ static void test_capture(void **state)
  * after (a pipe holds 64 KiB), so this deadlocks unless both go at once. */
 static void test_feed_big(void **state)
 {
-	char *const argv[] = {"cat", NULL};
-	struct child_process cp = {.argv = argv};
+	char *const argv[] = { "cat", NULL };
+	struct child_process cp = { .argv = argv };
 	size_t n = 1 << 20;
 	char *in = malloc(n);
-	struct spawn_buf out = {0};
+	struct spawn_buf out = { 0 };
 
 	(void)state;
 	for (size_t i = 0; i < n; i++)
@@ -68,19 +68,20 @@ static void test_feed_big(void **state)
 
 static void test_exit_status(void **state)
 {
-	char *const killed[] = {"sh", "-c", "kill -9 $$", NULL};
-	char *const ok[] = {"true", NULL};
-	struct child_process cp = {.argv = killed};
+	char *const killed[] = { "sh", "-c", "kill -9 $$", NULL };
+	char *const ok[] = { "true", NULL };
+	struct child_process cp = { .argv = killed };
 	char why[64];
 
 	(void)state;
 	assert_int_equal(run_command(&cp, -1), 128 + SIGKILL);
 	spawn_describe(cp.status, why, sizeof(why));
 	assert_string_equal(why, "killed by signal 9");
-	cp = (struct child_process){.argv = ok};
+	cp = (struct child_process){ .argv = ok };
 	assert_int_equal(run_command(&cp, 5000), 0);
-	cp = (struct child_process){
-	    .argv = sh_out_err, .out.how = SPAWN_NULL, .err.how = SPAWN_NULL};
+	cp = (struct child_process){ .argv = sh_out_err,
+				     .out.how = SPAWN_NULL,
+				     .err.how = SPAWN_NULL };
 	assert_int_equal(run_command(&cp, 5000), 3);
 	spawn_describe(cp.status, why, sizeof(why));
 	assert_string_equal(why, "exited with status 3");
@@ -114,11 +115,12 @@ static bool gone(pid_t pid)
  * after it does). */
 static void deadline_kills_group(bool hold)
 {
-	char *const argv[] = {
-	    "sh", "-c",
-	    hold ? "sleep 100 & echo $!; wait" : "sleep 100 >/dev/null 2>&1 & echo $!; wait", NULL};
-	struct child_process cp = {.argv = argv, .own_group = true};
-	struct spawn_buf out = {0};
+	char *const argv[] = { "sh", "-c",
+			       hold ? "sleep 100 & echo $!; wait"
+				    : "sleep 100 >/dev/null 2>&1 & echo $!; wait",
+			       NULL };
+	struct child_process cp = { .argv = argv, .own_group = true };
+	struct spawn_buf out = { 0 };
 	int64_t t0 = now_ms();
 	pid_t grandchild;
 
@@ -148,7 +150,7 @@ static void test_deadline_wait(void **state)
  * THP-DISABLED SIGINT-IGNORED". */
 static void report(struct child_process *cp, struct spawn_buf *out)
 {
-	char *const argv[] = {"/proc/self/exe", "--report", NULL};
+	char *const argv[] = { "/proc/self/exe", "--report", NULL };
 
 	cp->argv = argv;
 	assert_int_equal(pipe_command(cp, NULL, 0, out, NULL, 10000), 0);
@@ -156,8 +158,8 @@ static void report(struct child_process *cp, struct spawn_buf *out)
 
 static void test_policy(void **state)
 {
-	struct child_process cp = {.own_group = true};
-	struct spawn_buf out = {0};
+	struct child_process cp = { .own_group = true };
+	struct spawn_buf out = { 0 };
 	int pgrp, sig;
 
 	(void)state;
@@ -168,8 +170,8 @@ static void test_policy(void **state)
 	free(out.buf);
 
 	/* the image build stays in ktb's group, dying with it all the same */
-	cp = (struct child_process){.own_group = false};
-	out = (struct spawn_buf){0};
+	cp = (struct child_process){ .own_group = false };
+	out = (struct spawn_buf){ 0 };
 	report(&cp, &out);
 	assert_int_equal(sscanf(out.buf, "%d %d", &pgrp, &sig), 2);
 	assert_int_equal(pgrp, getpgrp());
@@ -177,8 +179,8 @@ static void test_policy(void **state)
 	free(out.buf);
 
 	/* the guardian's exception */
-	cp = (struct child_process){.no_death_signal = true};
-	out = (struct spawn_buf){0};
+	cp = (struct child_process){ .no_death_signal = true };
+	out = (struct spawn_buf){ 0 };
 	report(&cp, &out);
 	assert_int_equal(sscanf(out.buf, "%d %d", &pgrp, &sig), 2);
 	assert_int_equal(sig, 0);
@@ -189,8 +191,8 @@ static void test_policy(void **state)
  * the Ctrl-C that is the guest's, any other child takes SIGINT as usual. */
 static void test_thp_interactive(void **state)
 {
-	struct child_process cp = {.no_thp = true, .interactive = true};
-	struct spawn_buf out = {0};
+	struct child_process cp = { .no_thp = true, .interactive = true };
+	struct spawn_buf out = { 0 };
 	int pgrp, sig, thp, ign;
 
 	(void)state;
@@ -199,8 +201,8 @@ static void test_thp_interactive(void **state)
 	assert_int_equal(thp, 1);
 	assert_int_equal(ign, 1);
 	free(out.buf);
-	cp = (struct child_process){0};
-	out = (struct spawn_buf){0};
+	cp = (struct child_process){ 0 };
+	out = (struct spawn_buf){ 0 };
 	signal(SIGINT, SIG_IGN); /* as inherited: exec keeps an ignored signal ignored */
 	report(&cp, &out);
 	signal(SIGINT, SIG_DFL);
@@ -214,13 +216,13 @@ static void test_thp_interactive(void **state)
  * where stdout goes; stdin from a file. */
 static void test_fd_stdout_file_in(void **state)
 {
-	char *const argv[] = {"sh", "-c", "echo out; echo err >&2; cat", NULL};
+	char *const argv[] = { "sh", "-c", "echo out; echo err >&2; cat", NULL };
 	char path[] = "/tmp/ktb-spawn-log-XXXXXX", *text;
 	int fd = mkstemp(path);
-	struct child_process cp = {.argv = argv,
-				   .in = {.how = SPAWN_FILE, .path = "/proc/self/comm"},
-				   .out = {.how = SPAWN_FD, .fd = fd},
-				   .err.how = SPAWN_STDOUT};
+	struct child_process cp = { .argv = argv,
+				    .in = { .how = SPAWN_FILE, .path = "/proc/self/comm" },
+				    .out = { .how = SPAWN_FD, .fd = fd },
+				    .err.how = SPAWN_STDOUT };
 	size_t n;
 
 	(void)state;
@@ -249,8 +251,8 @@ static void on_reaped(pid_t pgid)
 
 static void test_observer(void **state)
 {
-	char *const argv[] = {"true", NULL};
-	struct child_process cp = {.argv = argv, .own_group = true};
+	char *const argv[] = { "true", NULL };
+	struct child_process cp = { .argv = argv, .own_group = true };
 
 	(void)state;
 	spawn_set_group_observer(on_started, on_reaped);
@@ -261,7 +263,7 @@ static void test_observer(void **state)
 	assert_int_equal(told_reaped, cp.pid);
 	/* a child in ktb's own group is no group to tell */
 	told_started = told_reaped = 0;
-	cp = (struct child_process){.argv = argv};
+	cp = (struct child_process){ .argv = argv };
 	assert_int_equal(run_command(&cp, 5000), 0);
 	assert_int_equal(told_started, 0);
 	assert_int_equal(told_reaped, 0);
@@ -270,16 +272,16 @@ static void test_observer(void **state)
 
 static void test_missing(void **state)
 {
-	char *const argv[] = {"ktb-no-such-program", NULL};
-	char *const ok[] = {"true", NULL};
-	struct child_process cp = {.argv = argv, .own_group = true};
+	char *const argv[] = { "ktb-no-such-program", NULL };
+	char *const ok[] = { "true", NULL };
+	struct child_process cp = { .argv = argv, .own_group = true };
 	char why[128];
 
 	(void)state;
 	assert_int_equal(start_command(&cp), -ENOENT);
 	assert_true(cp.exited); /* and reaped */
 	assert_int_equal(run_command(&cp, 1000), -ENOENT);
-	cp = (struct child_process){.argv = ok, .dir = "/nonexistent/dir"};
+	cp = (struct child_process){ .argv = ok, .dir = "/nonexistent/dir" };
 	assert_int_equal(run_command(&cp, 1000), -ENOENT);
 	assert_int_equal(spawn_tool(argv, why, sizeof(why), NULL), -ENOENT);
 	assert_string_equal(why, "cannot run ktb-no-such-program: No such file or directory");
@@ -287,9 +289,9 @@ static void test_missing(void **state)
 
 static void test_tool_env_dir_file(void **state)
 {
-	char *const fails[] = {"sh", "-c", "echo first >&2; echo second >&2; exit 1", NULL};
-	char *const pwd_env[] = {"sh", "-c", "echo $PWD $KTB_SPAWN_T${HOME:-unset}", NULL};
-	const char *const env[] = {"KTB_SPAWN_T=set", "HOME", NULL};
+	char *const fails[] = { "sh", "-c", "echo first >&2; echo second >&2; exit 1", NULL };
+	char *const pwd_env[] = { "sh", "-c", "echo $PWD $KTB_SPAWN_T${HOME:-unset}", NULL };
+	const char *const env[] = { "KTB_SPAWN_T=set", "HOME", NULL };
 	char tmpl[] = "/tmp/ktb-spawn-XXXXXX", why[64], *path, *text;
 	struct child_process cp;
 	size_t n;
@@ -300,10 +302,10 @@ static void test_tool_env_dir_file(void **state)
 	assert_non_null(mkdtemp(tmpl));
 	path = xasprintf("%s/out.log", tmpl);
 	for (int i = 0; i < 2; i++) {
-		cp = (struct child_process){.argv = pwd_env,
-					    .env = env,
-					    .dir = tmpl,
-					    .out = {.how = SPAWN_FILE, .path = path}};
+		cp = (struct child_process){ .argv = pwd_env,
+					     .env = env,
+					     .dir = tmpl,
+					     .out = { .how = SPAWN_FILE, .path = path } };
 		assert_int_equal(run_command(&cp, 5000), 0);
 	}
 	text = read_file(path, &n);
@@ -325,8 +327,8 @@ static int cancel_now(void)
 
 static void test_cancel(void **state)
 {
-	char *const argv[] = {"sleep", "100", NULL};
-	struct child_process cp = {.argv = argv, .own_group = true, .cancel = cancel_now};
+	char *const argv[] = { "sleep", "100", NULL };
+	struct child_process cp = { .argv = argv, .own_group = true, .cancel = cancel_now };
 	int64_t t0 = now_ms();
 
 	(void)state;
@@ -347,13 +349,13 @@ static int async_fn(void *arg)
 
 static void test_async(void **state)
 {
-	struct child_process cp = {.own_group = true};
+	struct child_process cp = { .own_group = true };
 	int arg = 42;
 
 	(void)state;
 	assert_int_equal(start_async(&cp, async_fn, &arg), 0);
 	assert_int_equal(finish_command(&cp, 5000), 100 + SIGKILL);
-	cp = (struct child_process){.no_death_signal = true};
+	cp = (struct child_process){ .no_death_signal = true };
 	assert_int_equal(start_async(&cp, async_fn, &arg), 0);
 	assert_int_equal(finish_command(&cp, 5000), 100);
 }
@@ -366,7 +368,7 @@ static int async_write(void *arg)
 /* a forked function's stdout into a pipe, as for a program */
 static void test_async_pipe(void **state)
 {
-	struct child_process cp = {.out.how = SPAWN_PIPE, .own_group = true};
+	struct child_process cp = { .out.how = SPAWN_PIPE, .own_group = true };
 	char buf[16] = "";
 
 	(void)state;
@@ -381,20 +383,20 @@ static void test_async_pipe(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_capture),
-	    cmocka_unit_test(test_feed_big),
-	    cmocka_unit_test(test_exit_status),
-	    cmocka_unit_test(test_deadline_pump),
-	    cmocka_unit_test(test_deadline_wait),
-	    cmocka_unit_test(test_policy),
-	    cmocka_unit_test(test_thp_interactive),
-	    cmocka_unit_test(test_fd_stdout_file_in),
-	    cmocka_unit_test(test_observer),
-	    cmocka_unit_test(test_missing),
-	    cmocka_unit_test(test_tool_env_dir_file),
-	    cmocka_unit_test(test_cancel),
-	    cmocka_unit_test(test_async),
-	    cmocka_unit_test(test_async_pipe),
+		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_feed_big),
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_deadline_pump),
+		cmocka_unit_test(test_deadline_wait),
+		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_thp_interactive),
+		cmocka_unit_test(test_fd_stdout_file_in),
+		cmocka_unit_test(test_observer),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_tool_env_dir_file),
+		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_async),
+		cmocka_unit_test(test_async_pipe),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "--report")) {

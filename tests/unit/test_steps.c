@@ -25,10 +25,11 @@ static void test_kind_keys(void **state)
 	static const struct {
 		const char *key, *kind, *value;
 	} keys[] = {
-	    {"for", "wait", "x"},	{"arguments", "qmp", "{}"},  {"wake", "suspend", "x"},
-	    {"after", "suspend", "x"},	{"pm_test", "suspend", "x"}, {"cycles", "suspend", "2"},
-	    {"as", "measure", "x"},	{"since", "measure", "x"},   {"within", "measure", "x"},
-	    {"settle", "measure", "x"},
+		{ "for", "wait", "x" },	       { "arguments", "qmp", "{}" },
+		{ "wake", "suspend", "x" },    { "after", "suspend", "x" },
+		{ "pm_test", "suspend", "x" }, { "cycles", "suspend", "2" },
+		{ "as", "measure", "x" },      { "since", "measure", "x" },
+		{ "within", "measure", "x" },  { "settle", "measure", "x" },
 	};
 	struct scenario_error err;
 	struct scenario *s;
@@ -57,12 +58,12 @@ static void test_kind_keys(void **state)
 static void test_table(void **state)
 {
 	static const unsigned needs[STEP_KIND_COUNT] = {
-	    [STEP_SUSPEND] = NEEDS_SLEEP,
-	    [STEP_FAIL_PATH] = NEEDS_MULTIPATH_DISK,
-	    [STEP_RESTORE_PATH] = NEEDS_MULTIPATH_DISK,
-	    [STEP_BALLOON] = NEEDS_BALLOON,
-	    [STEP_POWER_LOSS] = NEEDS_HYBRID_DISK,
-	    [STEP_HYBRID_STATS] = NEEDS_HYBRID_DISK,
+		[STEP_SUSPEND] = NEEDS_SLEEP,
+		[STEP_FAIL_PATH] = NEEDS_MULTIPATH_DISK,
+		[STEP_RESTORE_PATH] = NEEDS_MULTIPATH_DISK,
+		[STEP_BALLOON] = NEEDS_BALLOON,
+		[STEP_POWER_LOSS] = NEEDS_HYBRID_DISK,
+		[STEP_HYBRID_STATS] = NEEDS_HYBRID_DISK,
 	};
 
 	(void)state;
@@ -96,7 +97,7 @@ static void test_run_exit(void **state)
 {
 	struct step_result sr;
 	int one = 1;
-	struct expect e = {.exit = &one};
+	struct expect e = { .exit = &one };
 
 	(void)state;
 	/* no expect: exit 0 passes, anything else fails */
@@ -120,8 +121,8 @@ static void test_run_exit(void **state)
 static void test_run_stdout_json(void **state)
 {
 	struct step_result sr;
-	struct expect re = {.stdout_re = "^size [0-9]+$"};
-	struct expect js = {.json = json_pack("{s:{s:i}}", "blocks", "ge", 8)};
+	struct expect re = { .stdout_re = "^size [0-9]+$" };
+	struct expect js = { .json = json_pack("{s:{s:i}}", "blocks", "ge", 8) };
 
 	(void)state;
 	judge(&sr, 0, "name x\nsize 42\n", &re);
@@ -172,7 +173,7 @@ static void test_wait(void **state)
 
 static void test_qmp_split(void **state)
 {
-	struct step st = {.qmp = "query-status"};
+	struct step st = { .qmp = "query-status" };
 	json_t *args = NULL;
 	char *cmd = NULL;
 
@@ -202,8 +203,8 @@ static void test_qmp_split(void **state)
 
 static void test_qmp_reply(void **state)
 {
-	struct step_result sr = {0};
-	struct expect running = {.json = json_pack("{s:s}", "status", "running")};
+	struct step_result sr = { 0 };
+	struct expect running = { .json = json_pack("{s:s}", "status", "running") };
 
 	(void)state;
 	/* a return value: exit 0, compact JSON as stdout and data */
@@ -237,10 +238,10 @@ static void test_qmp_reply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),     cmocka_unit_test(test_kind_keys),
-	    cmocka_unit_test(test_run_exit),  cmocka_unit_test(test_run_stdout_json),
-	    cmocka_unit_test(test_wait),      cmocka_unit_test(test_qmp_split),
-	    cmocka_unit_test(test_qmp_reply),
+		cmocka_unit_test(test_table),	  cmocka_unit_test(test_kind_keys),
+		cmocka_unit_test(test_run_exit),  cmocka_unit_test(test_run_stdout_json),
+		cmocka_unit_test(test_wait),	  cmocka_unit_test(test_qmp_split),
+		cmocka_unit_test(test_qmp_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ static void test_balloon_reached(void **state)
 static void test_balloon_memtotal(void **state)
 {
 	/* 512M machine, MemTotal 480M; the balloon takes 256M */
-	struct balloon_run b = {.actual0 = 512 * MB, .memtotal0 = 480 * MB, .actual = 256 * MB};
+	struct balloon_run b = { .actual0 = 512 * MB, .memtotal0 = 480 * MB, .actual = 256 * MB };
 	int64_t want = balloon_memtotal_expected(&b);
 
 	(void)state;
@@ -51,7 +51,7 @@ static void test_balloon_memtotal(void **state)
 
 static void test_balloon_miss(void **state)
 {
-	struct balloon_run b = {.actual = 300 * MB, .memtotal = 400 * MB, .expected = 224 * MB};
+	struct balloon_run b = { .actual = 300 * MB, .memtotal = 400 * MB, .expected = 224 * MB };
 	char *m;
 
 	(void)state;
@@ -69,13 +69,13 @@ static void test_balloon_miss(void **state)
 
 static void test_balloon_json(void **state)
 {
-	struct balloon_run b = {.target = 256 * MB,
-				.actual = 256 * MB,
-				.memtotal0 = 480 * MB,
-				.memtotal = 225 * MB,
-				.expected = 224 * MB,
-				.target_ms = 300,
-				.memtotal_ms = 900};
+	struct balloon_run b = { .target = 256 * MB,
+				 .actual = 256 * MB,
+				 .memtotal0 = 480 * MB,
+				 .memtotal = 225 * MB,
+				 .expected = 224 * MB,
+				 .target_ms = 300,
+				 .memtotal_ms = 900 };
 	json_t *j = balloon_json(&b);
 
 	(void)state;
@@ -91,11 +91,11 @@ static void test_balloon_json(void **state)
 
 static void test_measure_json(void **state)
 {
-	struct rss_sample r = {.rss = 300 * MB,
-			       .min_rss = 290 * MB,
-			       .samples = 3,
-			       .waited_ms = 1000,
-			       .settled_ms = -1};
+	struct rss_sample r = { .rss = 300 * MB,
+				.min_rss = 290 * MB,
+				.samples = 3,
+				.waited_ms = 1000,
+				.settled_ms = -1 };
 	json_t *base = json_integer(350), *j;
 
 	(void)state;
@@ -124,11 +124,12 @@ static void test_measure_json(void **state)
 
 static void test_measure_judge(void **state)
 {
-	struct expect dropped = {.json = json_pack("{s:{s:i}}", "delta_mb", "le", -40)};
-	struct step_result sr = {0};
+	struct expect dropped = { .json = json_pack("{s:{s:i}}", "delta_mb", "le", -40) };
+	struct step_result sr = { 0 };
 	json_t *base = json_integer(350);
 	struct rss_sample r = {
-	    .rss = 330 * MB, .min_rss = 330 * MB, .samples = 1, .settled_ms = -1};
+		.rss = 330 * MB, .min_rss = 330 * MB, .samples = 1, .settled_ms = -1
+	};
 
 	(void)state;
 	/* not yet, time left: keep sampling */
@@ -163,7 +164,7 @@ static void test_measure_judge(void **state)
 
 static void test_rss_steady(void **state)
 {
-	int64_t w[RSS_STEADY_SAMPLES] = {100 * MB, 101 * MB, 102 * MB, 100 * MB}, lo, hi;
+	int64_t w[RSS_STEADY_SAMPLES] = { 100 * MB, 101 * MB, 102 * MB, 100 * MB }, lo, hi;
 
 	(void)state;
 	/* too few samples yet */
@@ -189,10 +190,10 @@ static void test_rss_steady(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_balloon_reached), cmocka_unit_test(test_balloon_memtotal),
-	    cmocka_unit_test(test_balloon_miss),    cmocka_unit_test(test_balloon_json),
-	    cmocka_unit_test(test_measure_json),    cmocka_unit_test(test_measure_judge),
-	    cmocka_unit_test(test_rss_steady),
+		cmocka_unit_test(test_balloon_reached), cmocka_unit_test(test_balloon_memtotal),
+		cmocka_unit_test(test_balloon_miss),	cmocka_unit_test(test_balloon_json),
+		cmocka_unit_test(test_measure_json),	cmocka_unit_test(test_measure_judge),
+		cmocka_unit_test(test_rss_steady),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

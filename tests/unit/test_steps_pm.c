@@ -57,7 +57,7 @@ static void test_unreached(void **state)
 
 static void test_entries(void **state)
 {
-	struct step st = {.cycles = 3, .sleep_state = SLEEP_STATE_S3};
+	struct step st = { .cycles = 3, .sleep_state = SLEEP_STATE_S3 };
 	char *m;
 
 	(void)state;
@@ -125,8 +125,8 @@ static void test_wakeup(void **state)
 
 static void test_cycle_json(void **state)
 {
-	struct sleep_cycle cy = {.suspend_ms = 120, .resume_ms = 340, .cycle_ms = 1500};
-	struct step st = {.cycles = 1};
+	struct sleep_cycle cy = { .suspend_ms = 120, .resume_ms = 340, .cycle_ms = 1500 };
+	struct step st = { .cycles = 1 };
 	json_t *j = pm_cycle_json(1, &cy, &st);
 
 	(void)state;
@@ -171,10 +171,10 @@ static void test_median(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_refusal), cmocka_unit_test(test_unreached),
-	    cmocka_unit_test(test_entries), cmocka_unit_test(test_hib_restored),
-	    cmocka_unit_test(test_wakeup),  cmocka_unit_test(test_cycle_json),
-	    cmocka_unit_test(test_median),
+		cmocka_unit_test(test_refusal), cmocka_unit_test(test_unreached),
+		cmocka_unit_test(test_entries), cmocka_unit_test(test_hib_restored),
+		cmocka_unit_test(test_wakeup),	cmocka_unit_test(test_cycle_json),
+		cmocka_unit_test(test_median),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,9 +18,9 @@
 
 static void test_hits(void **state)
 {
-	struct disk h1 = {.id = "h1", .bus = DISK_BUS_HYBRID};
-	struct disk h2 = {.id = "h2", .bus = DISK_BUS_HYBRID};
-	struct disk v = {.id = "v", .bus = DISK_BUS_VIRTIO};
+	struct disk h1 = { .id = "h1", .bus = DISK_BUS_HYBRID };
+	struct disk h2 = { .id = "h2", .bus = DISK_BUS_HYBRID };
+	struct disk v = { .id = "v", .bus = DISK_BUS_VIRTIO };
 
 	(void)state;
 	assert_true(power_loss_hits("all", &h1));
@@ -73,8 +73,8 @@ static void test_lost_blocks(void **state)
 
 static void test_hybrid_stats(void **state)
 {
-	struct expect flushed = {.json = json_pack("{s:{s:i}}", "flushes", "ge", 1)};
-	struct step_result sr = {0};
+	struct expect flushed = { .json = json_pack("{s:{s:i}}", "flushes", "ge", 1) };
+	struct step_result sr = { 0 };
 
 	(void)state;
 	hybrid_stats_judge(&sr, "h1", NULL, &flushed);
@@ -103,12 +103,12 @@ static void test_hybrid_stats(void **state)
 static void test_power_loss_restart_fails(void **state)
 {
 	char tmpl[] = "/tmp/ktb-test-power-loss-XXXXXX";
-	struct machine m = {.cpus = 1, .memory_bytes = 512ull << 20};
-	struct scenario s = {.name = "power-loss", .machine = &m};
-	struct scenario_result r = {.metrics = json_object()};
-	struct step st = {.power_loss = "all"};
-	struct step_result sr = {.exit_code = -1};
-	struct run_ctx c = {.s = &s, .r = &r, .append = "quiet"};
+	struct machine m = { .cpus = 1, .memory_bytes = 512ull << 20 };
+	struct scenario s = { .name = "power-loss", .machine = &m };
+	struct scenario_result r = { .metrics = json_object() };
+	struct step st = { .power_loss = "all" };
+	struct step_result sr = { .exit_code = -1 };
+	struct run_ctx c = { .s = &s, .r = &r, .append = "quiet" };
 	char *workdir = mkdtemp(tmpl), *path = getenv("PATH");
 
 	(void)state;
@@ -117,8 +117,8 @@ static void test_power_loss_restart_fails(void **state)
 	/* no QEMU to find: the restart fails as it starts the machine */
 	setenv("PATH", workdir, 1);
 	c.workdir = workdir;
-	c.vm.cfg = (struct vm_config){.machine = &m, .workdir = workdir, .sig_fd = -1};
-	c.vm.proc = (struct proc){.pid = -1, .out_fd = -1};
+	c.vm.cfg = (struct vm_config){ .machine = &m, .workdir = workdir, .sig_fd = -1 };
+	c.vm.proc = (struct proc){ .pid = -1, .out_fd = -1 };
 	step_power_loss_ops.run(&c, &st, &sr, now_ms() + 10000);
 	if (path)
 		setenv("PATH", path, 1);
@@ -138,10 +138,10 @@ static void test_power_loss_restart_fails(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hits),
-	    cmocka_unit_test(test_lost_blocks),
-	    cmocka_unit_test(test_hybrid_stats),
-	    cmocka_unit_test(test_power_loss_restart_fails),
+		cmocka_unit_test(test_hits),
+		cmocka_unit_test(test_lost_blocks),
+		cmocka_unit_test(test_hybrid_stats),
+		cmocka_unit_test(test_power_loss_restart_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,15 +18,15 @@
 
 static void test_kernel_arg(void **state)
 {
-	struct multipath bio = {MULTIPATH_BIO, MULTIPATH_FAIL};
+	struct multipath bio = { MULTIPATH_BIO, MULTIPATH_FAIL };
 	struct disk disks[] = {
-	    {.id = "boot", .bus = DISK_BUS_VIRTIO, .size = "1M"},
-	    {.id = "nv", .bus = DISK_BUS_NVME, .size = "1M", .paths = 2},
-	    {.id = "one", .bus = DISK_BUS_SCSI, .size = "1M"},
-	    {.id = "a", .bus = DISK_BUS_SCSI, .size = "1M", .paths = 2},
-	    {.id = "b", .bus = DISK_BUS_SCSI, .size = "1M", .paths = 3, .multipath = &bio},
+		{ .id = "boot", .bus = DISK_BUS_VIRTIO, .size = "1M" },
+		{ .id = "nv", .bus = DISK_BUS_NVME, .size = "1M", .paths = 2 },
+		{ .id = "one", .bus = DISK_BUS_SCSI, .size = "1M" },
+		{ .id = "a", .bus = DISK_BUS_SCSI, .size = "1M", .paths = 2 },
+		{ .id = "b", .bus = DISK_BUS_SCSI, .size = "1M", .paths = 3, .multipath = &bio },
 	};
-	struct machine m = {.disks = disks, .disks_count = 3};
+	struct machine m = { .disks = disks, .disks_count = 3 };
 	char *cmdline;
 
 	(void)state;
@@ -57,10 +57,10 @@ static int judge(const char *text, unsigned path, bool up, bool before, char **w
 }
 
 static const char *const mp_no_device[] = {
-    "{\"id\":\"data\",\"multipath\":null}",
-    "{\"id\":\"data\"}",
-    "{\"id\":\"data\",\"multipath\":{\"kind\":\"\",\"list\":[]}}",
-    "{}",
+	"{\"id\":\"data\",\"multipath\":null}",
+	"{\"id\":\"data\"}",
+	"{\"id\":\"data\",\"multipath\":{\"kind\":\"\",\"list\":[]}}",
+	"{}",
 };
 
 /* Two controllers the kernel did not join (nvme_core.multipath=N) are two
@@ -105,12 +105,12 @@ static void test_judge_before_fail(void **state)
 		const char *probe;
 		const char *why; /* NULL: may act */
 	} rows[] = {
-	    {MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"live\",\"active\":true}"), NULL},
-	    {MP_HEAD(MP_P0), "shows no such path"},
-	    {MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"deleting\",\"active\":false}"),
-	     "shows it not active"},
-	    {MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"live\"}"), "shows it not active"},
-	    {MP_HEAD(""), "shows no such path"},
+		{ MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"live\",\"active\":true}"), NULL },
+		{ MP_HEAD(MP_P0), "shows no such path" },
+		{ MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"deleting\",\"active\":false}"),
+		  "shows it not active" },
+		{ MP_HEAD(MP_P0 ",{\"path\":1,\"state\":\"live\"}"), "shows it not active" },
+		{ MP_HEAD(""), "shows no such path" },
 	};
 	char *why;
 
@@ -153,10 +153,10 @@ static void test_judge_effect(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kernel_arg),
-	    cmocka_unit_test(test_judge_no_device),
-	    cmocka_unit_test(test_judge_before_fail),
-	    cmocka_unit_test(test_judge_effect),
+		cmocka_unit_test(test_kernel_arg),
+		cmocka_unit_test(test_judge_no_device),
+		cmocka_unit_test(test_judge_before_fail),
+		cmocka_unit_test(test_judge_effect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

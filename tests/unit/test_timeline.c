@@ -20,7 +20,6 @@
 #include "test_data.h"
 #include "xml_check.h"
 
-
 /* The SVG of one cycle of @log, as a string; asserts timeline_svg's @want. */
 static char *render(const char *log, size_t cycle, int want)
 {
@@ -40,22 +39,22 @@ static char *render(const char *log, size_t cycle, int want)
 static void test_s3_picture(void **state)
 {
 	static const char *const want[] = {
-	    "sync",
-	    "freeze_user",
-	    "freeze_kernel",
-	    "suspend_late",
-	    "suspend_noirq",
-	    "resume_noirq",
-	    "resume_early",
-	    "thaw_tasks",
-	    "S3 sleep",
-	    "S3 (deep)",
-	    "virtio-pci 0000:00:01.0",
-	    "pci_pm_suspend",
-	    "5.92 ms",
-	    "6.21 ms",
-	    "Slowest suspend callbacks",
-	    "Slowest resume callbacks",
+		"sync",
+		"freeze_user",
+		"freeze_kernel",
+		"suspend_late",
+		"suspend_noirq",
+		"resume_noirq",
+		"resume_early",
+		"thaw_tasks",
+		"S3 sleep",
+		"S3 (deep)",
+		"virtio-pci 0000:00:01.0",
+		"pci_pm_suspend",
+		"5.92 ms",
+		"6.21 ms",
+		"Slowest suspend callbacks",
+		"Slowest resume callbacks",
 	};
 	char *log = sample("s3-deep.txt"), *svg = render(log, 0, 0);
 
@@ -138,9 +137,9 @@ static void test_hostile_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_s3_picture),
-	    cmocka_unit_test(test_phases_only), cmocka_unit_test(test_pm_test_cycles),
-	    cmocka_unit_test(test_no_cycles),	cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_s3_picture),     cmocka_unit_test(test_phases_only),
+		cmocka_unit_test(test_pm_test_cycles), cmocka_unit_test(test_no_cycles),
+		cmocka_unit_test(test_hostile_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

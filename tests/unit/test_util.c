@@ -43,8 +43,8 @@ static void test_trim(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_trim_len),
-	    cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_trim_len),
+		cmocka_unit_test(test_trim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,8 +17,11 @@ static bool xml_chars_legal(const unsigned char *s)
 {
 	while (*s) {
 		unsigned long cp;
-		int n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 :
-			(*s & 0xf8) == 0xf0 ? 4 : 0;
+		int n = *s < 0x80	      ? 1
+			: (*s & 0xe0) == 0xc0 ? 2
+			: (*s & 0xf0) == 0xe0 ? 3
+			: (*s & 0xf8) == 0xf0 ? 4
+					      : 0;
 
 		if (!n)
 			return false;
@@ -162,7 +165,8 @@ static bool xml_wellformed(const char *doc)
 		if (p[1] == '/') {
 			size_t n = xml_name(p + 2);
 
-			if (!depth || !n || strncmp(p + 2, stack[depth - 1], n) || stack[depth - 1][n])
+			if (!depth || !n || strncmp(p + 2, stack[depth - 1], n) ||
+			    stack[depth - 1][n])
 				return false;
 			p += 2 + n;
 			xml_space(&p);

@@ -15,26 +15,28 @@
 		.rotational = rot                                                                  \
 	}
 static struct disk all[] = {
-    D("v512n", VIRTIO, "64M", 512N, 0), D("v512e", VIRTIO, "64M", 512E, 0),
-    D("v4kn", VIRTIO, "64M", 4KN, 1),	D("s512n", SCSI, "64M", 512N, 0),
-    D("s512e", SCSI, "64M", 512E, 1),	D("s4kn", SCSI, "64M", 4KN, 0),
-    D("a512n", SATA, "64M", 512N, 0),	D("a512e", SATA, "64M", 512E, 1),
-    D("nvme", NVME, "64M", 4KN, 0),
+	D("v512n", VIRTIO, "64M", 512N, 0), D("v512e", VIRTIO, "64M", 512E, 0),
+	D("v4kn", VIRTIO, "64M", 4KN, 1),   D("s512n", SCSI, "64M", 512N, 0),
+	D("s512e", SCSI, "64M", 512E, 1),   D("s4kn", SCSI, "64M", 4KN, 0),
+	D("a512n", SATA, "64M", 512N, 0),   D("a512e", SATA, "64M", 512E, 1),
+	D("nvme", NVME, "64M", 4KN, 0),
 };
-static unsigned c0[] = {0, 1, 4}, c1[] = {2, 3, 5};
+static unsigned c0[] = { 0, 1, 4 }, c1[] = { 2, 3, 5 };
 static struct numa_node nodes[] = {
-    {c0, 3, "1G", 0},
-    {c1, 3, "512M", 0},
-    {NULL, 0, "512M", 0},
+	{ c0, 3, "1G", 0 },
+	{ c1, 3, "512M", 0 },
+	{ NULL, 0, "512M", 0 },
 };
-static unsigned dist[] = {10, 20, 30, 20, 10, 25, 30, 25, 10};
-static struct numa numa = {.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9};
+static unsigned dist[] = { 10, 20, 30, 20, 10, 25, 30, 25, 10 };
+static struct numa numa = {
+	.nodes = nodes, .nodes_count = 3, .distances = dist, .distances_count = 9
+};
 
 int main(int argc, char **argv)
 {
-	struct machine m = {.cpus = 2, .memory = "1G"};
-	struct hw_launch l = {.disk_dir = argc > 2 ? argv[2] : ".", .run = spawn_tool};
-	struct hw_domain dom = {.name = argc > 3 ? argv[3] : "ktb-dump"};
+	struct machine m = { .cpus = 2, .memory = "1G" };
+	struct hw_launch l = { .disk_dir = argc > 2 ? argv[2] : ".", .run = spawn_tool };
+	struct hw_domain dom = { .name = argc > 3 ? argv[3] : "ktb-dump" };
 	struct hw_error err;
 	struct argv a;
 	char *xml = NULL;

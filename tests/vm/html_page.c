@@ -13,7 +13,7 @@ static int load_run(const char *path, struct run_result *r)
 	json_error_t err;
 	json_t *doc = json_load_file(path, 0, &err), *list, *v;
 	const char *started;
-	struct tm tm = {0};
+	struct tm tm = { 0 };
 	size_t i;
 
 	list = json_object_get(doc, "scenarios");
@@ -40,7 +40,7 @@ static int load_run(const char *path, struct run_result *r)
 
 int main(int argc, char **argv)
 {
-	struct run_result r = {0};
+	struct run_result r = { 0 };
 	FILE *f;
 	int ret = 1;
 
