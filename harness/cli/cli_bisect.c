@@ -56,19 +56,6 @@ static void bisect_usage(FILE *f)
 /* --------------------------------------------------------------------- */
 /* options */
 
-static int parse_num(const char *opt, const char *arg, long max, int *out)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*end || end == arg || v < 1 || v > max) {
-		fprintf(stderr, "ktb bisect: %s %s: give a number from 1 to %ld\n", opt, arg, max);
-		return KTB_EXIT_USAGE;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 {
 	static const struct option opts[] = {
@@ -95,11 +82,11 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 	while ((ch = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			if (parse_num("-j", optarg, 17, &c->jobs))
+			if (cli_count("bisect", "-j", optarg, 17, &c->jobs))
 				return KTB_EXIT_USAGE;
 			break;
 		case 'T':
-			if (parse_num("--tries", optarg, 100, &c->tries))
+			if (cli_count("bisect", "--tries", optarg, 100, &c->tries))
 				return KTB_EXIT_USAGE;
 			break;
 		case 'K':

@@ -155,19 +155,6 @@ static int parse_sleep(const char *s, unsigned *flags)
 	return ret;
 }
 
-static int parse_cpus(const char *s, unsigned *cpus)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || *end || v < 1 || v > 64) {
-		fprintf(stderr, "ktb boot: --cpus %s: give a number from 1 to 64\n", s);
-		return KTB_EXIT_USAGE;
-	}
-	*cpus = (unsigned)v;
-	return 0;
-}
-
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
 {
 	static const struct option opts[] = {
@@ -193,9 +180,13 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		case 'S':
 			c->scenario = optarg;
 			break;
-		case 'c':
-			r = parse_cpus(optarg, &c->m.cpus);
+		case 'c': {
+			int n = 0;
+
+			r = cli_count("boot", "--cpus", optarg, 64, &n) ? KTB_EXIT_USAGE : 0;
+			c->m.cpus = (unsigned)n;
 			break;
+		}
 		case 'M':
 			c->m.memory = xstrdup(optarg);
 			break;

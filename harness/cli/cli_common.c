@@ -194,3 +194,16 @@ bool accel_prepare(const struct image *img, bool quiet)
 		fprintf(stderr, "ktb: note: /dev/kvm does not work here (%s); using TCG\n", why);
 	return v == KVM_WORKS;
 }
+
+int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v < 1 || v > max) {
+		fprintf(stderr, "ktb %s: %s %s: give a number from 1 to %ld\n", cmd, opt, arg, max);
+		return -EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}

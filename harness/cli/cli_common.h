@@ -36,4 +36,9 @@ int image_prepare(const struct kernel_choice *k, struct image *img);
 /* Decide on KVM; prints a note when /dev/kvm exists but does not work. */
 bool accel_prepare(const struct image *img, bool quiet);
 
+/* A whole number from 1 to max given to option opt of `ktb cmd`: 0 with
+ * *out, or -EINVAL after "ktb CMD: OPT ARG: give a number from 1 to MAX" on
+ * stderr. */
+int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out);
+
 #endif

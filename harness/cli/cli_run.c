@@ -71,20 +71,6 @@ static void push_word(char ***v, size_t *n, char *w)
 	(*v)[*n] = NULL;
 }
 
-/* A whole number from 1 to max for option opt, or a message and -EINVAL. */
-static int parse_count(const char *opt, const char *arg, long max, int *out)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*end || end == arg || v < 1 || v > max) {
-		fprintf(stderr, "ktb run: %s %s: give a number from 1 to %ld\n", opt, arg, max);
-		return -EINVAL;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 /* --connect means libvirt; libvirt without --connect means this machine's
  * system daemon. */
 static int run_backend_check(struct run_cli *c)
@@ -160,7 +146,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			if (parse_count("-j", optarg, 64, &c->jobs))
+			if (cli_count("run", "-j", optarg, 64, &c->jobs))
 				return KTB_EXIT_USAGE;
 			c->jobs_given = true;
 			break;
@@ -191,7 +177,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			c->list = true;
 			break;
 		case 'R':
-			if (parse_count("--repeat", optarg, 1000, &c->repeat))
+			if (cli_count("run", "--repeat", optarg, 1000, &c->repeat))
 				return KTB_EXIT_USAGE;
 			break;
 		case 'k':
