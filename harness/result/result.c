@@ -26,6 +26,8 @@
  *   console_tail  string|null   last console lines (kept on failure)
  *   attempt       integer|null  with --repeat, which run of the scenario (1..N);
  *                               its name is then "NAME#N"
+ *   missing_config [string]  kernel options the scenario needs that the kernel
+ *                            lacks (status skip, nothing booted); [] otherwise
  *
  * step:
  *   name          string   "run: ktb-probe disk data"
@@ -227,6 +229,9 @@ void scenario_result_free(struct scenario_result *r)
 	for (size_t i = 0; i < r->tags_count; i++)
 		free(r->tags[i]);
 	free(r->tags);
+	for (size_t i = 0; i < r->missing_config_count; i++)
+		free(r->missing_config[i]);
+	free(r->missing_config);
 	free(r->steps);
 	free(r->name);
 	free(r->file);
@@ -271,6 +276,11 @@ int run_result_exit_code(const struct run_result *r)
 		return 1;
 	if (n[ST_ERROR])
 		return 125;
+	/* a kernel without what a scenario needs did not test it: git bisect
+	 * run and ktb bisect must skip such a kernel, not call it good */
+	for (size_t i = 0; i < r->count; i++)
+		if (r->scenarios[i].missing_config_count)
+			return 125;
 	return 0;
 }
 
@@ -301,6 +311,15 @@ static json_t *tags_to_json(const struct scenario_result *r)
 	return a;
 }
 
+static json_t *missing_to_json(const struct scenario_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->missing_config_count; i++)
+		json_array_append_new(a, json_text(r->missing_config[i]));
+	return a;
+}
+
 json_t *scenario_result_to_json(const struct scenario_result *r)
 {
 	json_t *j = json_object(), *steps = json_array();
@@ -321,6 +340,7 @@ json_t *scenario_result_to_json(const struct scenario_result *r)
 	json_object_set_new(j, "steps", steps);
 	json_object_set_new(j, "console_tail", json_text(r->console_tail));
 	json_object_set_new(j, "attempt", r->attempt ? json_integer(r->attempt) : json_null());
+	json_object_set_new(j, "missing_config", missing_to_json(r));
 	return j;
 }
 
@@ -405,6 +425,7 @@ static void step_result_from_json(const json_t *j, struct step_result *sr)
 int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 {
 	json_t *tags = json_object_get(j, "tags"), *steps = json_object_get(j, "steps"), *v;
+	json_t *missing;
 	size_t i;
 
 	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status")))
@@ -429,6 +450,12 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 		step_result_from_json(v, scenario_result_add_step(r));
 	r->console_tail = json_str_dup(j, "console_tail");
 	r->attempt = (unsigned)json_integer_value(json_object_get(j, "attempt"));
+	missing = json_object_get(j, "missing_config");
+	r->missing_config = xcalloc(json_array_size(missing) + 1, sizeof(char *));
+	json_array_foreach (missing, i, v)
+		if (json_string_value(v))
+			r->missing_config[r->missing_config_count++] =
+			    xstrdup(json_string_value(v));
 	return 0;
 }
 

@@ -60,6 +60,10 @@ struct scenario_result {
 	char *kernel;	    /* kernel release or path booted */
 	char *accel;	    /* "tcg" or "kvm" */
 	unsigned attempt;   /* --repeat: 1..N, 0 when not repeated */
+	/* kernel options the scenario needs that the kernel lacks ("CONFIG_X");
+	 * then the status is skip and nothing booted */
+	char **missing_config;
+	size_t missing_config_count;
 };
 
 struct run_result {
@@ -84,9 +88,9 @@ struct step_result *scenario_result_add_step(struct scenario_result *r);
 void scenario_result_free(struct scenario_result *r); /* frees members, not r */
 void run_result_free(struct run_result *r);	      /* frees members, not r */
 
-/* Exit code for a whole run: 130 interrupted, else 0 all passed (or
- * skipped), 1 something failed or timed out, 125 only errors kept it from
- * being tested. */
+/* Exit code for a whole run: 130 interrupted, else 1 something failed or
+ * timed out, 125 errors or a kernel lacking what a scenario needs kept it
+ * from being tested, 0 all passed (or were skipped for another reason). */
 int run_result_exit_code(const struct run_result *r);
 /* How many scenarios have each status, indexed by enum status. */
 void run_result_count(const struct run_result *r, size_t counts[ST_COUNT]);

@@ -125,6 +125,44 @@ static void test_exit_code(void **state)
 	assert_int_equal(exit_code_of((enum status[]){ ST_ERROR, ST_FAIL }, 2), 1);
 }
 
+static void round_trip(json_t *j);
+
+/* A scenario skipped because the kernel lacks an option it needs was not
+ * tested: 125, so that git bisect run skips that kernel; a failure
+ * elsewhere still says 1. The options survive the worker's JSON. */
+static void test_missing_config(void **state)
+{
+	struct run_result r = { 0 };
+	struct scenario_result back;
+	json_t *j;
+
+	(void)state;
+	r.count = 2;
+	r.scenarios = xcalloc(r.count, sizeof(*r.scenarios));
+	scenario_fill(&r.scenarios[0], "a", ST_PASS);
+	scenario_fill(&r.scenarios[1], "b", ST_SKIP);
+	assert_int_equal(run_result_exit_code(&r), 0);
+	r.scenarios[1].missing_config = xcalloc(3, sizeof(char *));
+	r.scenarios[1].missing_config[0] = xstrdup("CONFIG_BLK_DEV_NVME");
+	r.scenarios[1].missing_config[1] = xstrdup("CONFIG_ZSWAP");
+	r.scenarios[1].missing_config_count = 2;
+	assert_int_equal(run_result_exit_code(&r), 125);
+	j = scenario_result_to_json(&r.scenarios[1]);
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(j, "missing_config"), 1)),
+	    "CONFIG_ZSWAP");
+	assert_int_equal(scenario_result_from_json(j, &back), 0);
+	assert_int_equal(back.missing_config_count, 2);
+	assert_string_equal(back.missing_config[0], "CONFIG_BLK_DEV_NVME");
+	round_trip(j);
+	json_decref(j);
+	scenario_result_free(&back);
+	scenario_result_free(&r.scenarios[0]);
+	scenario_fill(&r.scenarios[0], "a", ST_FAIL);
+	assert_int_equal(run_result_exit_code(&r), 1);
+	run_result_free(&r);
+}
+
 /* Interrupted: 130 whatever the scenarios say; the document says so. */
 static void test_interrupted_run(void **state)
 {
@@ -259,8 +297,9 @@ static void test_scenario_json(void **state)
 	j = scenario_result_to_json(&s);
 	assert_non_null(j);
 	keys = keys_of(j);
-	assert_string_equal(keys, "name,file,summary,tags,status,message,duration_ms,kernel,"
-				  "accel,metrics,artifacts,steps,console_tail,attempt");
+	assert_string_equal(keys,
+			    "name,file,summary,tags,status,message,duration_ms,kernel,"
+			    "accel,metrics,artifacts,steps,console_tail,attempt,missing_config");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
 	assert_true(json_is_null(json_object_get(j, "summary")));
@@ -375,17 +414,12 @@ static void test_ansi_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_names),
-		cmocka_unit_test(test_status_worse),
-		cmocka_unit_test(test_status_words),
-		cmocka_unit_test(test_add_step),
-		cmocka_unit_test(test_exit_code),
-		cmocka_unit_test(test_interrupted_run),
-		cmocka_unit_test(test_interrupt_scenario),
-		cmocka_unit_test(test_scenario_json),
-		cmocka_unit_test(test_pass_rates),
-		cmocka_unit_test(test_run_json),
-		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_status_names),	cmocka_unit_test(test_status_worse),
+		cmocka_unit_test(test_status_words),	cmocka_unit_test(test_add_step),
+		cmocka_unit_test(test_exit_code),	cmocka_unit_test(test_missing_config),
+		cmocka_unit_test(test_interrupted_run), cmocka_unit_test(test_interrupt_scenario),
+		cmocka_unit_test(test_scenario_json),	cmocka_unit_test(test_pass_rates),
+		cmocka_unit_test(test_run_json),	cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_ansi_escape),
 	};
 
