@@ -304,8 +304,9 @@ int kconfig_read_file(const char *path, const char *from, struct kconfig **out, 
 		return -ENOENT;
 	/* a file this big is no config: not read, so memory stays bounded */
 	if (st.st_size > (off_t)KCONFIG_MAX_TEXT)
-		return say(why, whylen, -EINVAL, "%s: %lld bytes: more than a kernel config holds",
-			   path, (long long)st.st_size);
+		return say(why, whylen, -EINVAL,
+			   "%s: %lld bytes, too big for a kernel config: not read", path,
+			   (long long)st.st_size);
 	text = read_file(path, &len);
 	if (!text)
 		return say(why, whylen, -EINVAL, "%s: %s", path, strerror(errno));
