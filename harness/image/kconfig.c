@@ -376,18 +376,17 @@ static char *tree_top(const char *dir)
 /* The candidates, in order, into PATHS (NULL-terminated, malloc'd). */
 static void beside_candidates(const char *kernel, char *paths[5])
 {
-	char *real = realpath(kernel, NULL), *slash, *top, *rel = NULL, *data;
+	const char *slash = strrchr(kernel, '/');
+	char *dir = slash ? strndup(kernel, (size_t)(slash - kernel)) : xstrdup(".");
+	char *real, *top, *rel = NULL, *data;
 	size_t i = 0, len;
 
+	/* the folder, not the file, made absolute: a bzImage that is a link
+	 * out of the tree (as in a bisection) still belongs to the tree */
+	real = realpath(*dir ? dir : "/", NULL);
 	if (!real)
-		real = xstrdup(kernel);
-	slash = strrchr(real, '/');
-	if (slash) {
-		*slash = '\0';
-	} else {
-		free(real);
-		real = xstrdup(".");
-	}
+		real = xstrdup(dir);
+	free(dir);
 	top = tree_top(real);
 	if (top)
 		paths[i++] = xasprintf("%s/.config", top);

@@ -231,6 +231,18 @@ static void test_find_beside(void **state)
 	assert_non_null(strstr(path, "/tree/.config"));
 	free(path);
 	free(kernel);
+	/* the tree's bzImage a link to a file elsewhere: still the tree's */
+	kernel = fake_bzimage("elsewhere/bzImage", "6.1.99-mine (me@host) #1", NULL, 0);
+	free(put("elsewhere/config-6.1.99-mine", "CONFIG_A=m\n"));
+	path = xasprintf("%s/tree/arch/x86/boot/bzImage", tmpdir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(kernel, path), 0);
+	free(kernel);
+	kernel = path;
+	assert_int_equal(kconfig_find_beside(kernel, &path, why, sizeof(why)), 0);
+	assert_non_null(strstr(path, "/tree/.config"));
+	free(path);
+	free(kernel);
 	/* a vmlinux at the top of its tree */
 	kernel = put("tree/vmlinux", "\177ELF...Linux version 6.1.99-mine (me@host)");
 	assert_int_equal(kconfig_find_beside(kernel, &path, why, sizeof(why)), 0);
