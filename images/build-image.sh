@@ -1,7 +1,7 @@
 #!/bin/bash
 # Turns a kernel (Debian package or the user's own file), a module list and a
-# few binaries into a guest image: vmlinux (PVH), bzImage, initrd.img and
-# manifest.json in OUT. Called by harness/image.c, which computes the cache
+# few binaries into a guest image: vmlinux (PVH), bzImage, initrd.img, the
+# kernel's config (when one is known), modules.txt and manifest.json in OUT. Called by harness/image.c, which computes the cache
 # key and renames OUT into place once this script succeeds; run by hand only
 # to debug a build.
 set -euo pipefail
@@ -14,7 +14,7 @@ COMPRESS=none
 usage() {
 	cat <<EOF
 usage: build-image.sh --out DIR --cache DIR --guest-dir DIR [--name NAME] [--key KEY]
-         (--kernel-deb PKG=VERSION | --kernel-file PATH [--modules-dir DIR])
+         (--kernel-deb PKG=VERSION | --kernel-file PATH [--modules-dir DIR] [--kernel-config PATH])
          [--module NAME]... [--binary PATH]... [--package PKG=VERSION]...
 EOF
 	exit 2
@@ -26,7 +26,7 @@ die() {
 	exit 1
 }
 
-OUT="" CACHE="" GUEST_DIR="" NAME="" KEY="" KERNEL_DEB="" KERNEL_FILE="" MODULES_DIR=""
+OUT="" CACHE="" GUEST_DIR="" NAME="" KEY="" KERNEL_DEB="" KERNEL_FILE="" MODULES_DIR="" KERNEL_CONFIG=""
 MODULES=() BINARIES=() PACKAGES=()
 while (($#)); do
 	[[ $# -ge 2 ]] || usage
@@ -39,6 +39,7 @@ while (($#)); do
 	--kernel-deb) KERNEL_DEB=$2 ;;
 	--kernel-file) KERNEL_FILE=$2 ;;
 	--modules-dir) MODULES_DIR=$2 ;;
+	--kernel-config) KERNEL_CONFIG=$2 ;;
 	--module) MODULES+=("$2") ;;
 	--binary) BINARIES+=("$2") ;;
 	--package) PACKAGES+=("$2") ;;
@@ -55,7 +56,7 @@ mkdir -p "$WORK" "$ROOT" "$CACHE/debs"
 # image.c runs one build at a time (a lock): a download folder left now is
 # from a build that was killed
 rm -rf "$CACHE"/debs/.download.*
-# the work tree is scratch: only the four outputs stay in OUT
+# the work tree is scratch: only the outputs stay in OUT
 trap 'rm -rf "$WORK"' EXIT
 
 # --- Debian packages ---------------------------------------------------------
@@ -85,6 +86,7 @@ fetch_deb() {
 
 KROOT=$WORK/kernel     # a tree with lib/modules/RELEASE, for depmod and modprobe
 RELEASE=""
+CONFIG_FROM="" # where OUT/config came from, for the manifest
 BZIMAGE_SRC=""
 VMLINUX_SRC=""
 
@@ -97,6 +99,10 @@ kernel_from_deb() {
 	[[ -n $RELEASE ]] || die "$deb holds no lib/modules/RELEASE"
 	BZIMAGE_SRC=$KROOT/boot/vmlinuz-$RELEASE
 	[[ -f $BZIMAGE_SRC ]] || die "$deb holds no boot/vmlinuz-$RELEASE"
+	if [[ -f $KROOT/boot/config-$RELEASE ]]; then
+		cp "$KROOT/boot/config-$RELEASE" "$OUT/config"
+		CONFIG_FROM="$(basename "$deb") boot/config-$RELEASE"
+	fi
 }
 
 # bytes FILE OFFSET [LEN]: a slice of FILE (dd, not tail|head: with pipefail
@@ -158,6 +164,12 @@ kernel_from_file() {
 		die "kernel $KERNEL_FILE is neither an ELF vmlinux nor a bzImage"
 	fi
 	[[ -z $MODULES_DIR ]] || kernel_modules_user
+	# image.c found it beside the kernel (its build tree's .config, or
+	# config-RELEASE in its folder)
+	if [[ -n $KERNEL_CONFIG ]]; then
+		cp "$KERNEL_CONFIG" "$OUT/config"
+		CONFIG_FROM=$KERNEL_CONFIG
+	fi
 	[[ -n $RELEASE ]] || die "cannot tell the release of $KERNEL_FILE; pass --modules-dir"
 }
 
@@ -202,6 +214,23 @@ kernel_outputs() {
 		log "vmlinux has no PVH entry note (CONFIG_PVH=n?): no vmlinux"
 	else
 		cp "$VMLINUX_SRC" "$OUT/vmlinux"
+	fi
+	ikconfig_extract "$VMLINUX_SRC"
+}
+
+# ikconfig_extract VMLINUX: the config the kernel carries (CONFIG_IKCONFIG),
+# a gzip stream after the IKCFG_ST marker, as the kernel's own
+# scripts/extract-ikconfig finds it. Only when no config came with the kernel.
+ikconfig_extract() {
+	local off
+	[[ ! -e $OUT/config && -f $1 ]] || return 0
+	off=$(LC_ALL=C grep -abo -m1 IKCFG_ST "$1" | head -n1 | cut -d: -f1 || true)
+	[[ -n $off ]] || return 0
+	# gzip stops at the stream's end and warns of what follows: not an error
+	bytes "$1" $((off + 8)) | gzip -dc >"$WORK/ikconfig" 2>/dev/null || true
+	if grep -q '^CONFIG_' "$WORK/ikconfig"; then
+		mv "$WORK/ikconfig" "$OUT/config"
+		CONFIG_FROM="IKCONFIG of ${KERNEL_FILE:-$KERNEL_DEB}"
 	fi
 }
 
@@ -269,6 +298,17 @@ install_modules() {
 	# modules.dep for the guest's own modprobe, covering what was copied
 	depmod -b "$ROOT" "$RELEASE"
 	log "$(wc -l <"$ROOT/etc/ktb/modules") modules for $RELEASE"
+}
+
+# modules.txt: the installed modules by the names modprobe knows them by
+# (the file name without .ko, '-' written '_', as the kernel does)
+write_module_list() {
+	local f
+	while read -r f; do
+		f=${f##*/}
+		f=${f%.ko}
+		echo "${f//-/_}"
+	done <"$ROOT/etc/ktb/modules" >"$OUT/modules.txt"
 }
 
 # --- userspace ---------------------------------------------------------------
@@ -395,6 +435,9 @@ write_manifest() {
 		printf '  "bzimage": %s,\n' "$(json_file_or_null bzImage)"
 		printf '  "initrd": "initrd.img",\n  "compression": %s,\n' "$(json_str "$COMPRESS")"
 		printf '  "kernel_file": %s,\n' "$(json_str "$KERNEL_FILE")"
+		printf '  "config": %s,\n' "$(json_file_or_null config)"
+		printf '  "config_from": %s,\n' "$(json_str "$CONFIG_FROM")"
+		printf '  "module_list": "modules.txt",\n'
 		printf '  "packages": {%s},\n' "$(deb_versions)"
 		printf '  "modules": %s\n}\n' "$(wc -l <"$ROOT/etc/ktb/modules")"
 	} >"$OUT/manifest.json.tmp"
@@ -406,6 +449,7 @@ kernel_outputs
 [[ -e $OUT/vmlinux || -e $OUT/bzImage ]] || die "no bootable kernel came out of ${KERNEL_FILE:-$KERNEL_DEB}"
 install_busybox
 install_modules
+write_module_list
 install_binaries
 install_packages
 install_guest

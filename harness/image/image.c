@@ -4,6 +4,7 @@
 #include "image.h"
 #include "image_dirs.h"
 #include "image_recipe.h"
+#include "kconfig.h"
 #include "sha256.h"
 #include "spawn.h"
 #include "util.h"
@@ -142,6 +143,13 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 		ret = hash_file(s, "kernel-file", in->kernel_path);
 		if (ret)
 			return fail(err, errlen, -EIO, "kernel %s: %s", in->kernel_path,
+				    strerror(-ret));
+	}
+	/* the builder copies it into the image: a changed config is a new image */
+	if (in->kernel_config) {
+		ret = hash_file(s, "kernel-config", in->kernel_config);
+		if (ret)
+			return fail(err, errlen, -EIO, "kernel config %s: %s", in->kernel_config,
 				    strerror(-ret));
 	}
 	if (in->modules_dir) {
@@ -422,7 +430,8 @@ struct build {
 	char *vers[64];
 	char *debs[64]; /* "pkg=version" */
 	size_t npkgs;
-	char **bins; /* host programs, absolute */
+	char **bins;   /* host programs, absolute */
+	char *kconfig; /* the config beside the user's kernel, or NULL */
 	bool kernel_deb;
 	char key[IMAGE_KEY_LEN + 1];
 };
@@ -506,6 +515,9 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 		return ret;
 	for (i = 0; i < b->npkgs; i++)
 		b->debs[i] = xasprintf("%s=%s", b->pkgs[i], b->vers[i]);
+	/* found now, kept in the image: the runner then reads only the cache */
+	if (b->o->kernel_path)
+		kconfig_find_beside(b->o->kernel_path, &b->kconfig, NULL, 0);
 	*in = (struct image_inputs){
 		.recipe_path = b->recipe_path,
 		.builder_path = b->builder,
@@ -513,6 +525,7 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 		.kernel_abi = b->o->kernel_abi,
 		.kernel_path = b->o->kernel_path,
 		.modules_dir = b->o->modules_dir,
+		.kernel_config = b->kconfig,
 		.debs = b->debs,
 		.debs_count = b->npkgs,
 		.binaries = b->bins,
@@ -533,6 +546,7 @@ static void build_free(struct build *b)
 	for (i = 0; b->bins && b->bins[i]; i++)
 		free(b->bins[i]);
 	free(b->bins);
+	free(b->kconfig);
 	free(b->builder);
 	free(b->recipe_path);
 	image_recipe_free(b->recipe);
@@ -578,6 +592,8 @@ static void builder_argv(const struct build *b, const char *tmp, struct argv *a)
 		argv_add(a, "--kernel-file", b->o->kernel_path);
 	if (b->o->modules_dir)
 		argv_add(a, "--modules-dir", b->o->modules_dir);
+	if (b->kconfig)
+		argv_add(a, "--kernel-config", b->kconfig);
 	for (i = 0; i < r->modules_count; i++)
 		argv_add(a, "--module", r->modules[i]);
 	for (i = 0; i < r->binaries_count; i++)

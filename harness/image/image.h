@@ -40,11 +40,12 @@ void image_free(struct image *img);
 struct image_inputs {
 	const char *recipe_path;
 	const char *builder_path;
-	const char *guest_dir;	 /* holds init, ktb-probe, ktb-io */
-	const char *kernel_abi;	 /* or NULL */
-	const char *kernel_path; /* or NULL: the kernel is debs[0] */
-	const char *modules_dir; /* or NULL */
-	char **debs;		 /* "package=version", the kernel's first */
+	const char *guest_dir;	   /* holds init, ktb-probe, ktb-io */
+	const char *kernel_abi;	   /* or NULL */
+	const char *kernel_path;   /* or NULL: the kernel is debs[0] */
+	const char *modules_dir;   /* or NULL */
+	const char *kernel_config; /* the config found beside kernel_path, or NULL */
+	char **debs;		   /* "package=version", the kernel's first */
 	size_t debs_count;
 	char **binaries; /* absolute host paths */
 	size_t binaries_count;
