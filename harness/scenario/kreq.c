@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sleep.h"
+
 /* One option and the module that provides it when it is =m; NULL: it is a
  * bool (or must be built in), so =m is not enough. */
 struct kreq_opt {
@@ -100,12 +102,12 @@ static bool has_cpus(const struct machine *m, char *why, size_t len)
 	return m->cpus > 1;
 }
 
-/* vm_pick_kernel(): the vmlinux through its PVH entry unless S3 needs the
- * bzImage through SeaBIOS. */
+/* vm_pick_kernel(): the vmlinux through its PVH entry unless the machine
+ * needs the bzImage through SeaBIOS (S3). */
 static bool has_pvh_boot(const struct machine *m, char *why, size_t len)
 {
 	snprintf(why, len, "booting the vmlinux through its PVH entry (no S3 in machine.sleep)");
-	return !(m->sleep & SLEEP_S3);
+	return !machine_needs_bios_boot(m);
 }
 
 static bool has_numa(const struct machine *m, char *why, size_t len)
@@ -236,6 +238,7 @@ static const struct {
 	{ "ktb-probe numa", { { { "CONFIG_NUMA", NULL } } } },
 	{ "dmsetup", { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
 	{ "/sys/power/suspend_stats/", { { { "CONFIG_SUSPEND", NULL } } } },
+	{ "ktb-probe sleep", { { { "CONFIG_SUSPEND", NULL } } } },
 };
 
 /* ---- the list ---- */
