@@ -249,12 +249,15 @@ static int why_append(struct kreq *r, const char *why)
 	const char *p = r->why;
 	char *n;
 
+	if (!add)
+		return 0;
 	/* already said: as a whole, or as one of the "; " parts */
-	while ((p = strstr(p, why))) {
-		if ((p == r->why || !strncmp(p - 2, "; ", 2)) &&
-		    (!p[add] || !strncmp(p + add, "; ", 2)))
+	for (; (p = strstr(p, why)); p++) {
+		bool starts = p == r->why || (p - r->why >= 2 && p[-2] == ';' && p[-1] == ' ');
+		bool ends = !p[add] || (p[add] == ';' && p[add + 1] == ' ');
+
+		if (starts && ends)
 			return 0;
-		p++;
 	}
 	n = realloc(r->why, have + add + 3);
 	if (!n)
