@@ -249,6 +249,34 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* What no library scenario has: a wake by the ACPI button, a sleep state
+ * left unverified, kernel.requires naming a derived option (one entry, the
+ * derived module kept). */
+static void test_button(void **state)
+{
+	struct scenario *s = load(DATA "good-requires-button.yaml");
+	struct kreq_list l;
+	const struct kreq *r;
+
+	(void)state;
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	r = find(&l, "CONFIG_ACPI_BUTTON");
+	assert_non_null(r);
+	assert_string_equal(r->module, "button");
+	assert_string_equal(r->why, "steps[0] wakes by button");
+	assert_null(find(&l, "CONFIG_KEYBOARD_ATKBD"));
+	assert_null(find(&l, "CONFIG_ACPI_SLEEP")); /* s3 offered, but not looked for */
+	assert_null(find(&l, "CONFIG_PVH"));	    /* S3 boots the bzImage */
+	assert_non_null(find(&l, "CONFIG_PM_SLEEP_DEBUG"));
+	r = find(&l, "CONFIG_SUSPEND");
+	assert_null(r->module);
+	assert_string_equal(r->why, "steps[0] suspends to s2idle; kernel.requires");
+	assert_string_equal(find(&l, "CONFIG_DM_MULTIPATH")->why,
+			    "disk 'mp' has 2 paths (dm-multipath, bio)");
+	kreq_list_free(&l);
+	scenario_free(s);
+}
+
 /* Adding merges: one entry per option, a reason said once. */
 static void test_list_add(void **state)
 {
@@ -510,8 +538,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_library),	 cmocka_unit_test(test_reasons),
-		cmocka_unit_test(test_requires), cmocka_unit_test(test_list_add),
-		cmocka_unit_test(test_missing),	 cmocka_unit_test(test_debian61),
+		cmocka_unit_test(test_requires), cmocka_unit_test(test_button),
+		cmocka_unit_test(test_list_add), cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_debian61),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
