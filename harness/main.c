@@ -16,6 +16,7 @@
 #include "cli_boot.h"
 #include "cli_doctor.h"
 #include "cli_image.h"
+#include "cli_kconfig.h"
 #include "cli_list.h"
 #include "cli_run.h"
 #include "util.h"
@@ -27,6 +28,8 @@ static const struct cli_command commands[] = {
 	  "find the first bad kernel or commit: ktb bisect --kernels K1,...,Kn SCENARIO" },
 	{ "boot", cli_boot, "interactive VM with the console on this terminal" },
 	{ "image", cli_image, "build or refresh a guest image: ktb image build [RECIPE]" },
+	{ "kconfig", cli_kconfig,
+	  "the kernel config fragment scenarios need: ktb kconfig [SCENARIO|DIR...]" },
 	{ "doctor", cli_doctor, "what is installed, whether KVM really works, what to apt-get" },
 };
 

@@ -220,8 +220,15 @@ static const cyaml_schema_value_t tag_schema = {
 	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
 };
 
+static const cyaml_schema_value_t require_schema = {
+	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
+};
+
 static const cyaml_schema_field_t kernel_fields[] = {
-	STR("cmdline", OPT, struct kernel_opts, cmdline), CYAML_FIELD_END
+	STR("cmdline", OPT, struct kernel_opts, cmdline),
+	CYAML_FIELD_SEQUENCE("requires", PTR | OPT, struct kernel_opts, requires, &require_schema,
+			     0, CYAML_UNLIMITED),
+	CYAML_FIELD_END
 };
 
 static const cyaml_schema_field_t scenario_fields[] = {
@@ -1489,6 +1496,41 @@ static int header_load(struct load_ctx *c, struct scenario *s)
 	return 0;
 }
 
+/* An option name as the kernel's .config spells it: CONFIG_ and at least
+ * one of A-Z, 0-9, _. */
+static bool option_name_valid(const char *s)
+{
+	if (strncmp(s, "CONFIG_", 7) || !s[7])
+		return false;
+	for (s += 7; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* kernel.requires: option names only, each once; what =y or =m means for
+ * them is the requirement checker's (kreq.c). */
+static int kernel_load(struct load_ctx *c, struct scenario *s)
+{
+	const struct kernel_opts *k = s->kernel;
+	char field[64];
+
+	for (unsigned i = 0; k && i < k->requires_count; i++) {
+		snprintf(field, sizeof(field), "kernel.requires[%u]", i);
+		if (!option_name_valid(k->requires[i]))
+			return fail(
+			    c, field,
+			    "\"%s\" is not a kernel option name; give it as .config "
+			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME)",
+			    k->requires[i]);
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(k->requires[i], k -> requires[j]))
+				return fail(c, field, "%s is already kernel.requires[%u]",
+					    k->requires[i], j);
+	}
+	return 0;
+}
+
 static int yaml_load_doc(struct load_ctx *c, const char *data, size_t len)
 {
 	yaml_parser_t parser;
@@ -1562,6 +1604,8 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 	s->file = xstrdup(path);
 	c->s = s;
 	ret = header_load(c, s);
+	if (!ret)
+		ret = kernel_load(c, s);
 	if (!ret)
 		ret = machine_load(c, s);
 	if (!ret)

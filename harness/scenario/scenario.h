@@ -118,7 +118,9 @@ struct step {
 };
 
 struct kernel_opts {
-	char *cmdline; /* appended to the testbed's own arguments */
+	char *cmdline;	 /* appended to the testbed's own arguments */
+	char **requires; /* CONFIG_ names a run step needs that kreq.c cannot derive */
+	unsigned requires_count;
 };
 
 struct scenario {

@@ -55,6 +55,22 @@ static void test_minimal(void **state)
 	scenario_free(s);
 }
 
+/* kernel.requires: the names as given, in order; a file without it has none. */
+static void test_requires(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-requires.yaml");
+
+	(void)state;
+	assert_string_equal(s->kernel->cmdline, "quiet");
+	assert_int_equal(s->kernel->requires_count, 2);
+	assert_string_equal(s->kernel->requires[0], "CONFIG_KPROBES");
+	assert_string_equal(s->kernel->requires[1], "CONFIG_FTRACE");
+	scenario_free(s);
+	s = load_ok(DATA "full.yaml");
+	assert_int_equal(s->kernel->requires_count, 0);
+	scenario_free(s);
+}
+
 static void test_full(void **state)
 {
 	struct scenario *s = load_ok(DATA "full.yaml");
@@ -168,6 +184,10 @@ static const struct bad_case {
 	{ "bad-unknown-top", 3, 1, "",
 	  "unknown key \"buz\" (expected one of: name, summary, "
 	  "tags, timeout, kernel, machine, steps)" },
+	{ "bad-requires-name", 4, 7, "kernel.requires[1]",
+	  "\"config_ftrace\" is not a kernel option name; give it as .config spells it" },
+	{ "bad-requires-dup", 2, 45, "kernel.requires[2]",
+	  "CONFIG_KPROBES is already kernel.requires[0]" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]",
 	  "unknown key \"wwn\" (expected one of: "
@@ -543,12 +563,13 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_minimal),	       cmocka_unit_test(test_full),
-		cmocka_unit_test(test_numa_distances), cmocka_unit_test(test_steps),
-		cmocka_unit_test(test_bad_inputs),     cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_error_format),   cmocka_unit_test(test_multipath),
-		cmocka_unit_test(test_library),	       cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hostile_counts), cmocka_unit_test(test_hostile_size),
+		cmocka_unit_test(test_requires),     cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),	     cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),	     cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file), cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),    cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),	     cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

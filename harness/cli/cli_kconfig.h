@@ -1,0 +1,10 @@
+/* ktb kconfig: the kernel config fragment the given scenarios need (the
+ * union of their requirements, kreq.h), one CONFIG_X=y a line after a
+ * comment saying what needs it; nothing boots. Returns 0, or 2 when a file
+ * or an option is bad. */
+#ifndef KTB_CLI_KCONFIG_H
+#define KTB_CLI_KCONFIG_H
+
+int cli_kconfig(int argc, char **argv);
+
+#endif

@@ -1,0 +1,476 @@
+/* Kernel requirements: what each part of a scenario needs of the guest
+ * kernel, as tables keyed by the model's own names (hw/names.h), the step
+ * kinds and the suspend arguments, and the walk that turns a scenario into
+ * the list. Option names and what Debian's 6.1 kernel sets them to are
+ * listed in docs/own-kernel.md; tests/unit/test_kreq.c pins each scenario
+ * of the library to its options. */
+#include "kreq.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sleep.h"
+
+/* One option and the module that provides it when it is =m; NULL: it is a
+ * bool (or must be built in), so =m is not enough. */
+struct kreq_opt {
+	const char *option, *module;
+};
+
+#define KREQ_ROW_MAX 6
+/* The options one part needs, in the order a config fragment wants them
+ * (what an option depends on first); ends at the first NULL option. */
+struct kreq_opts {
+	struct kreq_opt o[KREQ_ROW_MAX];
+};
+
+/* kernel.requires names no module: "" says =m counts, whatever the module. */
+#define KREQ_ANY_MODULE ""
+
+/* ---- the tables ---- */
+
+/* What every guest needs, whatever the scenario: the console the harness
+ * reads, the initramfs with init and the tools, what guest/init.c mounts,
+ * and the guest agent's virtio-serial port. */
+static const struct {
+	struct kreq_opt o;
+	const char *why;
+} base[] = {
+	{ { "CONFIG_SERIAL_8250", NULL }, "the console the harness reads (console=ttyS0)" },
+	{ { "CONFIG_SERIAL_8250_CONSOLE", NULL }, "the console the harness reads (console=ttyS0)" },
+	{ { "CONFIG_BLK_DEV_INITRD", NULL },
+	  "the guest's initramfs (init, the tools, the modules)" },
+	{ { "CONFIG_BINFMT_ELF", NULL }, "init and the guest tools are ELF programs" },
+	{ { "CONFIG_FUTEX", NULL }, "the guest agent's threads (glibc)" },
+	{ { "CONFIG_PROC_FS", NULL }, "init mounts /proc" },
+	{ { "CONFIG_SYSFS", NULL }, "init mounts /sys; the guest tools read it" },
+	{ { "CONFIG_DEVTMPFS", NULL }, "init mounts devtmpfs on /dev" },
+	{ { "CONFIG_TMPFS", NULL }, "init mounts /run and /tmp as tmpfs" },
+	{ { "CONFIG_UNIX98_PTYS", NULL }, "init mounts devpts on /dev/pts" },
+	{ { "CONFIG_UNIX", "unix" }, "the guest agent (unix sockets)" },
+	{ { "CONFIG_PCI", NULL }, "q35's devices are PCI" },
+	{ { "CONFIG_ACPI", NULL }, "powering the guest off (q35's ACPI)" },
+	{ { "CONFIG_VIRTIO_MENU", NULL }, "the guest agent's virtio-serial port" },
+	{ { "CONFIG_VIRTIO_PCI", "virtio_pci" }, "the guest agent's virtio-serial port" },
+	{ { "CONFIG_VIRTIO_CONSOLE", "virtio_console" },
+	  "the guest agent's virtio-serial port (org.qemu.guest_agent.0)" },
+};
+
+/* A disk's bus, as the guest sees it: a hybrid disk is vhost-user-blk on
+ * the host, virtio-blk in the guest. */
+static const struct kreq_opts bus_opts[] = {
+	[DISK_BUS_VIRTIO] = { { { "CONFIG_VIRTIO_BLK", "virtio_blk" } } },
+	[DISK_BUS_SCSI] = { { { "CONFIG_SCSI", "scsi_mod" },
+			      { "CONFIG_BLK_DEV_SD", "sd_mod" },
+			      { "CONFIG_SCSI_VIRTIO", "virtio_scsi" } } },
+	[DISK_BUS_NVME] = { { { "CONFIG_BLK_DEV_NVME", "nvme" } } },
+	[DISK_BUS_SATA] = { { { "CONFIG_SCSI", "scsi_mod" },
+			      { "CONFIG_BLK_DEV_SD", "sd_mod" },
+			      { "CONFIG_ATA", "libata" },
+			      { "CONFIG_SATA_AHCI", "ahci" } } },
+	[DISK_BUS_HYBRID] = { { { "CONFIG_VIRTIO_BLK", "virtio_blk" } } },
+};
+_Static_assert(sizeof(bus_opts) / sizeof(bus_opts[0]) == DISK_BUS_COUNT, "a row per bus");
+
+/* dm-multipath, either mode: the bio-based target is the same module
+ * (dm-mpath.c, queue_mode bio); the path selector guest/mpath.c asks for,
+ * round-robin, is built with it (dm-round-robin.o under DM_MULTIPATH). */
+static const struct kreq_opts dm_multipath_opts[] = {
+	[MULTIPATH_RQ] = { { { "CONFIG_MD", NULL },
+			     { "CONFIG_BLK_DEV_DM", "dm_mod" },
+			     { "CONFIG_DM_MULTIPATH", "dm_multipath" } } },
+	[MULTIPATH_BIO] = { { { "CONFIG_MD", NULL },
+			      { "CONFIG_BLK_DEV_DM", "dm_mod" },
+			      { "CONFIG_DM_MULTIPATH", "dm_multipath" } } },
+};
+_Static_assert(sizeof(dm_multipath_opts) / sizeof(dm_multipath_opts[0]) == MULTIPATH_MODE_COUNT,
+	       "a row per multipath mode");
+
+/* A part of the machine: whether the machine has it (filling why), and
+ * what it needs. */
+struct machine_row {
+	bool (*has)(const struct machine *m, char *why, size_t len);
+	struct kreq_opts opts;
+};
+
+static bool has_cpus(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.cpus is %u", m->cpus);
+	return m->cpus > 1;
+}
+
+/* vm_pick_kernel(): the vmlinux through its PVH entry unless the machine
+ * needs the bzImage through SeaBIOS (S3). */
+static bool has_pvh_boot(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "booting the vmlinux through its PVH entry (no S3 in machine.sleep)");
+	return !machine_needs_bios_boot(m);
+}
+
+static bool has_numa(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.numa has %u nodes", m->numa ? m->numa->nodes_count : 0);
+	return m->numa != NULL;
+}
+
+static bool has_hmat(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.numa.hmat (the guest reads node access0 and caches)");
+	return m->numa && m->numa->hmat_count > 0;
+}
+
+static bool has_balloon(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.balloon");
+	return m->balloon != NULL;
+}
+
+static bool has_page_reporting(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.balloon.free_page_reporting");
+	return m->balloon && m->balloon->free_page_reporting;
+}
+
+/* The machine step looks for deep in /sys/power/mem_sleep and platform in
+ * /sys/power/disk when the firmware offers them (hw/expected.c). */
+static bool has_s3_verified(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.sleep offers s3 (deep in /sys/power/mem_sleep)");
+	return (m->sleep & SLEEP_S3) && !(m->unverified & MACHINE_PART_BIT(MACHINE_PART_SLEEP));
+}
+
+static bool has_s4_verified(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.sleep offers s4 (platform in /sys/power/disk)");
+	return (m->sleep & SLEEP_S4) && !(m->unverified & MACHINE_PART_BIT(MACHINE_PART_SLEEP));
+}
+
+static bool has_hibernate(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.hibernate writes the image to disk '%s'",
+		 m->hibernate ? m->hibernate->disk : "");
+	return m->hibernate != NULL;
+}
+
+static const struct machine_row machine_rows[] = {
+	{ has_pvh_boot, { { { "CONFIG_PVH", NULL } } } },
+	{ has_cpus, { { { "CONFIG_SMP", NULL } } } },
+	{ has_numa, { { { "CONFIG_NUMA", NULL }, { "CONFIG_ACPI_NUMA", NULL } } } },
+	{ has_hmat, { { { "CONFIG_ACPI_HMAT", NULL }, { "CONFIG_HMEM_REPORTING", NULL } } } },
+	{ has_balloon, { { { "CONFIG_VIRTIO_BALLOON", "virtio_balloon" } } } },
+	{ has_page_reporting, { { { "CONFIG_PAGE_REPORTING", NULL } } } },
+	{ has_s3_verified, { { { "CONFIG_SUSPEND", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
+	{ has_s4_verified, { { { "CONFIG_HIBERNATION", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
+	{ has_hibernate, { { { "CONFIG_SWAP", NULL }, { "CONFIG_HIBERNATION", NULL } } } },
+};
+
+/* What a step of each kind needs whatever its argument: suspend writes
+ * /sys/power/pm_test (none, or the level), pm_print_times and
+ * pm_debug_messages (PM_SLEEP_DEBUG) and suspend.pm_test_delay (PM_DEBUG)
+ * before every suspend (step_pm.c). The other kinds act on the host or
+ * need only the machine part they drive, derived from the machine. */
+static const struct kreq_opts kind_opts[] = {
+	[STEP_RUN] = { { { NULL, NULL } } },
+	[STEP_WAIT] = { { { NULL, NULL } } },
+	[STEP_QMP] = { { { NULL, NULL } } },
+	[STEP_SUSPEND] = { { { "CONFIG_PM_DEBUG", NULL }, { "CONFIG_PM_SLEEP_DEBUG", NULL } } },
+	[STEP_FAIL_PATH] = { { { NULL, NULL } } },
+	[STEP_RESTORE_PATH] = { { { NULL, NULL } } },
+	[STEP_BALLOON] = { { { "CONFIG_VIRTIO_BALLOON", "virtio_balloon" } } },
+	[STEP_MEASURE] = { { { NULL, NULL } } },
+	[STEP_POWER_LOSS] = { { { NULL, NULL } } },
+	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
+};
+_Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
+
+/* suspend: the state it enters. S4 writes its image to swap and powers
+ * off through the platform (ACPI) method. */
+static const struct kreq_opts state_opts[] = {
+	[SLEEP_STATE_S3] = { { { "CONFIG_SUSPEND", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } },
+	[SLEEP_STATE_S2IDLE] = { { { "CONFIG_SUSPEND", NULL } } },
+	[SLEEP_STATE_S4] = { { { "CONFIG_SWAP", NULL },
+			       { "CONFIG_HIBERNATION", NULL },
+			       { "CONFIG_ACPI_SLEEP", NULL } } },
+};
+_Static_assert(sizeof(state_opts) / sizeof(state_opts[0]) == SLEEP_STATE_COUNT, "a row per state");
+
+/* suspend: what wakes it (the loader fills the default). */
+static const struct {
+	const char *name;
+	struct kreq_opts opts;
+} wake_rows[] = {
+	[WAKE_DEFAULT] = { "default", { { { NULL, NULL } } } },
+	[WAKE_QMP] = { "qmp", { { { NULL, NULL } } } },
+	[WAKE_RTC] = { "rtc",
+		       { { { "CONFIG_RTC_CLASS", NULL },
+			   { "CONFIG_RTC_DRV_CMOS", "rtc_cmos" } } } },
+	[WAKE_KEY] = { "key",
+		       { { { "CONFIG_SERIO_I8042", "i8042" },
+			   { "CONFIG_KEYBOARD_ATKBD", "atkbd" } } } },
+	[WAKE_BUTTON] = { "button", { { { "CONFIG_ACPI_BUTTON", "button" } } } },
+};
+
+/* What a run step's command calls, by a word in it: the guest tools'
+ * subcommands and the kernel files a step reads or writes. zswap: the
+ * library expects the lzo compressor (paging-zswap) and zbud, the default
+ * pool. */
+static const struct {
+	const char *word;
+	struct kreq_opts opts;
+} run_words[] = {
+	{ "swapon", { { { "CONFIG_SWAP", NULL } } } },
+	{ "ktb-mem zswap",
+	  { { { "CONFIG_SWAP", NULL },
+	      { "CONFIG_ZSWAP", NULL },
+	      { "CONFIG_ZSWAP_COMPRESSOR_DEFAULT_LZO", NULL },
+	      { "CONFIG_CRYPTO_LZO", NULL },
+	      { "CONFIG_ZSWAP_ZPOOL_DEFAULT_ZBUD", NULL },
+	      { "CONFIG_ZBUD", NULL } } } },
+	{ "/sys/module/zswap/", { { { "CONFIG_SWAP", NULL }, { "CONFIG_ZSWAP", NULL } } } },
+	{ "ktb-mem psi", { { { "CONFIG_PSI", NULL } } } },
+	{ "/proc/pressure/", { { { "CONFIG_PSI", NULL } } } },
+	{ "ktb-mem thp", { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
+	{ "/sys/kernel/mm/transparent_hugepage/", { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
+	{ "ktb-mem bind", { { { "CONFIG_NUMA", NULL } } } },
+	{ "ktb-probe numa", { { { "CONFIG_NUMA", NULL } } } },
+	{ "dmsetup", { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
+	{ "/sys/power/suspend_stats/", { { { "CONFIG_SUSPEND", NULL } } } },
+	{ "ktb-probe sleep", { { { "CONFIG_SUSPEND", NULL } } } },
+};
+
+/* ---- the list ---- */
+
+static int why_append(struct kreq *r, const char *why)
+{
+	size_t have = strlen(r->why), add = strlen(why);
+	const char *p = r->why;
+	char *n;
+
+	if (!add)
+		return 0;
+	/* already said: as a whole, or as one of the "; " parts */
+	for (; (p = strstr(p, why)); p++) {
+		bool starts = p == r->why || (p - r->why >= 2 && p[-2] == ';' && p[-1] == ' ');
+		bool ends = !p[add] || (p[add] == ';' && p[add + 1] == ' ');
+
+		if (starts && ends)
+			return 0;
+	}
+	n = realloc(r->why, have + add + 3);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + have, "; ", 2);
+	memcpy(n + have + 2, why, add + 1);
+	r->why = n;
+	return 0;
+}
+
+int kreq_list_add(struct kreq_list *l, const char *option, const char *module, const char *why)
+{
+	struct kreq *v;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].option, option))
+			return why_append(&l->v[i], why);
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	v[l->n].option = option;
+	v[l->n].module = module;
+	v[l->n].why = strdup(why);
+	if (!v[l->n].why)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static int add_opts(struct kreq_list *l, const struct kreq_opts *o, const char *why)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < KREQ_ROW_MAX && o->o[i].option; i++)
+		ret = kreq_list_add(l, o->o[i].option, o->o[i].module, why);
+	return ret;
+}
+
+static int add_disk(struct kreq_list *l, const struct disk *d)
+{
+	static const struct kreq_opts nvme_mp = { { { "CONFIG_NVME_MULTIPATH", NULL } } };
+	static const struct kreq_opts zoned = { { { "CONFIG_BLK_DEV_ZONED", NULL } } };
+	char why[256];
+	int ret;
+
+	snprintf(why, sizeof(why), "disk '%s' is on bus %s%s", d->id, disk_bus_name(d->bus),
+		 d->bus == DISK_BUS_HYBRID ? " (vhost-user-blk: virtio-blk in the guest)" : "");
+	ret = add_opts(l, &bus_opts[d->bus], why);
+	if (!ret && d->paths > 1 && d->bus == DISK_BUS_NVME) {
+		snprintf(why, sizeof(why), "disk '%s' has %u paths (native NVMe multipath)", d->id,
+			 d->paths);
+		ret = add_opts(l, &nvme_mp, why);
+	} else if (!ret && d->paths > 1) {
+		enum multipath_mode mode = d->multipath ? d->multipath->mode : MULTIPATH_RQ;
+
+		snprintf(why, sizeof(why), "disk '%s' has %u paths (dm-multipath, %s)", d->id,
+			 d->paths, multipath_mode_name(mode));
+		ret = add_opts(l, &dm_multipath_opts[mode], why);
+	}
+	if (!ret && d->zoned) {
+		snprintf(why, sizeof(why), "disk '%s' is zoned", d->id);
+		ret = add_opts(l, &zoned, why);
+	}
+	return ret;
+}
+
+static int add_machine(struct kreq_list *l, const struct machine *m)
+{
+	char why[256];
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(machine_rows) / sizeof(machine_rows[0]); i++)
+		if (machine_rows[i].has(m, why, sizeof(why)))
+			ret = add_opts(l, &machine_rows[i].opts, why);
+	for (unsigned i = 0; !ret && i < m->disks_count; i++)
+		ret = add_disk(l, &m->disks[i]);
+	return ret;
+}
+
+static int add_run(struct kreq_list *l, unsigned i, const char *cmd)
+{
+	char why[256];
+	int ret = 0;
+
+	for (size_t w = 0; !ret && w < sizeof(run_words) / sizeof(run_words[0]); w++) {
+		if (!strstr(cmd, run_words[w].word))
+			continue;
+		snprintf(why, sizeof(why), "steps[%u] runs %s", i, run_words[w].word);
+		ret = add_opts(l, &run_words[w].opts, why);
+	}
+	return ret;
+}
+
+static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
+{
+	char why[256];
+	int ret;
+
+	snprintf(why, sizeof(why), "steps[%u] is a %s step", i, step_kind_name(st->kind));
+	ret = add_opts(l, &kind_opts[st->kind], why);
+	if (!ret && st->kind == STEP_SUSPEND) {
+		snprintf(why, sizeof(why), "steps[%u] suspends to %s", i,
+			 sleep_state_name(st->sleep_state));
+		ret = add_opts(l, &state_opts[st->sleep_state], why);
+	}
+	if (!ret && st->kind == STEP_SUSPEND &&
+	    (size_t)st->wake_by < sizeof(wake_rows) / sizeof(wake_rows[0])) {
+		snprintf(why, sizeof(why), "steps[%u] wakes by %s", i, wake_rows[st->wake_by].name);
+		ret = add_opts(l, &wake_rows[st->wake_by].opts, why);
+	}
+	if (!ret && st->kind == STEP_RUN && st->run)
+		ret = add_run(l, i, st->run);
+	return ret;
+}
+
+static int add_all(struct kreq_list *l, const struct scenario *s)
+{
+	const struct kernel_opts *k = s->kernel;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(base) / sizeof(base[0]); i++)
+		ret = kreq_list_add(l, base[i].o.option, base[i].o.module, base[i].why);
+	if (!ret && s->machine)
+		ret = add_machine(l, s->machine);
+	for (unsigned i = 0; !ret && i < s->steps_count; i++)
+		ret = add_step(l, i, &s->steps[i]);
+	for (unsigned i = 0; !ret && k && i < k->requires_count; i++)
+		ret = kreq_list_add(l, k->requires[i], KREQ_ANY_MODULE, "kernel.requires");
+	return ret;
+}
+
+int kreq_for_scenario(const struct scenario *s, struct kreq_list *out)
+{
+	int ret;
+
+	out->v = NULL;
+	out->n = 0;
+	ret = add_all(out, s);
+	if (ret)
+		kreq_list_free(out);
+	return ret;
+}
+
+void kreq_list_free(struct kreq_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].why);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* ---- checking a config ---- */
+
+/* Why r is not met by src, or NULL when it is. */
+static const char *unmet(const struct kreq *r, const struct kreq_source *src)
+{
+	const char *v = src->value(src->ctx, r->option);
+
+	if (!v || !*v || !strcmp(v, "n"))
+		return " is not set";
+	if (strcmp(v, "m"))
+		return NULL;
+	if (!r->module)
+		return "=m but it must be built in (=y)";
+	if (*r->module && src->has_module && !src->has_module(src->ctx, r->module))
+		return "=m but the image has no module ";
+	return NULL;
+}
+
+static int msg_add(char **msg, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int msg_add(char **msg, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *m;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	m = realloc(*msg, *len + (size_t)n + 1);
+	if (!m)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(m + *len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*msg = m;
+	*len += (size_t)n;
+	return 0;
+}
+
+int kreq_missing(const struct kreq_list *l, const struct kreq_source *src, char **message)
+{
+	size_t len = 0;
+	int missing = 0, ret = 0;
+	const char *why;
+
+	*message = NULL;
+	for (size_t i = 0; !ret && i < l->n; i++) {
+		why = unmet(&l->v[i], src);
+		if (!why)
+			continue;
+		missing++;
+		ret =
+		    msg_add(message, &len, "%s%s%s%s: %s", missing > 1 ? "\n" : "", l->v[i].option,
+			    why, why[strlen(why) - 1] == ' ' ? l->v[i].module : "", l->v[i].why);
+	}
+	if (ret) {
+		free(*message);
+		*message = NULL;
+		return ret;
+	}
+	return missing;
+}

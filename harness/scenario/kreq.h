@@ -1,0 +1,53 @@
+/* The kernel options a scenario needs, derived from what it declares: the
+ * guest's own base needs, each machine part (disk buses, multipath, zoned,
+ * NUMA, HMAT, the balloon, the sleep states), each step kind and its
+ * argument (suspend's state and wake source), the guest tools a run step
+ * calls, and kernel.requires. One table (kreq.c) says which option each
+ * needs and which module provides it; a kernel's config is checked against
+ * the list through callbacks, so the config reader stays another layer's. */
+#ifndef KTB_KREQ_H
+#define KTB_KREQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
+
+struct kreq {
+	const char *option; /* "CONFIG_BLK_DEV_NVME" */
+	const char *module; /* "nvme", or NULL: must be built in (=y) */
+	char *why;	    /* "disk 'data' is on bus nvme" */
+};
+
+struct kreq_list {
+	struct kreq *v;
+	size_t n;
+};
+
+/* Every option scenario s needs, base needs first, each option once (the
+ * first reason kept, later different reasons appended "; ..."). 0 or
+ * -ENOMEM (out is then empty). */
+int kreq_for_scenario(const struct scenario *s, struct kreq_list *out);
+/* Adds one requirement to l, merged as kreq_for_scenario merges: an option
+ * already there keeps its place and module and gains why unless it already
+ * says it. 0 or -ENOMEM. */
+int kreq_list_add(struct kreq_list *l, const char *option, const char *module, const char *why);
+void kreq_list_free(struct kreq_list *l);
+
+/* What a kernel's config holds, asked through callbacks: value(ctx,
+ * "CONFIG_X") returns "y", "m", another string, or NULL when unset;
+ * has_module(ctx, "nvme") says whether the image holds that module (NULL
+ * callback: unknown, =m counts as present). */
+struct kreq_source {
+	const char *(*value)(void *ctx, const char *option);
+	bool (*has_module)(void *ctx, const char *module);
+	void *ctx;
+};
+
+/* The requirements of l that src does not meet. 0 with *message NULL when
+ * all are met; else the number missing and *message (malloc'd) naming every
+ * missing option and what needs it, one per line ("CONFIG_BLK_DEV_NVME is
+ * not set: disk 'data' is on bus nvme"); -ENOMEM. */
+int kreq_missing(const struct kreq_list *l, const struct kreq_source *src, char **message);
+
+#endif
