@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "image_kconfig.h"
 #include "kvm.h"
 #include "util.h"
 
@@ -193,6 +194,21 @@ bool accel_prepare(const struct image *img, bool quiet)
 	if (v == KVM_BROKEN && !quiet)
 		fprintf(stderr, "ktb: note: /dev/kvm does not work here (%s); using TCG\n", why);
 	return v == KVM_WORKS;
+}
+
+struct kconfig *kconfig_prepare(const struct image *img)
+{
+	struct kconfig *k = NULL;
+	char why[1024] = "";
+
+	if (image_kernel_config(img, &k, why, sizeof(why))) {
+		fprintf(stderr,
+			"ktb: note: the kernel's config is not known (%s); scenarios boot without "
+			"a check of the options they need\n",
+			why);
+		return NULL;
+	}
+	return k;
 }
 
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out)

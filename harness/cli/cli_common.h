@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "image.h"
+#include "kconfig.h"
 #include "scenario.h"
 
 struct scenario_set {
@@ -35,6 +36,10 @@ struct kernel_choice {
 int image_prepare(const struct kernel_choice *k, struct image *img);
 /* Decide on KVM; prints a note when /dev/kvm exists but does not work. */
 bool accel_prepare(const struct image *img, bool quiet);
+/* The config of the kernel img boots (image_kernel_config), or NULL after a
+ * note on stderr saying none was found and every scenario boots anyway.
+ * Caller frees with kconfig_free. */
+struct kconfig *kconfig_prepare(const struct image *img);
 
 /* A whole number from 1 to max given to option opt of `ktb cmd`: 0 with
  * *out, or -EINVAL after "ktb CMD: OPT ARG: give a number from 1 to MAX" on

@@ -347,6 +347,7 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 	plan_make(c, set, &plan);
 	o.sig_fd = proc_signals_install();
 	o.kvm = accel_prepare(img, false);
+	o.kconfig = kconfig_prepare(img);
 	rr->scenarios = xcalloc(plan.n, sizeof(*rr->scenarios));
 	if (c->hosts.n) {
 		/* every scenario in a worker, so a failed host can hand it on */
@@ -368,6 +369,8 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 	}
 	free(plan.items);
 	free(plan.attempts);
+	if (o.kconfig)
+		kconfig_free((struct kconfig *)o.kconfig);
 	return r;
 }
 

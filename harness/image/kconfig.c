@@ -25,6 +25,7 @@ struct kconfig {
 	size_t n, cap;
 	char **mods; /* '-' written as '_' */
 	size_t nmods;
+	bool mods_known; /* a module list was read (it may be empty) */
 	char *source;
 };
 
@@ -266,6 +267,11 @@ bool kconfig_has_module(const struct kconfig *k, const char *module)
 	return false;
 }
 
+bool kconfig_knows_modules(const struct kconfig *k)
+{
+	return k->mods_known;
+}
+
 const char *kconfig_source(const struct kconfig *k)
 {
 	return k->source ? k->source : "the given text";
@@ -322,6 +328,7 @@ void kconfig_read_modules(struct kconfig *k, const char *path)
 {
 	char *text = read_file(path, NULL), *save = NULL, *m;
 
+	k->mods_known |= text != NULL;
 	for (m = text ? strtok_r(text, "\r\n", &save) : NULL; m;
 	     m = strtok_r(NULL, "\r\n", &save)) {
 		k->mods = xrealloc(k->mods, (k->nmods + 1) * sizeof(char *));

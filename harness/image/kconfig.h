@@ -31,6 +31,9 @@ const char *kconfig_value(const struct kconfig *k, const char *option);
 /* Whether the image holds MODULE (as modprobe names it; '-' and '_' are the
  * same). False when no module list is known. */
 bool kconfig_has_module(const struct kconfig *k, const char *module);
+/* Whether a module list was read at all (an image built before the builder
+ * wrote modules.txt has none: then no module can be said to be missing). */
+bool kconfig_knows_modules(const struct kconfig *k);
 /* Where the config was read from, for messages ("the given text" when it
  * came from kconfig_parse alone). */
 const char *kconfig_source(const struct kconfig *k);

@@ -10,6 +10,7 @@
 #include "protocol.h"
 #include "console.h"
 #include "expect.h"
+#include "kernel_check.h"
 #include "loop.h"
 #include "machine_step.h"
 #include "util.h"
@@ -210,6 +211,29 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 	return 0;
 }
 
+/* A kernel without an option the scenario needs would only fail it for a
+ * reason that is not the scenario's: skip it before anything boots, naming
+ * every missing option. True when skipped (r written). */
+static bool kernel_lacks(const struct scenario *s, const struct run_opts *o,
+			 struct scenario_result *r)
+{
+	struct kernel_check kc;
+
+	if (!o->kconfig || kernel_check(s, o->kconfig, &kc) || !kc.count)
+		return false;
+	r->status = ST_SKIP;
+	r->message = xasprintf("the kernel lacks what the scenario needs: %s (kernel config: %s)",
+			       kc.message, kconfig_source(o->kconfig));
+	r->missing_config = kc.missing;
+	r->missing_config_count = kc.count;
+	kc.missing = NULL;
+	kc.count = 0;
+	kernel_check_free(&kc);
+	if (!mkdir_p(r->artifacts, 0755))
+		write_result(r);
+	return true;
+}
+
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r)
 {
@@ -221,6 +245,10 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	int ret;
 
 	result_init(r, s, o);
+	if (kernel_lacks(s, o, r)) {
+		free(workdir);
+		return 0;
+	}
 	kernel = pick_kernel(s, o->image, &why);
 	if (!kernel || mkdir_p(r->artifacts, 0755) || !mkdtemp(workdir)) {
 		r->status = ST_ERROR;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "image.h"
+#include "kconfig.h"
 #include "result.h"
 #include "scenario.h"
 
@@ -15,6 +16,9 @@ struct vm_backend_ops;
 
 struct run_opts {
 	const struct image *image;
+	/* the config of the kernel the image boots; NULL: not known (every
+	 * scenario boots); else a scenario it lacks options for is skipped */
+	const struct kconfig *kconfig;
 	const char *append;	    /* --append: added to every scenario's kernel arguments */
 	const char *artifacts_root; /* artifacts/<run_id>/<scenario>/ */
 	const char *run_id;

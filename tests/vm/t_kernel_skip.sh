@@ -1,0 +1,54 @@
+# label: cli
+# A kernel that lacks an option a scenario needs is a skip before anything
+# boots, never a failure: the scenario's status is skip, its message names
+# every missing option and what needs it, missing_config lists them, no VM
+# starts (no console.log), and the run exits 125 so that git bisect run and
+# ktb bisect skip that kernel. Two ways in: kernel.requires naming an option
+# the Debian kernel lacks, and a kernel tree whose .config lacks what a
+# scenario's machine needs (NVMe). Every scenario test passing on the Debian
+# kernel shows the other side: nothing it has is called missing.
+. "$(dirname "$0")/lib.sh"
+
+# skipped NAME OPTION WHY: the last run skipped NAME for OPTION because of WHY
+skipped() {
+	local res
+	expect_rc 125
+	expect_out "^SKIP +$1 .*the kernel lacks what the scenario needs: $2 is not set: $3"
+	res=$(result_of "$1")
+	[ -n "$res" ] || fail "$1: no result.json"
+	grep -q '"status": "skip"' "$res" || fail "$1: status is not skip"
+	grep -A3 '"missing_config"' "$res" | grep -q "\"$2\"" || fail "$1: $2 not in missing_config"
+	[ ! -e "$(dirname "$res")/console.log" ] || fail "$1: a VM was started"
+}
+
+# kernel.requires: the Debian kernel has no KASAN
+cat >"$work/needs-kasan.yaml" <<'EOF'
+name: needs-kasan
+summary: A run step that needs KASAN.
+kernel:
+  requires: [CONFIG_KASAN]
+steps:
+  - run: "true"
+EOF
+ktb_run run --artifacts "$(artifacts)" "$work/needs-kasan.yaml"
+skipped needs-kasan CONFIG_KASAN kernel.requires
+
+# a kernel tree whose .config has no NVMe driver: the image's own kernel,
+# with that one option turned off (and modules built in, as a tree's
+# bzImage-only build would have them)
+ktb_run image build
+expect_rc 0
+img=$(sed -n 's/^image: *//p' "$out")
+[ -f "$img/config" ] || fail "the image keeps no kernel config ($img/config)"
+grep -qx 'CONFIG_BLK_DEV_NVME=[ym]' "$img/config" || fail "the Debian kernel has no NVMe driver?"
+tree=$work/linux
+mkdir -p "$tree/arch/x86/boot"
+cp "$(sed -n 's/^bzImage: *//p' "$out")" "$tree/arch/x86/boot/bzImage"
+sed -e 's/=m$/=y/' -e 's/^CONFIG_BLK_DEV_NVME=.*/# CONFIG_BLK_DEV_NVME is not set/' \
+	"$img/config" >"$tree/.config"
+ktb_run run --artifacts "$(artifacts)" --kernel "$tree/arch/x86/boot/bzImage" \
+	"$KTB_SRC/scenarios/disk-4kn-nvme.yaml"
+skipped disk-4kn-nvme CONFIG_BLK_DEV_NVME "disk 'data' is on bus nvme"
+# the image is content-addressed: the .config it names may be an earlier
+# tree with the same bytes
+expect_out "kernel config: .*\(from .*/\.config\)"
