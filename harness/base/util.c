@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,4 +245,14 @@ char *str_trim(char *s, const char *set)
 {
 	s[str_trim_len(s, strlen(s), set)] = '\0';
 	return s;
+}
+
+int say_err(char *buf, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return ret;
 }

@@ -10,6 +10,11 @@
 int64_t now_ms(void);	      /* CLOCK_MONOTONIC in milliseconds */
 char *xstrdup(const char *s); /* aborts on ENOMEM; NULL stays NULL */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print fmt into buf (len bytes, truncated) and return ret: one line for a
+ * function that explains a failure in its caller's buffer, "return
+ * say_err(why, whylen, -ENOENT, "no %s", what);". */
+int say_err(char *buf, size_t len, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 int write_file(const char *path, const char *data, size_t len); /* 0 or -errno */

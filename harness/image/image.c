@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@
 #define APT_LISTS "/var/lib/apt/lists"
 
 const char *const image_guest_files[] = { "init", "ktb-probe", "ktb-io", "ktb-mem", NULL };
-
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* --- hashing -------------------------------------------------------------- */
 
@@ -142,21 +128,21 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 	if (in->kernel_path) {
 		ret = hash_file(s, "kernel-file", in->kernel_path);
 		if (ret)
-			return fail(err, errlen, -EIO, "kernel %s: %s", in->kernel_path,
-				    strerror(-ret));
+			return say_err(err, errlen, -EIO, "kernel %s: %s", in->kernel_path,
+				       strerror(-ret));
 	}
 	/* the builder copies it into the image: a changed config is a new image */
 	if (in->kernel_config) {
 		ret = hash_file(s, "kernel-config", in->kernel_config);
 		if (ret)
-			return fail(err, errlen, -EIO, "kernel config %s: %s", in->kernel_config,
-				    strerror(-ret));
+			return say_err(err, errlen, -EIO, "kernel config %s: %s", in->kernel_config,
+				       strerror(-ret));
 	}
 	if (in->modules_dir) {
 		ret = hash_tree(s, "modules-dir", in->modules_dir, ".", true);
 		if (ret)
-			return fail(err, errlen, -EIO, "modules %s: %s", in->modules_dir,
-				    strerror(-ret));
+			return say_err(err, errlen, -EIO, "modules %s: %s", in->modules_dir,
+				       strerror(-ret));
 	}
 	return 0;
 }
@@ -172,17 +158,17 @@ static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *
 		ret = hash_file(s, image_guest_files[i], path);
 		free(path);
 		if (ret)
-			return fail(err, errlen, -EIO,
-				    "guest binary %s/%s: %s; build the guest binaries first "
-				    "(cmake --build build)",
-				    in->guest_dir, image_guest_files[i], strerror(-ret));
+			return say_err(err, errlen, -EIO,
+				       "guest binary %s/%s: %s; build the guest binaries first "
+				       "(cmake --build build)",
+				       in->guest_dir, image_guest_files[i], strerror(-ret));
 	}
 	/* host programs change with their packages: stat is enough */
 	for (i = 0; i < in->binaries_count; i++) {
 		ret = hash_stat(s, "binary", in->binaries[i], in->binaries[i], NULL);
 		if (ret)
-			return fail(err, errlen, -EIO, "binary %s: %s", in->binaries[i],
-				    strerror(-ret));
+			return say_err(err, errlen, -EIO, "binary %s: %s", in->binaries[i],
+				       strerror(-ret));
 	}
 	return 0;
 }
@@ -197,10 +183,10 @@ int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *
 	hash_str(&s, "ktb-image", "1");
 	ret = hash_file(&s, "recipe", in->recipe_path);
 	if (ret)
-		return fail(err, errlen, -EIO, "%s: %s", in->recipe_path, strerror(-ret));
+		return say_err(err, errlen, -EIO, "%s: %s", in->recipe_path, strerror(-ret));
 	ret = hash_file(&s, "builder", in->builder_path);
 	if (ret)
-		return fail(err, errlen, -EIO, "%s: %s", in->builder_path, strerror(-ret));
+		return say_err(err, errlen, -EIO, "%s: %s", in->builder_path, strerror(-ret));
 	/* Debian's package versions name their contents: no need to read a .deb */
 	for (i = 0; i < in->debs_count; i++)
 		hash_str(&s, "deb", in->debs[i]);
@@ -404,10 +390,11 @@ static int deb_versions(const char *cache, char **pkgs, char **vers, size_t n, c
 		if (!vers[i])
 			vers[i] = version_from_debs(debdir, pkgs[i]);
 		if (!vers[i])
-			ret = fail(err, errlen, -EIO,
-				   "package %s: apt knows no version of it and none is cached in "
-				   "%s; run 'apt-get update' (or check the name)",
-				   pkgs[i], debdir);
+			ret =
+			    say_err(err, errlen, -EIO,
+				    "package %s: apt knows no version of it and none is cached in "
+				    "%s; run 'apt-get update' (or check the name)",
+				    pkgs[i], debdir);
 	}
 	if (!ret && missing)
 		versions_save(memo, want, text, pkgs, vers, n);
@@ -453,21 +440,21 @@ static int build_packages(struct build *b, char *err, size_t errlen)
 	unsigned i;
 
 	if (o->kernel_path && o->kernel_abi)
-		return fail(err, errlen, -EINVAL,
-			    "--kernel ABI and --kernel PATH exclude each other");
+		return say_err(err, errlen, -EINVAL,
+			       "--kernel ABI and --kernel PATH exclude each other");
 	if (o->modules_dir && !o->kernel_path)
-		return fail(err, errlen, -EINVAL, "--modules needs --kernel PATH");
+		return say_err(err, errlen, -EINVAL, "--modules needs --kernel PATH");
 	b->kernel_deb = !o->kernel_path;
 	if (o->kernel_abi)
 		b->pkgs[b->npkgs++] = abi_package(o->kernel_abi);
 	else if (!o->kernel_path && r->kernel)
 		b->pkgs[b->npkgs++] = xstrdup(r->kernel->package);
 	else if (!o->kernel_path)
-		return fail(err, errlen, -EINVAL,
-			    "%s: no kernel (add kernel: {package: ...} or pass --kernel)",
-			    b->recipe_path);
+		return say_err(err, errlen, -EINVAL,
+			       "%s: no kernel (add kernel: {package: ...} or pass --kernel)",
+			       b->recipe_path);
 	if (r->packages_count > 63 - b->npkgs)
-		return fail(err, errlen, -EINVAL, "%s: too many packages", b->recipe_path);
+		return say_err(err, errlen, -EINVAL, "%s: too many packages", b->recipe_path);
 	for (i = 0; i < r->packages_count; i++)
 		b->pkgs[b->npkgs++] = xstrdup(r->packages[i]);
 	return 0;
@@ -506,9 +493,9 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 	for (i = 0; i < r->binaries_count; i++) {
 		b->bins[i] = find_program(r->binaries[i]);
 		if (!b->bins[i])
-			return fail(err, errlen, -EIO,
-				    "%s: binary %s is not installed on this host", b->recipe_path,
-				    r->binaries[i]);
+			return say_err(err, errlen, -EIO,
+				       "%s: binary %s is not installed on this host",
+				       b->recipe_path, r->binaries[i]);
 	}
 	ret = deb_versions(b->cache, b->pkgs, b->vers, b->npkgs, err, errlen);
 	if (ret)
@@ -628,7 +615,7 @@ static int build_run(const struct build *b, const char *tmp, char *err, size_t e
 	if (!b->o->verbose) {
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
-			ret = fail(err, errlen, -EIO, "%s: %s", log, strerror(errno));
+			ret = say_err(err, errlen, -EIO, "%s: %s", log, strerror(errno));
 			goto out;
 		}
 	}
@@ -636,14 +623,14 @@ static int build_run(const struct build *b, const char *tmp, char *err, size_t e
 	if (ret == 0)
 		goto out;
 	if (b->o->verbose) {
-		ret = fail(err, errlen, -EIO, "image build failed (exit %d), see the output above",
-			   ret);
+		ret = say_err(err, errlen, -EIO,
+			      "image build failed (exit %d), see the output above", ret);
 		goto out;
 	}
 	builder_error(log, msg, sizeof(msg));
 	kept = xasprintf("%s/images/%s.failed.log", b->cache, b->key);
 	rename(log, kept);
-	ret = fail(err, errlen, -EIO, "image build failed: %s (log: %s)", msg, kept);
+	ret = say_err(err, errlen, -EIO, "image build failed: %s (log: %s)", msg, kept);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -666,12 +653,12 @@ static int image_load(const char *dir, const char *key, struct image *img, char 
 	if (!m) {
 		ret = access(path, F_OK)
 			  ? -ENOENT
-			  : fail(err, errlen, -EIO, "%s:%d: %s", path, jerr.line, jerr.text);
+			  : say_err(err, errlen, -EIO, "%s:%d: %s", path, jerr.line, jerr.text);
 		goto out;
 	}
 	if (json_unpack_ex(m, &jerr, 0, "{s:s, s?o, s?o, s:s}", "release", &rel, "vmlinux", &vml,
 			   "bzimage", &bz, "initrd", &ird)) {
-		ret = fail(err, errlen, -EIO, "%s: %s", path, jerr.text);
+		ret = say_err(err, errlen, -EIO, "%s: %s", path, jerr.text);
 		goto out;
 	}
 	img->dir = xstrdup(dir);
@@ -737,7 +724,7 @@ static int image_build(const struct build *b, const char *dir, struct image *img
 		 * last process is gone, even if we are killed first */
 		fd = open(lock, O_RDWR | O_CREAT, 0644);
 	if (fd < 0 || flock(fd, LOCK_EX)) {
-		ret = fail(err, errlen, -EIO, "%s: %s", lock, strerror(errno));
+		ret = say_err(err, errlen, -EIO, "%s: %s", lock, strerror(errno));
 		goto out;
 	}
 	ret = image_load(dir, b->key, img, err, errlen); /* built while we waited? */
@@ -745,18 +732,18 @@ static int image_build(const struct build *b, const char *dir, struct image *img
 		goto out;
 	remove_stale(images);
 	if (mkdir_p(tmp, 0755)) {
-		ret = fail(err, errlen, -EIO, "%s: %s", tmp, strerror(errno));
+		ret = say_err(err, errlen, -EIO, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	ret = build_run(b, tmp, err, errlen);
 	if (!ret && rename(tmp, dir))
-		ret = fail(err, errlen, -EIO, "rename %s: %s", dir, strerror(errno));
+		ret = say_err(err, errlen, -EIO, "rename %s: %s", dir, strerror(errno));
 	if (!ret)
 		ret = image_load(dir, b->key, img, err, errlen);
 	if (!ret)
 		image_mark_latest(images, b->recipe->name, b->key);
 	if (ret == -ENOENT)
-		ret = fail(err, errlen, -EIO, "%s: the builder wrote no manifest.json", dir);
+		ret = say_err(err, errlen, -EIO, "%s: the builder wrote no manifest.json", dir);
 out:
 	rm_rf(tmp);
 	if (fd >= 0)
@@ -777,8 +764,8 @@ int image_ensure(const struct image_opts *o, struct image *out, char *err, size_
 	memset(out, 0, sizeof(*out));
 	b.cache = ktb_cache_dir();
 	if (!b.cache)
-		return fail(err, errlen, -EIO,
-			    "cannot create the cache folder (XDG_CACHE_HOME, HOME)");
+		return say_err(err, errlen, -EIO,
+			       "cannot create the cache folder (XDG_CACHE_HOME, HOME)");
 	b.recipe_path = image_recipe_path(o->recipe);
 	b.builder = xasprintf("%s/images/build-image.sh", ktb_source_dir());
 	ret = image_recipe_load(b.recipe_path, &b.recipe, err, errlen);

@@ -7,22 +7,8 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int say(char *why, size_t whylen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int say(char *why, size_t whylen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* --- the image's config ----------------------------------------------------- */
 
@@ -88,8 +74,8 @@ int image_kernel_config(const struct image *img, struct kconfig **out, char *why
 	*out = NULL;
 	ret = image_search(img, out, &looked, why, whylen);
 	if (ret == -ENOENT)
-		say(why, whylen, ret, "no kernel config for image %s (looked at %s)", img->dir,
-		    looked);
+		say_err(why, whylen, ret, "no kernel config for image %s (looked at %s)", img->dir,
+			looked);
 	if (!ret) {
 		mods = xasprintf("%s/modules.txt", img->dir);
 		kconfig_read_modules(*out, mods);

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +27,6 @@ struct kconfig {
 	bool mods_known; /* a module list was read (it may be empty) */
 	char *source;
 };
-
-static int say(char *why, size_t whylen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int say(char *why, size_t whylen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* --- parsing ---------------------------------------------------------------- */
 
@@ -122,11 +108,12 @@ static int parse_assign(struct kconfig *k, const char *s, size_t len, size_t lin
 	char *val;
 
 	if (!n || !vlen || *v != '=')
-		return say(why, whylen, -EINVAL, "line %zu: %.*s assigns nothing (no '=')", line,
-			   (int)(n	    ? 7 + n
-				 : len < 40 ? len
-					    : 40),
-			   s);
+		return say_err(why, whylen, -EINVAL, "line %zu: %.*s assigns nothing (no '=')",
+			       line,
+			       (int)(n		? 7 + n
+				     : len < 40 ? len
+						: 40),
+			       s);
 	v++, vlen--;
 	if (vlen && *v == '"')
 		val = unquote(v, vlen);
@@ -135,9 +122,10 @@ static int parse_assign(struct kconfig *k, const char *s, size_t len, size_t lin
 	else
 		val = NULL;
 	if (!val)
-		return say(why, whylen, -EINVAL,
-			   "line %zu: CONFIG_%.*s=%.*s: not y, m, n, a number or a quoted string",
-			   line, (int)n, s + 7, (int)(vlen < 40 ? vlen : 40), v);
+		return say_err(
+		    why, whylen, -EINVAL,
+		    "line %zu: CONFIG_%.*s=%.*s: not y, m, n, a number or a quoted string", line,
+		    (int)n, s + 7, (int)(vlen < 40 ? vlen : 40), v);
 	if (!strcmp(val, "n")) {
 		free(val);
 		val = NULL;
@@ -154,14 +142,14 @@ static int parse_line(struct kconfig *k, const char *s, size_t len, size_t line,
 	if (len && s[len - 1] == '\r')
 		len--;
 	if (len > KCONFIG_MAX_LINE)
-		return say(why, whylen, -EINVAL,
-			   "line %zu: longer than %u bytes: not a kernel config", line,
-			   KCONFIG_MAX_LINE);
+		return say_err(why, whylen, -EINVAL,
+			       "line %zu: longer than %u bytes: not a kernel config", line,
+			       KCONFIG_MAX_LINE);
 	for (i = 0; i < len; i++)
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
-			return say(why, whylen, -EINVAL,
-				   "line %zu: binary data (byte 0x%02x): not a kernel config", line,
-				   (unsigned char)s[i]);
+			return say_err(why, whylen, -EINVAL,
+				       "line %zu: binary data (byte 0x%02x): not a kernel config",
+				       line, (unsigned char)s[i]);
 	while (len && (*s == ' ' || *s == '\t'))
 		s++, len--;
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
@@ -176,8 +164,8 @@ static int parse_line(struct kconfig *k, const char *s, size_t len, size_t line,
 	}
 	if (len > 7 && !memcmp(s, "CONFIG_", 7))
 		return parse_assign(k, s, len, line, why, whylen);
-	return say(why, whylen, -EINVAL, "line %zu: '%.*s' is no CONFIG_NAME=value", line,
-		   (int)(len < 40 ? len : 40), s);
+	return say_err(why, whylen, -EINVAL, "line %zu: '%.*s' is no CONFIG_NAME=value", line,
+		       (int)(len < 40 ? len : 40), s);
 }
 
 static int opt_cmp(const void *a, const void *b)
@@ -215,8 +203,9 @@ int kconfig_parse(const char *text, size_t len, struct kconfig **out, char *why,
 
 	*out = NULL;
 	if (len > KCONFIG_MAX_TEXT)
-		return say(why, whylen, -EINVAL, "%zu bytes: more than a kernel config holds (%u)",
-			   len, KCONFIG_MAX_TEXT);
+		return say_err(why, whylen, -EINVAL,
+			       "%zu bytes: more than a kernel config holds (%u)", len,
+			       KCONFIG_MAX_TEXT);
 	k = xcalloc(1, sizeof(*k));
 	for (; off < len && !ret; off += n + 1, line++) {
 		nl = memchr(text + off, '\n', len - off);
@@ -310,16 +299,16 @@ int kconfig_read_file(const char *path, const char *from, struct kconfig **out, 
 		return -ENOENT;
 	/* a file this big is no config: not read, so memory stays bounded */
 	if (st.st_size > (off_t)KCONFIG_MAX_TEXT)
-		return say(why, whylen, -EINVAL,
-			   "%s: %lld bytes, too big for a kernel config: not read", path,
-			   (long long)st.st_size);
+		return say_err(why, whylen, -EINVAL,
+			       "%s: %lld bytes, too big for a kernel config: not read", path,
+			       (long long)st.st_size);
 	text = read_file(path, &len);
 	if (!text)
-		return say(why, whylen, -EINVAL, "%s: %s", path, strerror(errno));
+		return say_err(why, whylen, -EINVAL, "%s: %s", path, strerror(errno));
 	ret = kconfig_parse(text, len, out, msg, sizeof(msg));
 	free(text);
 	if (ret)
-		return say(why, whylen, ret, "%s: %s", path, msg);
+		return say_err(why, whylen, ret, "%s: %s", path, msg);
 	(*out)->source = from ? xasprintf("%s (from %s)", path, from) : xstrdup(path);
 	return 0;
 }
@@ -432,7 +421,7 @@ int kconfig_find_beside(const char *kernel, char **path, char *why, size_t whyle
 		free(paths[i]);
 	}
 	if (ret)
-		say(why, whylen, ret, "no config beside %s (looked at %s)", kernel, looked);
+		say_err(why, whylen, ret, "no config beside %s (looked at %s)", kernel, looked);
 	free(looked);
 	return ret;
 }
@@ -497,13 +486,13 @@ static int ikconfig_parse(const char *data, size_t len, const char *path, struct
 		return -ENOENT;
 	text = gunzip(st, len - (size_t)(st - data), KCONFIG_MAX_TEXT, &tlen);
 	if (!text)
-		return say(why, whylen, -EINVAL,
-			   "%s: IKCONFIG is no gzip stream (or over %u bytes)", path,
-			   KCONFIG_MAX_TEXT);
+		return say_err(why, whylen, -EINVAL,
+			       "%s: IKCONFIG is no gzip stream (or over %u bytes)", path,
+			       KCONFIG_MAX_TEXT);
 	ret = kconfig_parse(text, tlen, out, msg, sizeof(msg));
 	free(text);
 	if (ret)
-		return say(why, whylen, ret, "%s (IKCONFIG): %s", path, msg);
+		return say_err(why, whylen, ret, "%s (IKCONFIG): %s", path, msg);
 	(*out)->source = xasprintf("%s (IKCONFIG)", path);
 	return 0;
 }
