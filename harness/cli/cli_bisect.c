@@ -80,6 +80,8 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
+		if (kernel_choice_option(&c->k, ch, optarg))
+			continue;
 		switch (ch) {
 		case 'j':
 			if (cli_count("bisect", "-j", optarg, 17, &c->jobs))
@@ -103,15 +105,6 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 			break;
 		case 'B':
 			c->build = optarg;
-			break;
-		case 'k':
-			c->k.kernel = optarg;
-			break;
-		case 'm':
-			c->k.modules = optarg;
-			break;
-		case 'r':
-			c->k.recipe = optarg;
 			break;
 		case 'a':
 			c->append = optarg;

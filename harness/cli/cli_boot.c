@@ -176,6 +176,8 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 
 	optind = 1;
 	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		if (kernel_choice_option(&c->k, ch, optarg))
+			continue;
 		switch (ch) {
 		case 'S':
 			c->scenario = optarg;
@@ -198,15 +200,6 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 			break;
 		case 's':
 			r = parse_sleep(optarg, &c->m.sleep);
-			break;
-		case 'k':
-			c->k.kernel = optarg;
-			break;
-		case 'm':
-			c->k.modules = optarg;
-			break;
-		case 'r':
-			c->k.recipe = optarg;
 			break;
 		case 'a':
 			c->append = optarg;

@@ -196,6 +196,22 @@ bool accel_prepare(const struct image *img, bool quiet)
 	return v == KVM_WORKS;
 }
 
+bool kernel_choice_option(struct kernel_choice *k, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'k':
+		k->kernel = arg;
+		return true;
+	case 'm':
+		k->modules = arg;
+		return true;
+	case 'r':
+		k->recipe = arg;
+		return true;
+	}
+	return false;
+}
+
 struct kconfig *kconfig_prepare(const struct image *img)
 {
 	struct kconfig *k = NULL;

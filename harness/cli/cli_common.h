@@ -31,6 +31,10 @@ struct kernel_choice {
 	bool verbose;
 };
 
+/* The options every command that boots takes for its kernel (getopt
+ * letters 'k' --kernel, 'm' --modules, 'r' --recipe) into k: true when ch
+ * was one of them. */
+bool kernel_choice_option(struct kernel_choice *k, int ch, const char *arg);
 /* Build or find the image; on failure print why and return KTB_EXIT_USAGE
  * (bad option) or KTB_EXIT_UNTESTED. */
 int image_prepare(const struct kernel_choice *k, struct image *img);

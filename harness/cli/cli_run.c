@@ -144,6 +144,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	c->artifacts = "artifacts";
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
+		if (kernel_choice_option(&c->k, ch, optarg))
+			continue;
 		switch (ch) {
 		case 'j':
 			if (cli_count("run", "-j", optarg, 64, &c->jobs))
@@ -179,15 +181,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'R':
 			if (cli_count("run", "--repeat", optarg, 1000, &c->repeat))
 				return KTB_EXIT_USAGE;
-			break;
-		case 'k':
-			c->k.kernel = optarg;
-			break;
-		case 'm':
-			c->k.modules = optarg;
-			break;
-		case 'r':
-			c->k.recipe = optarg;
 			break;
 		case 'a':
 			c->append = optarg;
