@@ -410,7 +410,13 @@ static void locate_field(const char *data, size_t off, struct scenario_error *er
 struct re_frame {
 	uint64_t sum, last;
 	bool anchored, last_anchored; /* holds an anchor; the last atom does */
+	/* Ways to match the empty string (see re_empty_*): the last atom's,
+	 * the product of the branch's atoms before it, of the run of nullable
+	 * atoms just before it, and the sum of the finished | branches. */
+	uint64_t e_last, e_branch, e_run, e_alts;
 };
+
+#define RE_FRAME_INIT ((struct re_frame){ 0, 0, false, false, 1, 1, 1, 0 })
 
 static uint64_t re_cap(uint64_t v)
 {
@@ -433,12 +439,56 @@ static void re_grow(struct re_frame *f, uint64_t k)
 	f->last = re_cap(f->last + k);
 }
 
-static void re_atom(struct re_frame *f, uint64_t w, bool anchor)
+/* Ways to match the empty string. glibc's epsilon closures walk every
+ * empty path through a repeated part: ((b?)?){n}* took 2^n steps (n = 20:
+ * 0.13 s, n = 33: hours), and so did b??{33}* and ((b|)?){33}*. Each atom
+ * counts its empty paths: 0 for a character or bracket, 1 for an anchor,
+ * one more for each ?, * and optional copy, a product along a branch and
+ * a sum over | branches; no atom and no run of adjacent atoms may count
+ * more than REGEX_MAX_EMPTY. */
+static uint64_t re_ecap(uint64_t v)
+{
+	return v > REGEX_MAX_EMPTY + 1 ? REGEX_MAX_EMPTY + 1 : v;
+}
+
+static uint64_t re_emul(uint64_t a, uint64_t b)
+{
+	return a && b > REGEX_MAX_EMPTY ? REGEX_MAX_EMPTY + 1 : re_ecap(a * b);
+}
+
+/* the last atom's count, repeated: n copies, then up to m optional ones */
+static void re_empty_repeat(struct re_frame *f, uint64_t n, uint64_t m)
+{
+	uint64_t e = 1;
+
+	for (uint64_t i = 0; i < n && e; i++)
+		e = re_emul(e, f->e_last);
+	for (uint64_t i = n; i < m && e <= REGEX_MAX_EMPTY; i++)
+		e = re_emul(e, f->e_last + 1);
+	f->e_last = e;
+}
+
+static bool re_empty_ok(const struct re_frame *f)
+{
+	return f->e_last <= REGEX_MAX_EMPTY && re_emul(f->e_run, f->e_last) <= REGEX_MAX_EMPTY;
+}
+
+static void re_atom(struct re_frame *f, uint64_t w, bool anchor, uint64_t empty)
 {
 	f->sum = re_cap(f->sum + w);
 	f->last = w;
 	f->last_anchored = anchor;
 	f->anchored |= anchor;
+	f->e_branch = re_emul(f->e_branch, f->e_last);
+	f->e_run = f->e_last ? re_emul(f->e_run, f->e_last) : 1;
+	f->e_last = empty;
+}
+
+/* a | ends the branch: its count joins the sum and a new branch starts */
+static void re_branch(struct re_frame *f)
+{
+	f->e_alts = re_ecap(f->e_alts + re_emul(f->e_branch, f->e_last));
+	f->e_branch = f->e_run = f->e_last = 1;
 }
 
 /* ^ $ \b \B \< \> \` \' at p: an anchor. glibc copies the epsilon closure
@@ -470,9 +520,9 @@ static const char *re_bracket_end(const char *p)
 }
 
 /* "{n}", "{n,}", "{,m}", "{n,m}" at *pp: the most copies it makes (*pp then
- * at the "}"); -1 when it is not an interval (regcomp judges it), -2 when
+ * at the "}", *min the fewest); -1 when it is not an interval (regcomp judges it), -2 when
  * a count is over the limit. */
-static long re_interval(const char **pp)
+static long re_interval(const char **pp, unsigned long *min)
 {
 	const char *p = *pp + 1;
 	unsigned long n = 0, m;
@@ -496,14 +546,18 @@ static long re_interval(const char **pp)
 	*pp = end;
 	if (n > REGEX_MAX_REPEAT || m > REGEX_MAX_REPEAT + 1)
 		return -2;
+	*min = n;
 	return (long)(m > n ? m : n);
 }
 
 static int re_weigh(const char *pattern, char *why, size_t len)
 {
-	struct re_frame st[REGEX_MAX_GROUPS + 1] = { { 0, 0, false, false } };
+	struct re_frame st[REGEX_MAX_GROUPS + 1];
 	unsigned d = 0;
+	unsigned long least = 0;
 	long times;
+
+	st[0] = RE_FRAME_INIT;
 
 	for (const char *p = pattern; *p; p++) {
 		if (strchr("?*+{", *p) && st[d].last_anchored) {
@@ -521,12 +575,12 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 					 p[1]);
 				return -EINVAL;
 			}
-			re_atom(&st[d], 1, re_is_anchor(p));
+			re_atom(&st[d], 1, re_is_anchor(p), re_is_anchor(p));
 			p += p[1] != '\0';
 			break;
 		case '[':
 			p = re_bracket_end(p);
-			re_atom(&st[d], 1, false);
+			re_atom(&st[d], 1, false, 0);
 			break;
 		case '(':
 			if (d >= REGEX_MAX_GROUPS) {
@@ -534,27 +588,31 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 					 REGEX_MAX_GROUPS);
 				return -EINVAL;
 			}
-			st[++d] = (struct re_frame){ 0, 0, false, false };
+			st[++d] = RE_FRAME_INIT;
 			break;
 		case ')':
 			if (!d)
 				break;
 			d--;
-			re_atom(&st[d], st[d + 1].sum + 1, st[d + 1].anchored);
+			re_branch(&st[d + 1]);
+			re_atom(&st[d], st[d + 1].sum + 1, st[d + 1].anchored, st[d + 1].e_alts);
 			break;
 		case '+':
 			re_repeat(&st[d], 2);
 			re_grow(&st[d], 1);
+			re_empty_repeat(&st[d], 1, 2);
 			break;
 		case '?':
 		case '*':
 			re_grow(&st[d], 1);
+			re_empty_repeat(&st[d], 0, 1);
 			break;
 		case '|':
 			st[d].sum = re_cap(st[d].sum + 1);
+			re_branch(&st[d]);
 			break;
 		case '{':
-			times = re_interval(&p);
+			times = re_interval(&p, &least);
 			if (times == -2) {
 				snprintf(why, len, "a repetition count over %d", REGEX_MAX_REPEAT);
 				return -EINVAL;
@@ -562,16 +620,25 @@ static int re_weigh(const char *pattern, char *why, size_t len)
 			if (times >= 0) {
 				re_repeat(&st[d], (uint64_t)times);
 				re_grow(&st[d], (uint64_t)times);
+				re_empty_repeat(&st[d], least, (uint64_t)times);
 			}
 			break;
 		default:
-			re_atom(&st[d], 1, re_is_anchor(p));
+			re_atom(&st[d], 1, re_is_anchor(p), re_is_anchor(p));
 		}
 		if (st[d].sum > REGEX_MAX_WEIGHT) {
 			snprintf(why, len,
 				 "its repetitions expand to more than %d atoms (nested "
 				 "counts multiply: (a{1,100}){1,100} is 10000); make them smaller",
 				 REGEX_MAX_WEIGHT);
+			return -EINVAL;
+		}
+		if (!re_empty_ok(&st[d])) {
+			snprintf(why, len,
+				 "it matches the empty string in more than %d ways (nested ?, * "
+				 "and optional counts multiply: ((a?)?){11} has 2048), which glibc "
+				 "compiles in exponential time; nest fewer optional parts",
+				 REGEX_MAX_EMPTY);
 			return -EINVAL;
 		}
 	}

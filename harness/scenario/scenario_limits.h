@@ -21,6 +21,7 @@
 #define REGEX_MAX_REPEAT 255		/* one {n,m} count */
 #define REGEX_MAX_WEIGHT 1000		/* atoms once repetitions are expanded */
 #define REGEX_MAX_GROUPS 32		/* nested ( ) */
+#define REGEX_MAX_EMPTY 1024		/* ways to match the empty string */
 
 /* Read at most SCENARIO_MAX_BYTES of path. 0 with *data (NUL-terminated,
  * caller frees) and *len; -EFBIG when the file is larger (err filled with

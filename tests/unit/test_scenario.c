@@ -396,6 +396,17 @@ static const struct buf_case {
 	{ "steps:\n  - wait: 1s\n    for: \"(()|^b?){64}\"\n", 0, 3, 10, "steps[0].for",
 	  "an anchor (^, $, \\b, ...) under a repetition" },
 	{ "steps:\n  - wait: 1s\n    for: \"(^|[^0-9])[0-9]+$\"\n", 0, 0, 0, NULL, NULL },
+	/* found by fuzz/scenario: glibc compiled these for hours */
+	{ "steps:\n  - wait: 1s\n    for: \"b???{33}*\"\n", 0, 3, 10, "steps[0].for",
+	  "matches the empty string in more than 1024 ways" },
+	{ "steps:\n  - wait: 1s\n    for: \"x((b|)?){33}*\"\n", 0, 3, 10, "steps[0].for",
+	  "matches the empty string in more than 1024 ways" },
+	{ "steps:\n  - wait: 1s\n    for: "
+	  "\"x((b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?)(b?\?))*\"\n",
+	  0, 3, 10, "steps[0].for", "matches the empty string in more than 1024 ways" },
+	{ "steps:\n  - wait: 1s\n    for: \"x(y(b?)?z(c?)?){5}*\"\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - wait: 1s\n    for: \"x((b?)?){10}\"\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - wait: 1s\n    for: \"x(b?){33}*\"\n", 0, 0, 0, NULL, NULL },
 	{ "steps:\n  - wait: 1s\n    for: \"(a{15}){15}\"\n", 0, 0, 0, NULL, NULL },
 	{ "steps:\n  - run: x\n    expect: {stdout: \"(a)\\\\1\"}\n", 0, 3, 22,
 	  "steps[0].expect.stdout", "back-reference \\1" },
