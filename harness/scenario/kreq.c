@@ -59,6 +59,65 @@ static const struct {
 	  "the guest agent's virtio-serial port (org.qemu.guest_agent.0)" },
 };
 
+/* The minimal kernel's base (ktb kconfig --minimal): what a kernel made
+ * with `make tinyconfig` lacks, beyond the base needs above and what the
+ * scenarios need, for the guest's programs (busybox, glibc, qemu-ga, init)
+ * and the harness to work, and the choices that make it quick to boot
+ * under TCG. Found by building tinyconfig plus these and booting the
+ * library on it (docs/own-kernel.md); menus and what a wanted option
+ * depends on are listed, as merge_config.sh enables nothing by itself. */
+static const struct {
+	const char *option, *why;
+} minimal[] = {
+	{ "CONFIG_64BIT", "the guest's programs are x86-64 (tinyconfig on x86 is 32-bit)" },
+	{ "CONFIG_SMP", "machines with more than one cpu" },
+	{ "CONFIG_KERNEL_GZIP", "tinyconfig's xz bzImage unpacks slowly under TCG" },
+	{ "CONFIG_SLUB",
+	  "the default allocator (tinyconfig's SLOB lacks what the memory steps read)" },
+	{ "CONFIG_PRINTK",
+	  "kernel messages on the console: wait steps and the timeline read them" },
+	{ "CONFIG_PRINTK_TIME",
+	  "kernel messages on the console: wait steps and the timeline read them" },
+	{ "CONFIG_BUG", "a kernel BUG is reported, not silent" },
+	{ "CONFIG_MULTIUSER", "glibc programs and busybox (uids, setgroups)" },
+	{ "CONFIG_EPOLL", "the guest agent's main loop (glib)" },
+	{ "CONFIG_SIGNALFD", "the guest agent's main loop (glib)" },
+	{ "CONFIG_TIMERFD", "the guest agent's main loop (glib)" },
+	{ "CONFIG_EVENTFD", "the guest agent's main loop (glib)" },
+	{ "CONFIG_SHMEM", "tmpfs on /run, /tmp and /dev/shm" },
+	{ "CONFIG_AIO", "glibc programs" },
+	{ "CONFIG_FILE_LOCKING", "the guest agent's pid file and glibc programs" },
+	{ "CONFIG_POSIX_TIMERS", "glibc's clocks and timers" },
+	{ "CONFIG_ADVISE_SYSCALLS", "madvise: the memory tools (ktb-mem)" },
+	{ "CONFIG_MEMBARRIER", "glibc programs" },
+	{ "CONFIG_FHANDLE", "glibc programs" },
+	{ "CONFIG_PROC_SYSCTL", "/proc/sys: the memory and power steps write there" },
+	{ "CONFIG_TTY", "the console the harness reads (console=ttyS0)" },
+	{ "CONFIG_BINFMT_SCRIPT", "shell scripts in run steps" },
+	{ "CONFIG_BLOCK", "disks" },
+	{ "CONFIG_BLK_DEV", "disks" },
+	{ "CONFIG_DEBUG_FS", "init mounts debugfs" },
+	{ "CONFIG_NET", "unix sockets (the guest agent)" },
+	{ "CONFIG_PCI_MSI", "virtio and NVMe interrupts" },
+	{ "CONFIG_PCIEPORTBUS", "q35's PCIe root ports (disks hot-plugged for path failures)" },
+	{ "CONFIG_HOTPLUG_PCI", "a disk path failed and restored (device_del, device_add)" },
+	{ "CONFIG_HOTPLUG_PCI_ACPI", "a disk path failed and restored (q35's ACPI hot-plug)" },
+	{ "CONFIG_HOTPLUG_PCI_PCIE", "a disk path failed and restored (PCIe native hot-plug)" },
+	{ "CONFIG_HPET_TIMER", "q35's HPET, a clock that TCG keeps steady" },
+	{ "CONFIG_HIGH_RES_TIMERS", "timers as precise as the steps measure" },
+	{ "CONFIG_NO_HZ_IDLE", "idle cpus stop the tick (idle accounting, quick TCG)" },
+	{ "CONFIG_HYPERVISOR_GUEST", "CONFIG_PVH depends on it" },
+	{ "CONFIG_SCSI_LOWLEVEL", "CONFIG_SCSI_VIRTIO depends on it" },
+	{ "CONFIG_INPUT", "CONFIG_KEYBOARD_ATKBD depends on it" },
+	{ "CONFIG_INPUT_KEYBOARD", "CONFIG_KEYBOARD_ATKBD depends on it" },
+	{ "CONFIG_SERIO", "CONFIG_SERIO_I8042 depends on it" },
+	{ "CONFIG_RTC_CLASS", "the guest's clock at boot" },
+	{ "CONFIG_CRYPTO", "CONFIG_ZSWAP depends on it" },
+	{ "CONFIG_X86_64_ACPI_NUMA", "NUMA nodes from q35's ACPI SRAT" },
+	{ "CONFIG_DM_MULTIPATH_QL", "dm-multipath's queue-length path selector" },
+	{ "CONFIG_DM_MULTIPATH_ST", "dm-multipath's service-time path selector" },
+};
+
 /* A disk's bus, as the guest sees it: a hybrid disk is vhost-user-blk on
  * the host, virtio-blk in the guest. */
 static const struct kreq_opts bus_opts[] = {
@@ -397,6 +456,20 @@ int kreq_for_scenario(const struct scenario *s, struct kreq_list *out)
 	out->v = NULL;
 	out->n = 0;
 	ret = add_all(out, s);
+	if (ret)
+		kreq_list_free(out);
+	return ret;
+}
+
+int kreq_minimal_base(struct kreq_list *out)
+{
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; !ret && i < sizeof(base) / sizeof(base[0]); i++)
+		ret = kreq_list_add(out, base[i].o.option, NULL, base[i].why);
+	for (size_t i = 0; !ret && i < sizeof(minimal) / sizeof(minimal[0]); i++)
+		ret = kreq_list_add(out, minimal[i].option, NULL, minimal[i].why);
 	if (ret)
 		kreq_list_free(out);
 	return ret;

@@ -34,6 +34,12 @@ int kreq_for_scenario(const struct scenario *s, struct kreq_list *out);
 int kreq_list_add(struct kreq_list *l, const char *option, const char *module, const char *why);
 void kreq_list_free(struct kreq_list *l);
 
+/* The base of the minimal kernel (ktb kconfig --minimal), to apply on top
+ * of `make tinyconfig`: the guest's base needs, then what tinyconfig lacks
+ * for the guest's programs and the harness, each =y (module NULL). 0 or
+ * -ENOMEM (out is then empty). */
+int kreq_minimal_base(struct kreq_list *out);
+
 /* What a kernel's config holds, asked through callbacks: value(ctx,
  * "CONFIG_X") returns "y", "m", another string, or NULL when unset;
  * has_module(ctx, "nvme") says whether the image holds that module (NULL

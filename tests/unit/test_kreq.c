@@ -534,13 +534,42 @@ static void test_debian61(void **state)
 	closedir(d);
 }
 
+/* The minimal base: the base needs first (a kernel built from it must pass
+ * the check that every scenario's base makes), then what tinyconfig lacks,
+ * each option once and =y. */
+static void test_minimal_base(void **state)
+{
+	struct kreq_list base, l;
+	struct scenario *s = load(LIBRARY "smoke.yaml");
+	bool seen64 = false;
+
+	(void)state;
+	assert_int_equal(kreq_minimal_base(&base), 0);
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	/* smoke's list starts with the 16 base needs, then its machine's */
+	for (size_t i = 0; i < 16; i++)
+		assert_string_equal(base.v[i].option, l.v[i].option);
+	for (size_t i = 0; i < base.n; i++) {
+		assert_null(base.v[i].module);
+		assert_true(base.v[i].why[0]);
+		seen64 |= !strcmp(base.v[i].option, "CONFIG_64BIT");
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(base.v[k].option, base.v[i].option);
+	}
+	assert_true(seen64);
+	assert_true(base.n > l.n + 30);
+	kreq_list_free(&l);
+	kreq_list_free(&base);
+	scenario_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_library),	 cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_requires), cmocka_unit_test(test_button),
 		cmocka_unit_test(test_list_add), cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_debian61),
+		cmocka_unit_test(test_debian61), cmocka_unit_test(test_minimal_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,8 +69,62 @@ printf 'name: bad\nkernel:\n  requires: [CONFIG_KPROBES, kprobes]\nsteps:\n  - r
 ktb_run kconfig "$work/bad.yaml"
 expect_rc 2
 expect_out 'bad.yaml:3:30: kernel.requires\[1\]: "kprobes" is not a kernel option name'
-ktb_run kconfig --minimal
+ktb_run kconfig --bogus
 expect_rc 2
+
+# --minimal: the minimal kernel's base, then all the library needs
+ktb_run kconfig --minimal
+expect_rc 0
+expect_out '^# ktb kconfig --minimal: on top of make tinyconfig$'
+expect_out '^# the guest.s programs are x86-64 .*\(the minimal kernel\)$'
+for o in CONFIG_64BIT CONFIG_MULTIUSER CONFIG_BLOCK CONFIG_SERIAL_8250_CONSOLE; do
+	grep -qx "$o=y" "$out" || fail "--minimal lacks $o=y"
+done
+while read -r line; do
+	grep -qx "$line" "$out" || fail "--minimal lacks $line, which the library needs"
+done < <(grep '=y$' "$work/library.txt")
+[ "$(grep -c '=y$' "$out")" -eq "$(grep '=y$' "$out" | sort -u | wc -l)" ] ||
+	fail "--minimal prints an option twice"
+
+# --apply TREE, on a stand-in tree whose merge_config.sh appends the
+# fragment and whose olddefconfig drops CONFIG_ACPI_HMAT (its dependency
+# unmet) and CONFIG_NO_SUCH_OPTION (in no Kconfig file), as the kernel's
+# does (the own-kernel test applies to a real tree)
+tree=$work/tree
+mkdir -p "$tree/scripts/kconfig" "$tree/drivers/acpi"
+cat >"$tree/scripts/kconfig/merge_config.sh" <<'EOF_MERGE'
+#!/bin/sh
+[ "$1" = -m ] || exit 1
+cat "$3" >>"$2"
+EOF_MERGE
+chmod +x "$tree/scripts/kconfig/merge_config.sh"
+printf 'olddefconfig:\n\tsed -i -e /^CONFIG_ACPI_HMAT=/d -e /^CONFIG_NO_SUCH_OPTION=/d .config\ntinyconfig:\n\techo "# CONFIG_64BIT is not set" >.config\n' >"$tree/Makefile"
+printf 'config ACPI_HMAT\n\tbool "HMAT"\n\tdepends on ACPI_NUMA\n' >"$tree/drivers/acpi/Kconfig"
+ktb_run kconfig --apply "$tree" "$lib/numa-hmat.yaml"
+expect_rc 2
+expect_out 'no .config there; configure the tree first'
+echo 'CONFIG_MINE=y' >"$tree/.config"
+ktb_run kconfig --apply "$tree" "$lib/numa-hmat.yaml"
+expect_rc 1
+expect_out '^CONFIG_ACPI_HMAT: is not set after olddefconfig: a dependency is unmet'
+expect_out '[0-9]+ options merged into .*tree/.config .*; 1 not taken'
+grep -qx 'CONFIG_MINE=y' "$tree/.config.ktb-before" || fail "the tree's .config was not kept"
+grep -qx 'CONFIG_NUMA=y' "$tree/.config" || fail "the fragment was not merged"
+ktb_run kconfig --apply "$tree" "$work/req.yaml" "$lib/smoke.yaml"
+expect_rc 0
+expect_out '; 0 not taken$'
+printf 'name: nope\nkernel:\n  requires: [CONFIG_NO_SUCH_OPTION]\nsteps:\n  - run: "true"\n' >"$work/nope.yaml"
+ktb_run kconfig --apply "$tree" "$work/nope.yaml"
+expect_rc 1
+expect_out '^CONFIG_NO_SUCH_OPTION: is not set after olddefconfig: this kernel has no such option'
+ktb_run kconfig --minimal --apply "$tree" "$lib/smoke.yaml"
+expect_rc 0
+grep -q '^# CONFIG_64BIT is not set' "$tree/.config" || fail "--minimal did not start from tinyconfig"
+grep -qx 'CONFIG_64BIT=y' "$tree/.config" || fail "--minimal did not merge its base"
+rm "$tree/scripts/kconfig/merge_config.sh"
+ktb_run kconfig --apply "$tree"
+expect_rc 2
+expect_out 'not a kernel source tree \(no scripts/kconfig/merge_config.sh\)'
 
 # Debian's config: the default image's kernel package, where the image
 # cache holds it (ktb image build downloads it there)

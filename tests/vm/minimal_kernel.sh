@@ -1,0 +1,50 @@
+# Shared by the own-kernel test and bench/boot, bench/suite: the minimal
+# kernel, built from Debian's linux-source-6.1 with `ktb kconfig --minimal
+# --apply` on the scenario library, and cached by the fragment's hash and the
+# source package's version, so only the first call builds.
+#
+#   minimal_kernel KTB SCENARIOS: prints the cache folder, which holds
+#   bzImage, config (beside it, where ktb looks) and build_s (the build's
+#   seconds); progress on stderr. Returns 1 when it cannot build.
+
+minimal_kernel_source=/usr/src/linux-source-6.1.tar.xz
+
+minimal_kernel() {
+	local ktb=$1 lib=$2 cache ver key dir tmp t0 jobs
+	if [ ! -r "$minimal_kernel_source" ]; then
+		echo "minimal kernel: no $minimal_kernel_source; install linux-source-6.1" \
+			"(./bootstrap test does)" >&2
+		return 1
+	fi
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+	key=$({ "$ktb" kconfig --minimal "$lib" && echo "linux-source-6.1 $ver"; } |
+		sha256sum | cut -c1-16) || return 1
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ktb/kernels
+	dir=$cache/minimal-$key
+	if [ -s "$dir/bzImage" ] && [ -s "$dir/config" ]; then
+		echo "$dir"
+		return 0
+	fi
+	mkdir -p "$cache"
+	tmp=$(mktemp -d "$cache/.build-XXXXXX")
+	echo "minimal kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
+	t0=$(date +%s)
+	jobs=$(nproc)
+	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
+		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$lib" >&2 ||
+		! make -C "$tmp/linux-source-6.1" -j"$jobs" bzImage >"$tmp/build.log" 2>&1; then
+		echo "minimal kernel: the build failed; the end of its log:" >&2
+		tail -20 "$tmp/build.log" >&2 2>/dev/null
+		rm -rf "$tmp"
+		return 1
+	fi
+	mkdir -p "$tmp/out"
+	cp "$tmp/linux-source-6.1/arch/x86/boot/bzImage" "$tmp/out/bzImage"
+	cp "$tmp/linux-source-6.1/.config" "$tmp/out/config"
+	echo $(($(date +%s) - t0)) >"$tmp/out/build_s"
+	rm -rf "$dir"
+	mv "$tmp/out" "$dir"
+	rm -rf "$tmp"
+	echo "minimal kernel: built in $(cat "$dir/build_s") s" >&2
+	echo "$dir"
+}
