@@ -94,22 +94,31 @@ static uint64_t meminfo_kb(const char *name)
 }
 
 /* Each counter file read and parsed, or NULL: the counters of a file that
- * is missing or unreadable (PSI off: psi=0) are reported as null, never as
- * 0, so a check like {psi_some_us: {le: N}} cannot pass on nothing. */
+ * is missing or unreadable (PSI off: psi=0), or of a vmstat without the
+ * event counters (CONFIG_VM_EVENT_COUNTERS off), are reported as null,
+ * never as 0, so a check like {psi_some_us: {le: N}} or {pswpout: {le: N}}
+ * cannot pass on nothing. Returns what is missing, or NULL. */
 static const char *counters_read(struct counters *c)
 {
 	static char buf[16384];
+	const char *missing = NULL;
 
 	memset(c, 0, sizeof(*c));
 	c->vmstat_ok = !slurp("/proc/vmstat", buf, sizeof(buf));
-	if (c->vmstat_ok) {
-		c->pswpin = memcheck_vmstat(buf, "pswpin");
-		c->pswpout = memcheck_vmstat(buf, "pswpout");
-		c->pgmajfault = memcheck_vmstat(buf, "pgmajfault");
+	if (!c->vmstat_ok)
+		missing = "/proc/vmstat";
+	else if (!memcheck_vmstat(buf, "pswpin", &c->pswpin) ||
+		 !memcheck_vmstat(buf, "pswpout", &c->pswpout) ||
+		 !memcheck_vmstat(buf, "pgmajfault", &c->pgmajfault)) {
+		c->vmstat_ok = false;
+		missing =
+		    "pswpin, pswpout, pgmajfault in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off?)";
 	}
 	c->psi_ok = !slurp("/proc/pressure/memory", buf, sizeof(buf)) &&
 		    !memcheck_psi(buf, "some", &c->some) && !memcheck_psi(buf, "full", &c->full);
-	return !c->vmstat_ok ? "/proc/vmstat" : !c->psi_ok ? "/proc/pressure/memory" : NULL;
+	if (!c->psi_ok && !missing)
+		missing = "/proc/pressure/memory";
+	return missing;
 }
 
 /* The first line of an error as the JSON report, so a step always has JSON. */
@@ -324,8 +333,12 @@ static int op_zswap(const struct mem_opts *o)
 	pressure_report(&j, &on);
 	json_obj_end(&j);
 	/* the share of swap writes zswap saved, in percent (negative: more) */
-	json_kv_i64(&j, "pswpout_saved_pct",
+	if (off.a.vmstat_ok && off.b.vmstat_ok && on.a.vmstat_ok && on.b.vmstat_ok)
+		json_kv_i64(
+		    &j, "pswpout_saved_pct",
 		    memcheck_saved_pct(off.b.pswpout - off.a.pswpout, on.b.pswpout - on.a.pswpout));
+	else
+		json_kv_u64_or_null(&j, "pswpout_saved_pct", false, 0);
 	json_kv_u64(&j, "mismatches", off.bad + on.bad);
 	json_obj_end(&j);
 	json_finish(&j);
@@ -650,15 +663,16 @@ static int op_psi(const struct mem_opts *o)
 {
 	struct counters a, b;
 	struct json_out j;
-	const char *missing = counters_read(&a);
 
-	/* ktb-mem psi is nothing but these counters: without them, an error */
-	if (missing)
-		return fail_json("psi", "cannot read %s (PSI off, psi=0?)", missing);
+	/* ktb-mem psi is nothing but the PSI counters: without them, an error
+	 * (vmstat's are reported, null when absent) */
+	counters_read(&a);
+	if (!a.psi_ok)
+		return fail_json("psi", "cannot read /proc/pressure/memory (PSI off, psi=0?)");
 	usleep((useconds_t)(o->settle_ms * 1000));
-	missing = counters_read(&b);
-	if (missing)
-		return fail_json("psi", "cannot read %s", missing);
+	counters_read(&b);
+	if (!b.psi_ok)
+		return fail_json("psi", "cannot read /proc/pressure/memory");
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "psi");

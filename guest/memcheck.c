@@ -42,25 +42,30 @@ bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed)
 	return true;
 }
 
-/* The number after "name" at the start of a line, name followed by sep. */
-static uint64_t line_value(const char *text, const char *name, char sep)
+/* The number after "name" at the start of a line, name followed by sep:
+ * true with it in *out, false when no line has name. */
+static bool line_value(const char *text, const char *name, char sep, uint64_t *out)
 {
 	size_t len = strlen(name);
 
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == sep)
-			return strtoull(l + len + 1, NULL, 10);
-	return 0;
+		if (!strncmp(l, name, len) && l[len] == sep) {
+			*out = strtoull(l + len + 1, NULL, 10);
+			return true;
+		}
+	return false;
 }
 
-uint64_t memcheck_vmstat(const char *text, const char *name)
+bool memcheck_vmstat(const char *text, const char *name, uint64_t *out)
 {
-	return line_value(text, name, ' ');
+	return line_value(text, name, ' ', out);
 }
 
 uint64_t memcheck_meminfo_kb(const char *text, const char *name)
 {
-	return line_value(text, name, ':');
+	uint64_t v = 0;
+
+	return line_value(text, name, ':', &v) ? v : 0;
 }
 
 int memcheck_psi(const char *text, const char *kind, struct psi_line *out)

@@ -21,8 +21,10 @@ uint64_t memcheck_tag(uint64_t seed, uint64_t addr);
 void memcheck_fill(void *p, uint64_t idx, uint64_t seed);
 bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed);
 
-/* Counters from /proc/vmstat text: the value of name, or 0 when absent. */
-uint64_t memcheck_vmstat(const char *text, const char *name);
+/* Counters from /proc/vmstat text: true with the value of name in *out, or
+ * false when there is no such line (CONFIG_VM_EVENT_COUNTERS off drops the
+ * event counters: pswpin, pswpout, pgmajfault), never a 0 for nothing. */
+bool memcheck_vmstat(const char *text, const char *name, uint64_t *out);
 
 /* /proc/meminfo text: the value of "Name:" in kB, or 0 when absent. */
 uint64_t memcheck_meminfo_kb(const char *text, const char *name);

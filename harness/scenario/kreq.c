@@ -20,7 +20,7 @@ struct kreq_opt {
 	const char *option, *module;
 };
 
-#define KREQ_ROW_MAX 6
+#define KREQ_ROW_MAX 8
 /* The options one part needs, in the order a config fragment wants them
  * (what an option depends on first); ends at the first NULL option. */
 struct kreq_opts {
@@ -281,8 +281,11 @@ static const struct {
 	struct kreq_opts opts;
 } run_words[] = {
 	{ "swapon", { { { "CONFIG_SWAP", NULL } } } },
+	{ "ktb-mem pressure", { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
+	{ "/proc/vmstat", { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
 	{ "ktb-mem zswap",
-	  { { { "CONFIG_SWAP", NULL },
+	  { { { "CONFIG_VM_EVENT_COUNTERS", NULL },
+	      { "CONFIG_SWAP", NULL },
 	      { "CONFIG_ZSWAP", NULL },
 	      { "CONFIG_ZSWAP_COMPRESSOR_DEFAULT_LZO", NULL },
 	      { "CONFIG_CRYPTO_LZO", NULL },

@@ -53,11 +53,21 @@ static void test_vmstat_meminfo(void **state)
 	static const char meminfo[] = "MemTotal:         295160 kB\nMemFree:  100 kB\n"
 				      "AnonHugePages:     4096 kB\n";
 
+	uint64_t v = 99;
+
 	(void)state;
-	assert_int_equal(memcheck_vmstat(vmstat, "pswpin"), 12);
-	assert_int_equal(memcheck_vmstat(vmstat, "pswpout"), 345);
-	assert_int_equal(memcheck_vmstat(vmstat, "pgmajfault"), 6);
-	assert_int_equal(memcheck_vmstat(vmstat, "nothing"), 0);
+
+	assert_true(memcheck_vmstat(vmstat, "pswpin", &v));
+	assert_int_equal(v, 12);
+	assert_true(memcheck_vmstat(vmstat, "pswpout", &v));
+	assert_int_equal(v, 345);
+	assert_true(memcheck_vmstat(vmstat, "pgmajfault", &v));
+	assert_int_equal(v, 6);
+	/* absent (CONFIG_VM_EVENT_COUNTERS off) is no value, not 0 */
+	v = 99;
+	assert_false(memcheck_vmstat(vmstat, "nothing", &v));
+	assert_false(memcheck_vmstat("nr_free_pages 1000\n", "pswpout", &v));
+	assert_int_equal(v, 99);
 	assert_int_equal(memcheck_meminfo_kb(meminfo, "MemTotal"), 295160);
 	assert_int_equal(memcheck_meminfo_kb(meminfo, "AnonHugePages"), 4096);
 	assert_int_equal(memcheck_meminfo_kb(meminfo, "Mem"), 0);
