@@ -1,6 +1,7 @@
 /* --kernel DIR: a kernel build tree's bzImage, and its modules laid out as
  * an installed modules tree for the image builder. */
 #include "image_tree.h"
+#include "kconfig.h"
 #include "util.h"
 
 #include <errno.h>
@@ -106,15 +107,24 @@ static int read_order(const char *dir, struct image_tree_modules *m, char *err, 
 	return ret;
 }
 
-/* the release the tree's build wrote; any name serves where it wrote none */
+/* The release the tree's bzImage names (what the guest's uname -r says),
+ * else the one its build wrote; depmod wants one that starts "N.N". */
 static char *tree_release(const char *dir)
 {
-	char *path = xasprintf("%s/include/config/kernel.release", dir);
-	char *text = read_file(path, NULL), *rel = text ? str_trim(text, " \t\r\n") : NULL;
-	char *out = rel && *rel && !strchr(rel, '/') && strcmp(rel, ".") && strcmp(rel, "..")
-			? xstrdup(rel)
-			: xstrdup("tree");
+	char *path = xasprintf("%s/%s", dir, IMAGE_TREE_KERNEL), *text = NULL, *rel;
+	char *out = kconfig_kernel_release(path);
 
+	if (!out) {
+		free(path);
+		path = xasprintf("%s/include/config/kernel.release", dir);
+		text = read_file(path, NULL);
+		rel = text ? str_trim(text, " \t\r\n") : NULL;
+		out = rel && *rel ? xstrdup(rel) : NULL;
+	}
+	if (!out || strchr(out, '/') || !strcmp(out, ".") || !strcmp(out, "..")) {
+		free(out);
+		out = xstrdup(IMAGE_TREE_RELEASE);
+	}
 	free(text);
 	free(path);
 	return out;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #define IMAGE_TREE_KERNEL "arch/x86/boot/bzImage"
+/* the staged release when neither the bzImage nor the tree names one */
+#define IMAGE_TREE_RELEASE "0.0.0-tree"
 
 /* Whether --kernel PATH names a folder, which is then taken as a tree. */
 bool image_tree_is(const char *path);
@@ -26,7 +28,8 @@ struct image_tree_modules {
 	char **files;	 /* the .ko files first, in modules.order's order ... */
 	size_t ko_count; /* ... this many, then the modules.* files that exist */
 	size_t count;	 /* 0: the tree has no modules.order nor modules.builtin */
-	char *release;	 /* include/config/kernel.release, else "tree" */
+	char *release;	 /* the bzImage's, else include/config/kernel.release,
+			  * else IMAGE_TREE_RELEASE */
 };
 
 /* Read DIR/modules.order (entries "path/x.ko", or "path/x.o" as kernels

@@ -38,6 +38,17 @@ static char *at(const char *name)
 	return xasprintf("%s/%s", tmpdir, name);
 }
 
+static void write_bzimage(const char *name, const char *version)
+{
+	char data[0x400] = { 0 }, *path = at(name);
+
+	memcpy(data + 0x202, "HdrS", 4);
+	data[0x20e] = 0x70; /* the version at 0x200 + 0x70 */
+	memcpy(data + 0x270, version, strlen(version));
+	assert_int_equal(write_file(path, data, sizeof(data)), 0);
+	free(path);
+}
+
 static void test_tree_kernel(void **state)
 {
 	char err[1024], *k = (char *)"unset", *dir = at("t1");
@@ -101,6 +112,13 @@ static void test_tree_modules(void **state)
 	put("t2/modules.order", "../../etc/passwd.ko\n");
 	assert_int_equal(image_tree_modules(dir, &m, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not in the tree"));
+	/* the bzImage's own release wins over kernel.release: the guest's
+	 * uname -r (header: "HdrS" at 0x202, at 0x20e a pointer from 0x200) */
+	write_bzimage("t2/arch/x86/boot/bzImage", "6.1.77-hdr (me@here) #1");
+	put("t2/modules.order", "");
+	assert_int_equal(image_tree_modules(dir, &m, err, sizeof(err)), 0);
+	assert_string_equal(m.release, "6.1.77-hdr");
+	image_tree_modules_free(&m);
 	/* everything built in: no .ko, the lists still count */
 	put("t2/modules.order", "");
 	assert_int_equal(image_tree_modules(dir, &m, err, sizeof(err)), 0);
@@ -167,9 +185,10 @@ static void test_tree_stage(void **state)
 	put("t3/modules.builtin.modinfo", "rtc_cmos.file=drivers/rtc/rtc-cmos");
 	listing(dir, ".", &before);
 	assert_int_equal(image_tree_modules(dir, &m, err, sizeof(err)), 0);
-	assert_string_equal(m.release, "tree"); /* no include/config/kernel.release */
+	/* no kernel.release, no bzImage */
+	assert_string_equal(m.release, IMAGE_TREE_RELEASE);
 	assert_int_equal(image_tree_stage(dir, &m, stage, &reldir, err, sizeof(err)), 0);
-	p = at("stage/lib/modules/tree");
+	p = at("stage/lib/modules/" IMAGE_TREE_RELEASE);
 	assert_string_equal(reldir, p);
 	free(p);
 	p = xasprintf("%s/kernel/drivers/block/vblk.ko", reldir);
