@@ -138,11 +138,15 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 			return say_err(err, errlen, -EIO, "kernel config %s: %s", in->kernel_config,
 				       strerror(-ret));
 	}
-	/* a tree's modules as a modules dir's: name, mode, size and mtime */
+	/* a tree's modules as a modules dir's: name, mode, size and mtime; its
+	 * lists at the top (modules.order, ...) by their bytes, since every
+	 * make writes them anew */
 	for (size_t i = 0; in->tree_dir && i < in->tree_files_count; i++) {
-		char *path = xasprintf("%s/%s", in->tree_dir, in->tree_files[i]);
+		const char *f = in->tree_files[i];
+		char *path = xasprintf("%s/%s", in->tree_dir, f);
 
-		ret = hash_stat(s, "tree-module", path, in->tree_files[i], NULL);
+		ret = image_tree_is_list(f) ? hash_file(s, f, path)
+					    : hash_stat(s, "tree-module", path, f, NULL);
 		free(path);
 		if (ret)
 			return say_err(err, errlen, -EIO, "module %s/%s: %s", in->tree_dir,

@@ -54,6 +54,14 @@ int image_tree_kernel(const char *dir, char **kernel, char *err, size_t errlen)
 		       dir, IMAGE_TREE_KERNEL, dir);
 }
 
+bool image_tree_is_list(const char *file)
+{
+	for (size_t i = 0; tree_lists[i]; i++)
+		if (!strcmp(file, tree_lists[i]))
+			return true;
+	return false;
+}
+
 static void push(struct image_tree_modules *m, char *file)
 {
 	m->files = xrealloc(m->files, (m->count + 1) * sizeof(char *));

@@ -38,6 +38,9 @@ struct image_tree_modules {
  * when an entry's .ko is not built ("make modules"). */
 int image_tree_modules(const char *dir, struct image_tree_modules *m, char *err, size_t errlen);
 void image_tree_modules_free(struct image_tree_modules *m);
+/* Whether FILE (one of image_tree_modules's) is one of the lists beside the
+ * modules (modules.order, modules.builtin, modules.builtin.modinfo). */
+bool image_tree_is_list(const char *file);
 
 /* Lay out STAGE/lib/modules/RELEASE as `make modules_install` would: each
  * .ko at kernel/<its path in DIR> (hard-linked where STAGE is on DIR's file
