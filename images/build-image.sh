@@ -15,7 +15,7 @@ usage() {
 	cat <<EOF
 usage: build-image.sh --out DIR --cache DIR --guest-dir DIR [--name NAME] [--key KEY]
          (--kernel-deb PKG=VERSION | --kernel-file PATH [--modules-dir DIR] [--kernel-config PATH])
-         [--module NAME]... [--binary PATH]... [--package PKG=VERSION]...
+         [--missing-module fail|skip] [--module NAME]... [--binary PATH]... [--package PKG=VERSION]...
 EOF
 	exit 2
 }
@@ -27,6 +27,7 @@ die() {
 }
 
 OUT="" CACHE="" GUEST_DIR="" NAME="" KEY="" KERNEL_DEB="" KERNEL_FILE="" MODULES_DIR="" KERNEL_CONFIG=""
+MISSING_MODULE=fail
 MODULES=() BINARIES=() PACKAGES=()
 while (($#)); do
 	[[ $# -ge 2 ]] || usage
@@ -40,6 +41,7 @@ while (($#)); do
 	--kernel-file) KERNEL_FILE=$2 ;;
 	--modules-dir) MODULES_DIR=$2 ;;
 	--kernel-config) KERNEL_CONFIG=$2 ;;
+	--missing-module) MISSING_MODULE=$2 ;;
 	--module) MODULES+=("$2") ;;
 	--binary) BINARIES+=("$2") ;;
 	--package) PACKAGES+=("$2") ;;
@@ -49,6 +51,7 @@ while (($#)); do
 done
 [[ -n $OUT && -n $CACHE && -n $GUEST_DIR ]] || usage
 [[ -n $KERNEL_DEB || -n $KERNEL_FILE ]] || usage
+[[ $MISSING_MODULE == fail || $MISSING_MODULE == skip ]] || usage
 
 WORK=$OUT/work
 ROOT=$WORK/initramfs
@@ -238,10 +241,16 @@ ikconfig_extract() {
 
 # Every module with its dependencies (softdeps included), dependencies first,
 # each once; modprobe says "builtin NAME" for built-ins, which need nothing.
+# A kernel tree's config may leave a module out (--missing-module skip): the
+# runner then skips the scenarios that need it, by the kernel's config.
 resolve_modules() {
 	local m line
 	for m in "$@"; do
 		if ! modprobe -d "$KROOT" -S "$RELEASE" --show-depends "$m" 2>"$WORK/modprobe.err"; then
+			if grep -q 'not found' "$WORK/modprobe.err" && [[ $MISSING_MODULE == skip ]]; then
+				log "warning: module $m: $RELEASE has it neither as a module nor built in: left out"
+				continue
+			fi
 			grep -q 'not found' "$WORK/modprobe.err" &&
 				die "module $m: $RELEASE has no such module, modular or built in"
 			die "module $m: $(head -n1 "$WORK/modprobe.err")"

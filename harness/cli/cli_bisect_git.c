@@ -79,7 +79,7 @@ int bisect_git_validate(struct bisect_cli *c)
 		return KTB_EXIT_USAGE;
 	}
 	if (!c->k.kernel)
-		c->k.kernel = "arch/x86/boot/bzImage";
+		c->k.kernel = ".";
 	r = git(c->git, &top, "rev-parse", "--show-toplevel", NULL);
 	free(top);
 	if (r) {

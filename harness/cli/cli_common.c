@@ -140,6 +140,23 @@ static bool is_abi(const char *k)
 	return k && !strchr(k, '/') && access(k, F_OK) != 0;
 }
 
+/* --kernel DIR: the tree's bzImage becomes kernel_path, the tree comes along
+ * for its modules. 0, or KTB_EXIT_USAGE after saying what DIR lacks. */
+static int tree_prepare(struct image_opts *o, char **bzimage)
+{
+	char err[1024] = "";
+
+	if (!o->kernel_path || !image_tree_is(o->kernel_path))
+		return 0;
+	if (image_tree_kernel(o->kernel_path, bzimage, err, sizeof(err))) {
+		fprintf(stderr, "ktb: %s\n", err);
+		return KTB_EXIT_USAGE;
+	}
+	o->kernel_tree = o->kernel_path;
+	o->kernel_path = *bzimage;
+	return 0;
+}
+
 int image_prepare(const struct kernel_choice *k, struct image *img)
 {
 	struct image_opts o = {
@@ -149,13 +166,13 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 		.modules_dir = k->modules,
 		.verbose = k->verbose,
 	};
-	char err[2048] = "";
+	char err[2048] = "", *bzimage = NULL;
 	int r;
 
 	if (o.kernel_path && access(o.kernel_path, R_OK) != 0) {
 		fprintf(stderr,
-			"ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, or a "
-			"path to a bzImage or vmlinux)\n",
+			"ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, a kernel "
+			"build tree, or a path to a bzImage or vmlinux)\n",
 			o.kernel_path, strerror(errno));
 		return KTB_EXIT_USAGE;
 	}
@@ -163,7 +180,12 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 		fprintf(stderr, "ktb: --modules goes with --kernel PATH (a kernel of your own)\n");
 		return KTB_EXIT_USAGE;
 	}
-	r = image_ensure(&o, img, err, sizeof(err));
+	r = tree_prepare(&o, &bzimage);
+	if (!r)
+		r = image_ensure(&o, img, err, sizeof(err));
+	free(bzimage);
+	if (r == KTB_EXIT_USAGE)
+		return r;
 	if (r == -EINVAL) {
 		fprintf(stderr, "ktb: %s\n", err);
 		return KTB_EXIT_USAGE;

@@ -15,7 +15,7 @@
 
 static void image_usage(FILE *f)
 {
-	fprintf(f, "usage: ktb image build [RECIPE] [--kernel ABI|PATH] [--modules DIR] [-v]\n"
+	fprintf(f, "usage: ktb image build [RECIPE] [--kernel ABI|PATH|DIR] [--modules DIR] [-v]\n"
 		   "Builds the guest image (kernel + initramfs) unless an identical one is cached\n"
 		   "under $XDG_CACHE_HOME/ktb, and prints where it is.\n");
 }

@@ -138,6 +138,20 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 			return say_err(err, errlen, -EIO, "kernel config %s: %s", in->kernel_config,
 				       strerror(-ret));
 	}
+	/* a tree's modules as a modules dir's: name, mode, size and mtime; its
+	 * lists at the top (modules.order, ...) by their bytes, since every
+	 * make writes them anew */
+	for (size_t i = 0; in->tree_dir && i < in->tree_files_count; i++) {
+		const char *f = in->tree_files[i];
+		char *path = xasprintf("%s/%s", in->tree_dir, f);
+
+		ret = image_tree_is_list(f) ? hash_file(s, f, path)
+					    : hash_stat(s, "tree-module", path, f, NULL);
+		free(path);
+		if (ret)
+			return say_err(err, errlen, -EIO, "module %s/%s: %s", in->tree_dir,
+				       in->tree_files[i], strerror(-ret));
+	}
 	if (in->modules_dir) {
 		ret = hash_tree(s, "modules-dir", in->modules_dir, ".", true);
 		if (ret)
@@ -417,8 +431,10 @@ struct build {
 	char *vers[64];
 	char *debs[64]; /* "pkg=version" */
 	size_t npkgs;
-	char **bins;   /* host programs, absolute */
-	char *kconfig; /* the config beside the user's kernel, or NULL */
+	char **bins;			 /* host programs, absolute */
+	char *kconfig;			 /* the config beside the user's kernel, or NULL */
+	struct image_tree_modules tmods; /* --kernel DIR's modules, staged to build */
+	const char *modules_dir;	 /* --modules, or the staged tree modules */
 	bool kernel_deb;
 	char key[IMAGE_KEY_LEN + 1];
 };
@@ -444,7 +460,10 @@ static int build_packages(struct build *b, char *err, size_t errlen)
 			       "--kernel ABI and --kernel PATH exclude each other");
 	if (o->modules_dir && !o->kernel_path)
 		return say_err(err, errlen, -EINVAL, "--modules needs --kernel PATH");
+	if (o->kernel_tree && !o->kernel_path)
+		return say_err(err, errlen, -EINVAL, "a kernel tree needs its kernel_path");
 	b->kernel_deb = !o->kernel_path;
+	b->modules_dir = o->modules_dir;
 	if (o->kernel_abi)
 		b->pkgs[b->npkgs++] = abi_package(o->kernel_abi);
 	else if (!o->kernel_path && r->kernel)
@@ -505,6 +524,12 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 	/* found now, kept in the image: the runner then reads only the cache */
 	if (b->o->kernel_path)
 		kconfig_find_beside(b->o->kernel_path, &b->kconfig, NULL, 0);
+	/* --modules wins over the tree's own */
+	if (b->o->kernel_tree && !b->o->modules_dir) {
+		ret = image_tree_modules(b->o->kernel_tree, &b->tmods, err, errlen);
+		if (ret)
+			return ret;
+	}
 	*in = (struct image_inputs){
 		.recipe_path = b->recipe_path,
 		.builder_path = b->builder,
@@ -513,6 +538,9 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 		.kernel_path = b->o->kernel_path,
 		.modules_dir = b->o->modules_dir,
 		.kernel_config = b->kconfig,
+		.tree_dir = b->tmods.count ? b->o->kernel_tree : NULL,
+		.tree_files = b->tmods.files,
+		.tree_files_count = b->tmods.count,
 		.debs = b->debs,
 		.debs_count = b->npkgs,
 		.binaries = b->bins,
@@ -534,6 +562,7 @@ static void build_free(struct build *b)
 		free(b->bins[i]);
 	free(b->bins);
 	free(b->kconfig);
+	image_tree_modules_free(&b->tmods);
 	free(b->builder);
 	free(b->recipe_path);
 	image_recipe_free(b->recipe);
@@ -577,10 +606,13 @@ static void builder_argv(const struct build *b, const char *tmp, struct argv *a)
 		argv_add(a, "--kernel-deb", b->debs[0]);
 	if (b->o->kernel_path)
 		argv_add(a, "--kernel-file", b->o->kernel_path);
-	if (b->o->modules_dir)
-		argv_add(a, "--modules-dir", b->o->modules_dir);
+	if (b->modules_dir)
+		argv_add(a, "--modules-dir", b->modules_dir);
 	if (b->kconfig)
 		argv_add(a, "--kernel-config", b->kconfig);
+	/* a tree's config decides what it has; the runner skips by it */
+	if (b->tmods.count)
+		argv_add(a, "--missing-module", "skip");
 	for (i = 0; i < r->modules_count; i++)
 		argv_add(a, "--module", r->modules[i]);
 	for (i = 0; i < r->binaries_count; i++)
@@ -709,14 +741,44 @@ static void remove_stale(const char *images)
 		free(ents);
 }
 
+/* --kernel DIR's modules as an installed tree in STAGE, with depmod run on
+ * it so that the builder takes it in place rather than copying it again.
+ * Staged only here, when a build is due: a cached image costs no staging. */
+static int stage_tree_modules(struct build *b, const char *stage, char **reldir, char *err,
+			      size_t errlen)
+{
+	char *depmod = NULL, why[512] = "";
+	int ret;
+
+	if (!b->tmods.count)
+		return 0;
+	ret = image_tree_stage(b->o->kernel_tree, &b->tmods, stage, reldir, err, errlen);
+	if (!ret && !(depmod = find_program("depmod")))
+		ret = say_err(err, errlen, -EIO,
+			      "depmod (kmod) is not installed; the modules of %s need it",
+			      b->o->kernel_tree);
+	if (!ret) {
+		char *argv[] = { depmod, "-b", (char *)stage, b->tmods.release, NULL };
+
+		if (spawn_tool(argv, why, sizeof(why), NULL))
+			ret = say_err(err, errlen, -EIO, "depmod on the modules of %s: %s",
+				      b->o->kernel_tree, why);
+	}
+	if (!ret)
+		b->modules_dir = *reldir;
+	free(depmod);
+	return ret;
+}
+
 /* Build into a temporary folder beside the final one and rename it into
  * place: an interrupted build never looks finished. The lock keeps two
  * workers from building the same thing at once. */
-static int image_build(const struct build *b, const char *dir, struct image *img, char *err,
+static int image_build(struct build *b, const char *dir, struct image *img, char *err,
 		       size_t errlen)
 {
 	char *images = xasprintf("%s/images", b->cache), *lock = xasprintf("%s/.lock", images);
 	char *tmp = xasprintf("%s/.tmp-%s-%d", images, b->key, getpid());
+	char *stage = xasprintf("%s/.tmp-modules-%s-%d", images, b->key, getpid()), *reldir = NULL;
 	int fd = -1, ret;
 
 	if (!mkdir_p(images, 0755))
@@ -735,7 +797,9 @@ static int image_build(const struct build *b, const char *dir, struct image *img
 		ret = say_err(err, errlen, -EIO, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	ret = build_run(b, tmp, err, errlen);
+	ret = stage_tree_modules(b, stage, &reldir, err, errlen);
+	if (!ret)
+		ret = build_run(b, tmp, err, errlen);
 	if (!ret && rename(tmp, dir))
 		ret = say_err(err, errlen, -EIO, "rename %s: %s", dir, strerror(errno));
 	if (!ret)
@@ -746,8 +810,12 @@ static int image_build(const struct build *b, const char *dir, struct image *img
 		ret = say_err(err, errlen, -EIO, "%s: the builder wrote no manifest.json", dir);
 out:
 	rm_rf(tmp);
+	rm_rf(stage);
+	b->modules_dir = b->o->modules_dir;
 	if (fd >= 0)
 		close(fd);
+	free(reldir);
+	free(stage);
 	free(tmp);
 	free(lock);
 	free(images);

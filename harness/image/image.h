@@ -11,6 +11,7 @@
 /* the layer's other headers, so one include serves its users */
 #include "image_dirs.h"
 #include "image_recipe.h"
+#include "image_tree.h"
 
 struct image {
 	char *dir;     /* cache directory of this build */
@@ -26,6 +27,8 @@ struct image_opts {
 	const char *kernel_abi;	 /* "6.1.0-47": replaces the recipe's kernel package */
 	const char *kernel_path; /* a user's own bzImage or vmlinux */
 	const char *modules_dir; /* with kernel_path: lib/modules/<release> or its parent */
+	const char *kernel_tree; /* the build tree kernel_path is the bzImage of: its
+				  * modules unless modules_dir (image_tree.h) */
 	bool verbose;		 /* show the builder's output */
 };
 
@@ -45,7 +48,10 @@ struct image_inputs {
 	const char *kernel_path;   /* or NULL: the kernel is debs[0] */
 	const char *modules_dir;   /* or NULL */
 	const char *kernel_config; /* the config found beside kernel_path, or NULL */
-	char **debs;		   /* "package=version", the kernel's first */
+	const char *tree_dir;	   /* a kernel tree whose modules are staged, or NULL */
+	char *const *tree_files;   /* its module files, relative (image_tree_modules) */
+	size_t tree_files_count;
+	char **debs; /* "package=version", the kernel's first */
 	size_t debs_count;
 	char **binaries; /* absolute host paths */
 	size_t binaries_count;

@@ -354,6 +354,15 @@ static char *kernel_release(const char *data, size_t len)
 	return len ? strndup(s, len) : NULL;
 }
 
+char *kconfig_kernel_release(const char *kernel)
+{
+	size_t len;
+	char *data = read_file(kernel, &len), *rel = data ? kernel_release(data, len) : NULL;
+
+	free(data);
+	return rel;
+}
+
 /* DIR's build-tree top when DIR is TOP/arch/ARCH/boot, else NULL */
 static char *tree_top(const char *dir)
 {

@@ -47,6 +47,10 @@ void kconfig_free(struct kconfig *k);
  * build time and keeps what it finds. */
 int kconfig_find_beside(const char *kernel, char **path, char *why, size_t whylen);
 
+/* The release a kernel file names ("6.1.0-57-amd64": a bzImage's header, a
+ * vmlinux's banner), malloc'd, or NULL. */
+char *kconfig_kernel_release(const char *kernel);
+
 /* Parse the config at PATH; its source reads "PATH (from FROM)" with FROM.
  * 0, -ENOENT when there is no PATH, -EINVAL (WHY: "PATH: line N: ...").
  * Files over KCONFIG_MAX_TEXT are refused unread. */

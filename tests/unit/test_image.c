@@ -309,6 +309,57 @@ static void test_key_user_kernel(void **state)
 	key_teardown(&f);
 }
 
+/* a kernel tree's modules count like a modules dir: by name, size, mtime */
+static void test_key_tree_modules(void **state)
+{
+	struct key_fixture f;
+	struct image_tree_modules m;
+	struct timeval tv[2] = { { 2000000, 0 }, { 2000000, 0 } };
+	char *base, *again, err[256], *tree = xasprintf("%s/tree", tmpdir);
+	char *ko = xasprintf("%s/tree/x.ko", tmpdir);
+
+	(void)state;
+	key_setup(&f);
+	assert_int_equal(mkdir_p(tree, 0755), 0);
+	free(put("tree/x.ko", "module x"));
+	free(put("tree/modules.order", "x.ko\n"));
+	assert_int_equal(image_tree_modules(tree, &m, err, sizeof(err)), 0);
+	f.in.kernel_path = f.bins[0];
+	base = key_of(&f);
+	f.in.tree_dir = tree;
+	f.in.tree_files = m.files;
+	f.in.tree_files_count = m.count;
+	expect_differs(&f, base);
+	free(base);
+	base = key_of(&f);
+	again = key_of(&f);
+	assert_string_equal(base, again);
+	free(again);
+	free(put("tree/x.ko", "module x, rebuilt"));
+	expect_differs(&f, base);
+	/* the lists count by their bytes: make writes them anew each time */
+	free(base);
+	base = key_of(&f);
+	free(put("tree/modules.order", "x.ko\n"));
+	again = key_of(&f);
+	assert_string_equal(base, again);
+	free(again);
+	free(put("tree/modules.order", "x.ko\ny.ko\n"));
+	expect_differs(&f, base);
+	free(put("tree/modules.order", "x.ko\n"));
+	assert_int_equal(utimes(ko, tv), 0);
+	free(base);
+	base = key_of(&f);
+	tv[1].tv_sec++;
+	assert_int_equal(utimes(ko, tv), 0);
+	expect_differs(&f, base);
+	image_tree_modules_free(&m);
+	free(ko);
+	free(tree);
+	free(base);
+	key_teardown(&f);
+}
+
 static void test_key_missing_guest(void **state)
 {
 	struct key_fixture f;
@@ -349,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_key_content),
 		cmocka_unit_test(test_key_versions_and_options),
 		cmocka_unit_test(test_key_user_kernel),
+		cmocka_unit_test(test_key_tree_modules),
 		cmocka_unit_test(test_key_missing_guest),
 	};
 

@@ -3,8 +3,10 @@
 # a --build command "builds" (real Debian 6.1.0-53 or -54, with their
 # modules, laid out as a kernel tree would leave them), one commit whose
 # build fails (skipped, as git does), and a regression planted from 6.1.0-54
-# on. git bisect run, with ktb as the judge, names the first bad commit; a
-# --good that fails is refused; SIGTERM leaves no VM and restores the tree.
+# on. git bisect run, with ktb as the judge, names the first bad commit
+# (each commit's tree is the kernel: its bzImage and the modules its
+# modules.order lists); a --good that fails is refused and SIGTERM leaves
+# no VM and restores the tree (both with --modules instead of the tree's).
 . "$(dirname "$0")/bisect_lib.sh"
 planted_regression "$work/reg.yaml" 54
 
@@ -17,13 +19,22 @@ for abi in 53 54; do
 	cp "$(sed -n 's/^bzImage: *//p' "$out")" "$KROOT/$abi/bzImage"
 	(cd "$KROOT/$abi" && cpio -id --quiet 'lib/modules/*' <"$(sed -n 's/^initrd: *//p' "$out")") ||
 		fail "cannot unpack the modules of 6.1.0-$abi"
+	# the same modules as a build tree holds them: at their source paths
+	mods=$(echo "$KROOT/$abi"/lib/modules/*)
+	mkdir -p "$KROOT/$abi/tree"
+	(cd "$mods/kernel" && find . -name '*.ko' | sed 's|^\./||' | sort) >"$KROOT/$abi/tree/modules.order"
+	sed 's|^kernel/||' "$mods/modules.builtin" >"$KROOT/$abi/tree/modules.builtin"
+	while read -r ko; do
+		mkdir -p "$KROOT/$abi/tree/$(dirname "$ko")"
+		cp "$mods/kernel/$ko" "$KROOT/$abi/tree/$ko"
+	done <"$KROOT/$abi/tree/modules.order"
 done
 
 repo=$work/repo
 git init -q "$repo"
 git -C "$repo" config user.email test@ktestbed.invalid
 git -C "$repo" config user.name ktestbed
-printf 'arch/\nmodules\n' >"$repo/.gitignore"
+printf 'arch/\nmodules\n*.ko\nmodules.*\n' >"$repo/.gitignore"
 # c1..c3 53, c4 does not build, c5 53, c6..c7 54: the first bad commit is c6
 for i in 1 2 3 4 5 6 7; do
 	case $i in 4) k=broken ;; [67]) k=54 ;; *) k=53 ;; esac
@@ -37,9 +48,9 @@ git -C "$repo" checkout -q -b work c7
 # shellcheck disable=SC2016 # expanded by the build's own shell
 build='k=$(cat kernel); test -d "$KROOT/$k" || { echo "no kernel $k" >&2; exit 2; }
 mkdir -p arch/x86/boot && ln -sfn "$KROOT/$k/bzImage" arch/x86/boot/bzImage &&
-ln -sfn "$KROOT/$k/lib/modules" modules'
+ln -sfn "$KROOT/$k/lib/modules" modules && cp -Rp "$KROOT/$k/tree/." .'
 
-ktb_run bisect --git "$repo" --good c1 --bad c7 --build "$build" --modules modules \
+ktb_run bisect --git "$repo" --good c1 --bad c7 --build "$build" \
 	--json "$work/git.json" --artifacts "$(artifacts)" "$work/reg.yaml"
 expect_rc 0
 expect_out "^first bad: $(git -C "$repo" rev-parse --short c6) change 6: kernel 54$"
