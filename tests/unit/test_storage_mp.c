@@ -37,6 +37,12 @@ static void test_kernel_arg(void **state)
 	cmdline = vm_kernel_cmdline(&m, "quiet", NULL);
 	assert_non_null(strstr(cmdline, " ktb.disks=boot,nv,one,a,b ktb.mp=a:rq:2:queue,"
 					"b:bio:3:fail quiet"));
+	/* no SATA disk: q35's empty AHCI ports are probed without the delay */
+	assert_non_null(strstr(cmdline, " no_timer_check libata.force=nodbdelay ktb.disks="));
+	free(cmdline);
+	disks[2].bus = DISK_BUS_SATA;
+	cmdline = vm_kernel_cmdline(&m, NULL, NULL);
+	assert_null(strstr(cmdline, "libata"));
 	free(cmdline);
 }
 
