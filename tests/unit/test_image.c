@@ -15,8 +15,9 @@
 
 #include "image.h"
 #include "util.h"
+#include "tmpdir_fixture.h"
 
-static char tmpdir[] = "/tmp/ktb-test-image.XXXXXX";
+TMPDIR_FIXTURE("image")
 
 static char *put(const char *name, const char *text)
 {
@@ -374,18 +375,6 @@ static void test_key_missing_guest(void **state)
 	assert_non_null(strstr(err, "cmake --build"));
 	free(p);
 	key_teardown(&f);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(tmpdir);
 }
 
 int main(void)

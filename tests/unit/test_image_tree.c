@@ -17,8 +17,9 @@
 
 #include "image.h"
 #include "util.h"
+#include "tmpdir_fixture.h"
 
-static char tmpdir[] = "/tmp/ktb-test-image-tree.XXXXXX";
+TMPDIR_FIXTURE("image-tree")
 
 /* TMPDIR/NAME with TEXT, folders made */
 static void put(const char *name, const char *text)
@@ -220,18 +221,6 @@ static void test_tree_stage(void **state)
 	free(reldir);
 	free(stage);
 	free(dir);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(tmpdir);
 }
 
 int main(void)

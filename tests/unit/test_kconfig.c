@@ -18,8 +18,9 @@
 #include "image_kconfig.h"
 #include "kconfig.h"
 #include "util.h"
+#include "tmpdir_fixture.h"
 
-static char tmpdir[] = "/tmp/ktb-test-kconfig.XXXXXX";
+TMPDIR_FIXTURE("kconfig")
 
 static char *put_bytes(const char *name, const void *data, size_t len)
 {
@@ -385,18 +386,6 @@ static void test_ikconfig(void **state)
 	assert_int_equal(image_kernel_config(&img, &k, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "IKCONFIG is no gzip stream"));
 	image_free(&img);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(tmpdir);
 }
 
 int main(void)
