@@ -59,7 +59,7 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
 
 	if (!has_sata(m))
-		append_word(&s, "libata.force=nodbdelay");
+		append_word(&s, VM_CMDLINE_NODBDELAY);
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		char *n = xasprintf("%s%s%s", s, i ? "," : " ktb.disks=", m->disks[i].id);

@@ -1,5 +1,6 @@
 /* The kernel command line the testbed boots a machine with: its own
- * arguments (console, log level, no reboot on panic), the disks init waits
+ * arguments (console, log level, no reboot on panic, the AHCI delay off
+ * when there is no SATA disk), the disks init waits
  * for (ktb.disks=), the multipath set-up init builds (ktb.mp=), then the
  * scenario's arguments and the caller's. guest/init.c reads the ktb.*
  * words (docs/guest.md). */
@@ -7,6 +8,11 @@
 #define KTB_VM_CMDLINE_H
 
 #include "machine.h"
+
+/* Added when no disk is on sata (vm_cmdline.c says why): q35's empty AHCI
+ * ports probed without libata's debounce delay. It touches no declared
+ * disk, so the machine check never names it as a cause. */
+#define VM_CMDLINE_NODBDELAY "libata.force=nodbdelay"
 
 /* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
  * NULL when no disk needs one. Static storage, valid until the next call. */

@@ -257,6 +257,15 @@ static void test_compare_absent_disk(void **state)
 				 "(module_blacklist=virtio_blk on the command line?)");
 	free(msg);
 	json_decref(data);
+	/* the testbed's own libata word (no SATA disk) is never the cause;
+	 * the user's libata.* words are */
+	assert_int_equal(compare(&m, "libata.force=nodbdelay libata.force=1:disable", 2, 421,
+				 "false", "", -1, &msg, &data),
+			 1);
+	assert_string_equal(msg, "disk data (virtio, 64M): declared, the guest has none "
+				 "(libata.force=1:disable on the command line?)");
+	free(msg);
+	json_decref(data);
 }
 
 static void test_compare_balloon(void **state)
