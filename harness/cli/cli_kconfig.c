@@ -201,7 +201,6 @@ static void tree_defined(const char *tree, char **names, size_t n, bool *defined
 static int tree_check(const char *tree)
 {
 	char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", tree);
-	char *config = xasprintf("%s/.config", tree);
 	int ret = 0;
 
 	if (access(merge, X_OK)) {
@@ -212,7 +211,6 @@ static int tree_check(const char *tree)
 		ret = -EINVAL;
 	}
 	free(merge);
-	free(config);
 	return ret;
 }
 

@@ -163,6 +163,15 @@ static void expect_file(const char *path, const char *text)
 	free(got);
 }
 
+/* The file REL of the staged release folder holds exactly TEXT. */
+static void expect_staged(const char *reldir, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", reldir, rel);
+
+	expect_file(p, text);
+	free(p);
+}
+
 static void test_tree_stage(void **state)
 {
 	struct image_tree_modules m;
@@ -192,23 +201,16 @@ static void test_tree_stage(void **state)
 	p = at("stage/lib/modules/" IMAGE_TREE_RELEASE);
 	assert_string_equal(reldir, p);
 	free(p);
-	p = xasprintf("%s/kernel/drivers/block/vblk.ko", reldir);
-	expect_file(p, "module vblk");
-	free(p);
+	expect_staged(reldir, "kernel/drivers/block/vblk.ko", "module vblk");
 	p = xasprintf("%s/kernel/fs/ext9/ext9.ko", reldir);
 	expect_file(p, "module ext9");
 	assert_int_equal(lstat(p, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	free(p);
-	p = xasprintf("%s/modules.order", reldir);
-	expect_file(p, "kernel/drivers/block/vblk.ko\nkernel/fs/ext9/ext9.ko\n");
-	free(p);
-	p = xasprintf("%s/modules.builtin", reldir);
-	expect_file(p, "drivers/rtc/rtc-cmos.ko\n");
-	free(p);
-	p = xasprintf("%s/modules.builtin.modinfo", reldir);
-	expect_file(p, "rtc_cmos.file=drivers/rtc/rtc-cmos");
-	free(p);
+	expect_staged(reldir, "modules.order",
+		      "kernel/drivers/block/vblk.ko\nkernel/fs/ext9/ext9.ko\n");
+	expect_staged(reldir, "modules.builtin", "drivers/rtc/rtc-cmos.ko\n");
+	expect_staged(reldir, "modules.builtin.modinfo", "rtc_cmos.file=drivers/rtc/rtc-cmos");
 	/* the tree is as it was: nothing written into it */
 	listing(dir, ".", &after);
 	assert_string_equal(before, after);
