@@ -40,6 +40,15 @@
  *   stderr        string|null
  *   data          any|null parsed JSON output or QMP reply
  *   line          integer  line of the step in the scenario file (0: unknown)
+ *   subtests      [subtest]  test points the step reported below itself
+ *                            (ktap: steps); [] otherwise
+ *
+ * subtest:
+ *   name          string   path below the step, parent first: "timers.nanosleep"
+ *   status        "pass" | "fail" | "skip"
+ *   reason        string|null   the SKIP/TODO directive's text
+ *   duration_ms   integer|null  when the output gave one
+ *   diag          string|null   its diagnostic lines, joined
  *
  * The run document (run_result_to_json):
  *   run_id        string
@@ -211,8 +220,25 @@ const struct step_result *scenario_result_failed_step(const struct scenario_resu
 	return NULL;
 }
 
+struct subtest *step_result_add_subtest(struct step_result *s)
+{
+	struct subtest *t;
+
+	s->subtests = xrealloc(s->subtests, (s->subtests_count + 1) * sizeof(*s->subtests));
+	t = &s->subtests[s->subtests_count++];
+	memset(t, 0, sizeof(*t));
+	t->duration_ms = -1;
+	return t;
+}
+
 static void step_result_free(struct step_result *s)
 {
+	for (size_t i = 0; i < s->subtests_count; i++) {
+		free(s->subtests[i].name);
+		free(s->subtests[i].reason);
+		free(s->subtests[i].diag);
+	}
+	free(s->subtests);
 	free(s->name);
 	free(s->message);
 	free(s->out);
@@ -284,6 +310,26 @@ int run_result_exit_code(const struct run_result *r)
 	return 0;
 }
 
+static json_t *subtests_to_json(const struct step_result *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < s->subtests_count; i++) {
+		const struct subtest *t = &s->subtests[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_text(t->name ? t->name : ""));
+		json_object_set_new(o, "status", json_string(status_name(t->status)));
+		json_object_set_new(o, "reason", json_text(t->reason));
+		json_object_set_new(o, "duration_ms",
+				    t->duration_ms >= 0 ? json_integer(t->duration_ms)
+							: json_null());
+		json_object_set_new(o, "diag", json_text(t->diag));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *step_result_to_json(const struct step_result *s)
 {
 	json_t *j = json_object();
@@ -299,6 +345,7 @@ static json_t *step_result_to_json(const struct step_result *s)
 	json_object_set_new(j, "stderr", json_text(s->err));
 	json_object_set_new(j, "data", s->data ? json_deep_copy(s->data) : json_null());
 	json_object_set_new(j, "line", json_integer(s->line));
+	json_object_set_new(j, "subtests", subtests_to_json(s));
 	return j;
 }
 
@@ -404,7 +451,8 @@ static enum status status_from_name(const char *s)
 
 static void step_result_from_json(const json_t *j, struct step_result *sr)
 {
-	json_t *ec = json_object_get(j, "exit_code");
+	json_t *ec = json_object_get(j, "exit_code"), *v;
+	size_t i;
 
 	sr->name = json_str_dup(j, "name");
 	sr->status = status_from_name(json_string_value(json_object_get(j, "status")));
@@ -420,6 +468,16 @@ static void step_result_from_json(const json_t *j, struct step_result *sr)
 		sr->data = NULL;
 	}
 	sr->line = (int)json_integer_value(json_object_get(j, "line"));
+	json_array_foreach (json_object_get(j, "subtests"), i, v) {
+		struct subtest *t = step_result_add_subtest(sr);
+		json_t *d = json_object_get(v, "duration_ms");
+
+		t->name = json_str_dup(v, "name");
+		t->status = status_from_name(json_string_value(json_object_get(v, "status")));
+		t->reason = json_str_dup(v, "reason");
+		t->duration_ms = json_is_integer(d) ? json_integer_value(d) : -1;
+		t->diag = json_str_dup(v, "diag");
+	}
 }
 
 int scenario_result_from_json(const json_t *j, struct scenario_result *r)

@@ -31,16 +31,29 @@ enum status { STATUS_TABLE(ST_ENUM) };
  * scenario's own steps without it. */
 #define MACHINE_STEP_NAME "machine"
 
+/* One test point a step reported below itself (a ktap: step's KTAP
+ * subtests, nested ones flattened): each is a result of its own in every
+ * report. */
+struct subtest {
+	char *name;	     /* path below the step, parent first: "timers.nanosleep" */
+	enum status status;  /* pass, fail or skip */
+	char *reason;	     /* the SKIP/TODO directive's text, may be NULL */
+	int64_t duration_ms; /* -1 when the output did not give one */
+	char *diag;	     /* its diagnostic lines ("# ..."), joined; may be NULL */
+};
+
 struct step_result {
 	char *name; /* "run: ktb-probe disk data" */
 	enum status status;
 	char *message;	  /* why it failed, NULL on pass */
 	int64_t start_ms; /* from scenario start */
 	int64_t duration_ms;
-	int exit_code;	 /* run steps; -1 when not applicable */
-	char *out, *err; /* captured output, may be NULL */
-	json_t *data;	 /* parsed JSON output or QMP reply, may be NULL */
-	int line;	 /* line in the scenario file */
+	int exit_code;		  /* run steps; -1 when not applicable */
+	char *out, *err;	  /* captured output, may be NULL */
+	json_t *data;		  /* parsed JSON output or QMP reply, may be NULL */
+	int line;		  /* line in the scenario file */
+	struct subtest *subtests; /* in the order reported; NULL when none */
+	size_t subtests_count;
 };
 
 struct scenario_result {
@@ -85,6 +98,8 @@ const char *status_past(enum status s);
 enum status status_worse(enum status a, enum status b);
 
 struct step_result *scenario_result_add_step(struct scenario_result *r);
+/* A new zeroed subtest at the end of s's list (duration_ms -1). */
+struct subtest *step_result_add_subtest(struct step_result *s);
 void scenario_result_free(struct scenario_result *r); /* frees members, not r */
 void run_result_free(struct run_result *r);	      /* frees members, not r */
 

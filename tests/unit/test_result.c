@@ -312,8 +312,9 @@ static void test_scenario_json(void **state)
 	step = json_array_get(json_object_get(j, "steps"), 0);
 	keys = keys_of(step);
 	assert_string_equal(keys, "name,status,message,start_ms,duration_ms,exit_code,stdout,"
-				  "stderr,data,line");
+				  "stderr,data,line,subtests");
 	free(keys);
+	assert_int_equal(json_array_size(json_object_get(step, "subtests")), 0);
 	assert_int_equal(json_integer_value(json_object_get(step, "exit_code")), 1);
 	assert_int_equal(json_integer_value(json_object_get(step, "line")), 7);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(step, "data"), "size")),
@@ -328,6 +329,46 @@ static void test_scenario_json(void **state)
 	step = json_array_get(json_object_get(j, "steps"), 0);
 	assert_true(json_is_null(json_object_get(step, "exit_code")));
 	assert_int_equal(json_object_size(json_object_get(j, "metrics")), 0);
+	json_decref(j);
+	scenario_result_free(&s);
+}
+
+/* A ktap: step's subtests: every field in JSON, null where absent, and
+ * back unchanged from a worker's result.json. */
+static void test_subtests_json(void **state)
+{
+	struct scenario_result s;
+	struct subtest *t;
+	json_t *j, *a, *one;
+	char *keys;
+
+	(void)state;
+	scenario_fill(&s, "kselftest", ST_FAIL);
+	t = step_result_add_subtest(&s.steps[0]);
+	assert_int_equal(t->duration_ms, -1);
+	t->name = xstrdup("timers.nanosleep");
+	t->status = ST_PASS;
+	t->duration_ms = 1500;
+	t = step_result_add_subtest(&s.steps[0]);
+	t->name = xstrdup("timers.rtc");
+	t->status = ST_SKIP;
+	t->reason = xstrdup("no /dev/rtc0");
+	t->diag = xstrdup("# open: No such file\n");
+	j = scenario_result_to_json(&s);
+	a = json_object_get(json_array_get(json_object_get(j, "steps"), 0), "subtests");
+	assert_int_equal(json_array_size(a), 2);
+	one = json_array_get(a, 0);
+	keys = keys_of(one);
+	assert_string_equal(keys, "name,status,reason,duration_ms,diag");
+	free(keys);
+	assert_string_equal(json_string_value(json_object_get(one, "name")), "timers.nanosleep");
+	assert_int_equal(json_integer_value(json_object_get(one, "duration_ms")), 1500);
+	assert_true(json_is_null(json_object_get(one, "reason")));
+	one = json_array_get(a, 1);
+	assert_string_equal(json_string_value(json_object_get(one, "status")), "skip");
+	assert_string_equal(json_string_value(json_object_get(one, "reason")), "no /dev/rtc0");
+	assert_true(json_is_null(json_object_get(one, "duration_ms")));
+	round_trip(j);
 	json_decref(j);
 	scenario_result_free(&s);
 }
@@ -420,7 +461,7 @@ int main(void)
 		cmocka_unit_test(test_interrupted_run), cmocka_unit_test(test_interrupt_scenario),
 		cmocka_unit_test(test_scenario_json),	cmocka_unit_test(test_pass_rates),
 		cmocka_unit_test(test_run_json),	cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_ansi_escape),
+		cmocka_unit_test(test_ansi_escape),	cmocka_unit_test(test_subtests_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
