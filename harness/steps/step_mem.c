@@ -216,21 +216,51 @@ out:
 
 /* ---- measure: host-side metrics of this VM ---- */
 
-/* VmRSS of process pid in bytes. */
+/* The value of "\nKEY:" in status, in kB; -1 when absent. */
+static int64_t status_kb(const char *status, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p = status;
+	char *end;
+	long long v;
+
+	while ((p = strstr(p, key)) && !(p == status || p[-1] == '\n'))
+		p += n;
+	if (!p || p[n] != ':')
+		return -1;
+	v = strtoll(p + n + 1, &end, 10);
+	return end == p + n + 1 || v < 0 ? -1 : (int64_t)v;
+}
+
+int proc_status_held(const char *status, int64_t *bytes)
+{
+	static const char *const keys[] = { "RssAnon", "RssShmem", "VmSwap" };
+	int64_t sum = 0, kb;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		kb = status_kb(status, keys[i]);
+		if (kb < 0)
+			return -EPROTO;
+		sum += kb;
+	}
+	*bytes = sum * 1024;
+	return 0;
+}
+
+/* What process pid holds for its guest (proc_status_held), in bytes. */
 static int proc_rss(pid_t pid, int64_t *bytes)
 {
-	char path[64], *text, *p;
+	char path[64], *text;
 	size_t len;
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	text = read_file(path, &len);
 	if (!text)
 		return -errno;
-	p = strstr(text, "\nVmRSS:");
-	if (p)
-		*bytes = strtoll(p + 7, NULL, 10) * 1024;
+	ret = proc_status_held(text, bytes);
 	free(text);
-	return p ? 0 : -EPROTO;
+	return ret;
 }
 
 /* metrics.qemu_rss_mb: {NAME: MB} for every measure step with as:. */

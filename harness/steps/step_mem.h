@@ -55,6 +55,13 @@ bool measure_judge(struct step_result *sr, json_t *o, const struct expect *e, in
 		   int64_t until);
 /* A step with within: that failed says how long it sampled. */
 void measure_within_note(struct step_result *sr, unsigned samples, const char *within);
+/* The memory a QEMU process holds for its guest, in bytes, from the text of
+ * /proc/PID/status: RssAnon + RssShmem + VmSwap. Not VmRSS: its RssFile part
+ * (the -kernel and -initrd files QEMU maps, its own binary: ~100 MB) is page
+ * cache the host may reclaim at any moment, which moved "QEMU's RSS" by as
+ * much as the guest's own memory does. 0, or -EPROTO when a field is
+ * missing. */
+int proc_status_held(const char *status, int64_t *bytes);
 /* settle: do the last samples (win, a ring of the steadiness window's size;
  * n samples taken) lie close enough together? *lo, *hi: their range. */
 bool rss_steady(const int64_t *win, unsigned n, int64_t *lo, int64_t *hi);

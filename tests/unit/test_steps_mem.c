@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,13 +188,36 @@ static void test_rss_steady(void **state)
 	assert_int_equal(hi, 110 * MB);
 }
 
+/* QEMU's hold on guest memory leaves out the file pages the host may
+ * reclaim (RssFile) and keeps what it swapped out (VmSwap). */
+static void test_status_held(void **state)
+{
+	const char *status = "Name:\tqemu-system-x86\nVmRSS:\t  528828 kB\n"
+			     "RssAnon:\t  431776 kB\nRssFile:\t   97052 kB\n"
+			     "RssShmem:\t     100 kB\nVmSwap:\t      24 kB\n";
+	int64_t b = 0;
+
+	(void)state;
+	assert_int_equal(proc_status_held(status, &b), 0);
+	assert_int_equal(b, (431776 + 100 + 24) * 1024LL);
+	/* a field the kernel did not give is an error, not 0 */
+	assert_int_equal(proc_status_held("VmRSS:\t1 kB\nRssAnon:\t5 kB\nRssShmem:\t0 kB\n", &b),
+			 -EPROTO);
+	assert_int_equal(proc_status_held("", &b), -EPROTO);
+	/* a key inside another line's value is not the field */
+	assert_int_equal(proc_status_held("X: RssAnon: 5\nRssShmem:\t0 kB\nVmSwap:\t0 kB\n", &b),
+			 -EPROTO);
+	assert_int_equal(proc_status_held("RssAnon:\tx kB\nRssShmem:\t0 kB\nVmSwap:\t0 kB\n", &b),
+			 -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_balloon_reached), cmocka_unit_test(test_balloon_memtotal),
 		cmocka_unit_test(test_balloon_miss),	cmocka_unit_test(test_balloon_json),
 		cmocka_unit_test(test_measure_json),	cmocka_unit_test(test_measure_judge),
-		cmocka_unit_test(test_rss_steady),
+		cmocka_unit_test(test_rss_steady),	cmocka_unit_test(test_status_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

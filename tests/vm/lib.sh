@@ -77,16 +77,32 @@ artifacts() {
 	echo "${KTB_TEST_ARTIFACTS:-$work/artifacts}"
 }
 
+# steps_seen FILE: each step of the newest result of scenario file FILE, with
+# the data it judged, on stderr: why a mutant passed, when one does.
+steps_seen() {
+	local r
+	r=$(result_of "$(sed -n 's/^name: //p' "$1" | head -1)")
+	[ -n "$r" ] || return 0
+	echo "--- steps of $r ---" >&2
+	python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1]))["steps"]:
+    print(s["status"], s["name"], json.dumps(s["data"])[:400])' "$r" >&2
+}
+
 # must_fail FILE PATTERN: ktb run on FILE exits 1 and its output matches PATTERN.
 # A mutant that passes fails the test at once: the check did not see what
-# it guards broken. One that fails for another reason (a boot slowed past a
-# timeout on a loaded machine) is run once more, the first output shown.
+# it guards broken (the steps' data are shown). One that fails for another
+# reason (a boot slowed past a timeout on a loaded machine) is run once
+# more, the first output shown.
 must_fail() {
 	local try
 
 	for try in 1 2; do
 		ktb_run run --artifacts "$(artifacts)" "$1"
-		[ "$rc" -ne 0 ] || fail "$(basename "$1"): expected exit 1, got 0 (the check passed)"
+		[ "$rc" -ne 0 ] || {
+			steps_seen "$1"
+			fail "$(basename "$1"): expected exit 1, got 0 (the check passed)"
+		}
 		[ "$rc" -eq 1 ] && grep -Eq -- "$2" "$out" && return 0
 		[ "$try" -eq 2 ] && break
 		echo "note: $(basename "$1"): exit $rc without /$2/; running it again" >&2
