@@ -432,7 +432,6 @@ json_t *run_result_to_json(const struct run_result *r)
 	result_format_utc(r->started_unix_ms, started, sizeof(started));
 	for (size_t i = 0; i < r->count; i++)
 		json_array_append_new(list, scenario_result_to_json(&r->scenarios[i]));
-	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	json_object_set_new(j, "run_id", json_text(r->run_id ? r->run_id : ""));
 	json_object_set_new(j, "started", json_string(started));
 	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
@@ -442,6 +441,8 @@ json_t *run_result_to_json(const struct run_result *r)
 	rates = run_result_pass_rates(r);
 	if (rates)
 		json_object_set_new(j, "pass_rates", rates);
+	/* last, so the lines readers already know keep their place */
+	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	return j;
 }
 
