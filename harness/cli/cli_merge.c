@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
@@ -83,6 +84,10 @@ static int load_one(const char *path, struct run_result *r)
 	char why[300];
 	int ret;
 
+	if (!j && access(path, R_OK)) {
+		fprintf(stderr, "ktb merge: %s: cannot read: %s\n", path, strerror(errno));
+		return KTB_EXIT_USAGE;
+	}
 	if (!j) {
 		fprintf(stderr, "ktb merge: %s: not a JSON file (line %d: %s)\n", path, jerr.line,
 			jerr.text);
