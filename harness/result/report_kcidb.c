@@ -176,9 +176,19 @@ static json_t *misc_of(enum status st, const char *message)
 /* message, then the step's error and output, the end of it */
 static char *step_log(const struct step_result *st)
 {
-	return xasprintf("%s%s%s%s%s", st->message ? st->message : "", st->message ? "\n" : "",
-			 st->err ? st->err : "", st->err && st->out ? "\n" : "",
-			 st->out ? st->out : "");
+	const char *part[] = { st->message, st->err, st->out };
+	char *log = xstrdup("");
+
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		char *longer;
+
+		if (!part[i] || !*part[i])
+			continue;
+		longer = xasprintf("%s%s%s", log, *log ? "\n" : "", part[i]);
+		free(log);
+		log = longer;
+	}
+	return log;
 }
 
 static void subtest_tests(const struct scn_ctx *c, const struct step_result *st, size_t si,
