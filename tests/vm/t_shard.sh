@@ -1,7 +1,8 @@
 # label: vm
 # CI shards end to end: ktb run --shard 1/2 and 2/2 between them run the
 # unsharded selection once, and ktb merge of their run documents gives the
-# same JUnit verdicts as the unsharded run (and a KCIDB document).
+# same JUnit verdicts as the unsharded run; each shard and the merge write a
+# KCIDB document.
 . "$(dirname "$0")/lib.sh"
 for s in a-passes:true b-fails:false c-passes:true; do
 	printf 'name: %s\nmachine: {cpus: 1, memory: 512M}\nsteps:\n  - run: "%s"\n' \
@@ -20,10 +21,15 @@ verdicts() {
 ktb_run run --junit "$work/all.xml" --artifacts "$work/artifacts" "${scenarios[@]}"
 expect_rc 1
 for k in 1 2; do
-	ktb_run run --shard "$k/2" --json "$work/s$k.json" --artifacts "$work/artifacts" \
-		"${scenarios[@]}"
+	ktb_run run --shard "$k/2" --json "$work/s$k.json" --kcidb "$work/k$k.json" \
+		--artifacts "$work/artifacts" "${scenarios[@]}"
 	[ "$rc" -le 1 ] || fail "shard $k/2 exited $rc"
 	"$KTB" run --list --shard "$k/2" "${scenarios[@]}" | awk '{print $1}' >>"$work/union"
+done
+# each shard's own KCIDB document holds a test for each of its scenarios
+for s in a-passes b-fails c-passes; do
+	grep -q "\"path\": \"ktestbed.$s\"" "$work/k1.json" "$work/k2.json" ||
+		fail "no shard's KCIDB document has $s"
 done
 [ "$(sort "$work/union" | tr '\n' ' ')" = "a-passes b-fails c-passes " ] ||
 	fail "the shards ran $(tr '\n' ' ' <"$work/union")"
