@@ -112,5 +112,10 @@ expect_rc 2
 expect_out 'scenario alpha is in an earlier input too'
 ktb_run merge
 expect_rc 2
+# a report that cannot be written: 125, and no other report is written either
+ktb_run merge "$work/b.json" --out "$work/no.json" --junit "$work/no-such-dir/j.xml"
+expect_rc 125
+expect_out "cannot write $work/no-such-dir/j.xml"
+[ ! -e "$work/no.json" ] || fail "--out was written though --junit could not be"
 ls "$work"/*.tmp-* >/dev/null 2>&1 && fail "a temporary report file was left behind"
 exit 0
