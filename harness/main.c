@@ -18,12 +18,15 @@
 #include "cli_image.h"
 #include "cli_kconfig.h"
 #include "cli_list.h"
+#include "cli_merge.h"
 #include "cli_run.h"
 #include "util.h"
 
 static const struct cli_command commands[] = {
 	{ "run", cli_run, "run scenarios: ktb run [options] SCENARIO|DIR..." },
 	{ "list", cli_list, "list scenarios with their summaries and tags: ktb list [DIR...]" },
+	{ "merge", cli_merge,
+	  "combine run documents into one run and its reports: ktb merge R1.json R2.json..." },
 	{ "bisect", cli_bisect,
 	  "find the first bad kernel or commit: ktb bisect --kernels K1,...,Kn SCENARIO" },
 	{ "boot", cli_boot, "interactive VM with the console on this terminal" },

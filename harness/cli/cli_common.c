@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "image_kconfig.h"
 #include "kvm.h"
+#include "shard.h"
 #include "util.h"
 
 const char *scenarios_default_dir(void)
@@ -132,6 +133,42 @@ void scenarios_free(struct scenario_set *set)
 		scenario_free(set->items[i]);
 	free(set->items);
 	memset(set, 0, sizeof(*set));
+}
+
+int scenarios_shard(struct scenario_set *set, const char *cmd, const char *arg)
+{
+	const char **names = xcalloc(set->count + 1, sizeof(*names));
+	int64_t *weights = xcalloc(set->count + 1, sizeof(*weights));
+	unsigned *of = xcalloc(set->count + 1, sizeof(*of)), k, n;
+	char why[200];
+	size_t kept = 0;
+	int ret = KTB_EXIT_USAGE;
+
+	if (shard_parse(arg, &k, &n, why, sizeof(why))) {
+		fprintf(stderr, "ktb %s: %s\n", cmd, why);
+		goto out;
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		names[i] = set->items[i]->name;
+		weights[i] = set->items[i]->timeout_ms;
+	}
+	if (shard_assign(names, weights, set->count, n, of)) {
+		fprintf(stderr, "ktb %s: --shard: two scenarios share a name\n", cmd);
+		goto out;
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		if (of[i] == k - 1)
+			set->items[kept++] = set->items[i];
+		else
+			scenario_free(set->items[i]);
+	}
+	set->count = kept;
+	ret = 0;
+out:
+	free(names);
+	free(weights);
+	free(of);
+	return ret;
 }
 
 /* "6.1.0-57" is an ABI name; anything with a slash or an existing file is a path. */
@@ -260,4 +297,49 @@ int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *
 	}
 	*out = (int)v;
 	return 0;
+}
+
+static int report_write_tmp(const struct report_file *rf, const char *tmp,
+			    const struct run_result *rr)
+{
+	FILE *f = fopen(tmp, "w");
+	int r;
+
+	if (!f) {
+		fprintf(stderr, "ktb: cannot write %s: %s\n", rf->path, strerror(errno));
+		return -EIO;
+	}
+	r = rf->fn(rr, f);
+	if (fclose(f) || r) {
+		fprintf(stderr, "ktb: writing %s failed\n", rf->path);
+		return -EIO;
+	}
+	return 0;
+}
+
+int reports_write(const struct report_file *files, size_t n, const struct run_result *rr)
+{
+	char **tmp = xcalloc(n + 1, sizeof(*tmp));
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		if (files[i].path) {
+			tmp[i] = xasprintf("%s.tmp-%ld", files[i].path, (long)getpid());
+			ret = report_write_tmp(&files[i], tmp[i], rr);
+		}
+	for (i = 0; i < n && !ret; i++)
+		if (tmp[i] && rename(tmp[i], files[i].path)) {
+			fprintf(stderr, "ktb: cannot write %s: %s\n", files[i].path,
+				strerror(errno));
+			ret = -EIO;
+		}
+	for (i = 0; i < n; i++) {
+		/* after a failure: no half-written file stays */
+		if (tmp[i] && ret)
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	free(tmp);
+	return ret;
 }

@@ -5,9 +5,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "image.h"
 #include "kconfig.h"
+#include "result.h"
 #include "scenario.h"
 
 struct scenario_set {
@@ -20,6 +22,10 @@ struct scenario_set {
  * or KTB_EXIT_USAGE when any file is bad (nothing is kept then). */
 int scenarios_load_all(char **paths, int n, struct scenario_set *set);
 void scenarios_free(struct scenario_set *set);
+/* --shard K/N given to `ktb cmd`: keep only set's K-th share (shard.h; a
+ * scenario weighs its timeout), freeing the rest, in the set's order. 0, or
+ * KTB_EXIT_USAGE after the reason on stderr. A share may be empty. */
+int scenarios_shard(struct scenario_set *set, const char *cmd, const char *arg);
 /* The default scenario library: <source>/scenarios. */
 const char *scenarios_default_dir(void);
 
@@ -44,6 +50,17 @@ bool accel_prepare(const struct image *img, bool quiet);
  * note on stderr saying none was found and every scenario boots anyway.
  * Caller frees with kconfig_free. */
 struct kconfig *kconfig_prepare(const struct image *img);
+
+/* One report file: path and the writer that fills it (report_json, ...). */
+struct report_file {
+	const char *path; /* NULL: not asked for */
+	int (*fn)(const struct run_result *r, FILE *f);
+};
+
+/* Write each asked-for report of rr, all or none: each goes to a temporary
+ * file beside its path, and only when every one was written are they renamed
+ * into place. 0, or -EIO after the reason on stderr (no file left behind). */
+int reports_write(const struct report_file *files, size_t n, const struct run_result *rr);
 
 /* A whole number from 1 to max given to option opt of `ktb cmd`: 0 with
  * *out, or -EINVAL after "ktb CMD: OPT ARG: give a number from 1 to MAX" on

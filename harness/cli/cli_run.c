@@ -17,6 +17,7 @@
 #include "proc.h"
 #include "report_json.h"
 #include "report_junit.h"
+#include "report_kcidb.h"
 #include "report_tap.h"
 #include "report_term.h"
 #include "report_html.h"
@@ -25,7 +26,8 @@
 
 struct run_cli {
 	struct kernel_choice k;
-	const char *append, *junit, *json, *html, *artifacts;
+	const char *append, *junit, *json, *html, *kcidb, *artifacts;
+	const char *shard; /* --shard K/N */
 	bool tap, verbose, list;
 	int jobs, repeat;
 	char **tags, **globs; /* filters: -t TAG, -n GLOB (NULL-terminated) */
@@ -44,6 +46,7 @@ static void run_usage(FILE *f)
 	    "  -t TAG            only scenarios with this tag (may be repeated)\n"
 	    "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
 	    "  --list            print the scenarios that would run, and stop\n"
+	    "  --shard K/N       only the K-th of N balanced shares of the selection (CI jobs)\n"
 	    "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
 	    "  --kernel K        Debian ABI (6.1.0-57), a path to a bzImage/vmlinux, or a\n"
 	    "                    kernel build tree (its bzImage, .config and modules)\n"
@@ -53,6 +56,7 @@ static void run_usage(FILE *f)
 	    "  --json F          whole-run results as JSON\n"
 	    "  --junit F         JUnit XML\n"
 	    "  --html F          one self-contained HTML page: results, steps, consoles\n"
+	    "  --kcidb F         the run in the KCIDB I/O schema (KernelCI's common database)\n"
 	    "  --tap             TAP on standard output instead of the table\n"
 	    "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
 	    "  -v, --verbose     show every step, and the image builder's output\n"
@@ -135,6 +139,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{ "html", required_argument, 0, 'H' },
 		{ "backend", required_argument, 0, 'B' },
 		{ "connect", required_argument, 0, 'C' },
+		{ "kcidb", required_argument, 0, 'K' },
+		{ "shard", required_argument, 0, 'S' },
 		{ 0, 0, 0, 0 },
 	};
 	int ch;
@@ -195,6 +201,12 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'H':
 			c->html = optarg;
 			break;
+		case 'K':
+			c->kcidb = optarg;
+			break;
+		case 'S':
+			c->shard = optarg;
+			break;
 		case 'T':
 			c->tap = true;
 			break;
@@ -225,24 +237,6 @@ static void on_progress(void *ctx, const char *what)
 	struct progress_ctx *p = ctx;
 
 	report_term_progress(stderr, p->idx, p->total, p->name, what);
-}
-
-static int write_report(const char *path, int (*fn)(const struct run_result *, FILE *),
-			const struct run_result *rr)
-{
-	FILE *f = fopen(path, "w");
-	int r;
-
-	if (!f) {
-		fprintf(stderr, "ktb: cannot write %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	r = fn(rr, f);
-	if (fclose(f) || r) {
-		fprintf(stderr, "ktb: writing %s failed\n", path);
-		return -EIO;
-	}
-	return 0;
 }
 
 struct parallel_print {
@@ -396,6 +390,18 @@ out:
 	return ret < 0 ? KTB_EXIT_UNTESTED : 0;
 }
 
+static int run_reports(const struct run_cli *c, const struct run_result *rr)
+{
+	const struct report_file files[] = {
+		{ c->json, report_json },
+		{ c->junit, report_junit },
+		{ c->html, report_html },
+		{ c->kcidb, report_kcidb },
+	};
+
+	return reports_write(files, sizeof(files) / sizeof(files[0]), rr);
+}
+
 static bool wanted(const struct run_cli *c, const struct scenario *s)
 {
 	bool tag_ok = !c->ntags, name_ok = !c->nglobs;
@@ -449,6 +455,8 @@ int cli_run(int argc, char **argv)
 	if (ret)
 		goto out_args;
 	ret = run_filter(&c, &set);
+	if (!ret && c.shard)
+		ret = scenarios_shard(&set, "run", c.shard);
 	if (ret || c.list) {
 		if (!ret)
 			run_list(&set);
@@ -457,12 +465,13 @@ int cli_run(int argc, char **argv)
 	ret = run_guard_start();
 	if (ret)
 		goto out;
-	ret = image_prepare(&c.k, &img);
+	/* an empty share (more shards than scenarios) passes without a boot */
+	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (ret)
 		goto out;
 	rr.run_id = runner_new_run_id();
 	rr.started_unix_ms = (int64_t)time(NULL) * 1000;
-	ret = run_all(&c, &set, &img, &rr);
+	ret = set.count ? run_all(&c, &set, &img, &rr) : 0;
 	rr.interrupted = proc_interrupted();
 	rr.duration_ms = now_ms() - t0;
 	if (c.tap)
@@ -472,10 +481,7 @@ int cli_run(int argc, char **argv)
 	if (!ret)
 		ret = run_result_exit_code(&rr);
 	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
-	if (((c.json && write_report(c.json, report_json, &rr)) ||
-	     (c.junit && write_report(c.junit, report_junit, &rr)) ||
-	     (c.html && write_report(c.html, report_html, &rr))) &&
-	    !ret)
+	if (run_reports(&c, &rr) && !ret)
 		ret = KTB_EXIT_UNTESTED;
 	run_result_free(&rr);
 out:

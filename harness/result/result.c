@@ -1,6 +1,7 @@
 #include "result.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -367,6 +368,16 @@ static json_t *missing_to_json(const struct scenario_result *r)
 	return a;
 }
 
+static json_t *utc_or_null(int64_t unix_ms)
+{
+	char buf[32];
+
+	if (!unix_ms)
+		return json_null();
+	result_format_utc(unix_ms, buf, sizeof(buf));
+	return json_string(buf);
+}
+
 json_t *scenario_result_to_json(const struct scenario_result *r)
 {
 	json_t *j = json_object(), *steps = json_array();
@@ -380,6 +391,7 @@ json_t *scenario_result_to_json(const struct scenario_result *r)
 	json_object_set_new(j, "status", json_string(status_name(r->status)));
 	json_object_set_new(j, "message", json_text(r->message));
 	json_object_set_new(j, "duration_ms", json_integer(r->duration_ms));
+	json_object_set_new(j, "started", utc_or_null(r->started_unix_ms));
 	json_object_set_new(j, "kernel", json_text(r->kernel));
 	json_object_set_new(j, "accel", json_text(r->accel));
 	json_object_set_new(j, "metrics", r->metrics ? json_deep_copy(r->metrics) : json_object());
@@ -429,7 +441,37 @@ json_t *run_result_to_json(const struct run_result *r)
 	rates = run_result_pass_rates(r);
 	if (rates)
 		json_object_set_new(j, "pass_rates", rates);
+	/* last, so the lines readers already know keep their place */
+	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	return j;
+}
+
+/* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil), so parsing needs no timegm, which C11 lacks */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int result_parse_utc(const char *s, int64_t *unix_ms)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
+	    n != 20 || s[n] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    sec > 60 || h < 0 || mi < 0 || sec < 0)
+		return -EINVAL;
+	*unix_ms = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60 + mi) * 60000 +
+		   (int64_t)sec * 1000;
+	return 0;
 }
 
 /* ---- back from JSON: a worker process's result.json into the parent ---- */
@@ -499,6 +541,8 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 	r->status = status_from_name(json_string_value(json_object_get(j, "status")));
 	r->message = json_str_dup(j, "message");
 	r->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));
+	if (result_parse_utc(json_string_value(json_object_get(j, "started")), &r->started_unix_ms))
+		r->started_unix_ms = 0;
 	r->kernel = json_str_dup(j, "kernel");
 	r->accel = json_str_dup(j, "accel");
 	v = json_object_get(j, "metrics");
@@ -564,4 +608,58 @@ json_t *run_result_pass_rates(const struct run_result *r)
 		return NULL;
 	}
 	return rates;
+}
+
+static int run_doc_check(const json_t *j, char *why, size_t whylen)
+{
+	json_t *v = json_object_get(j, "schema_version");
+
+	if (!json_is_object(j) || !json_is_array(json_object_get(j, "scenarios"))) {
+		/* the likely mix-up: a scenario's own result.json */
+		snprintf(why, whylen, "%s",
+			 json_is_object(j) && json_object_get(j, "steps")
+			     ? "a scenario's result.json, not a run document (ktb run --json "
+			       "writes those)"
+			     : "not a ktb run document (no scenarios list; ktb run --json writes "
+			       "those)");
+		return -EINVAL;
+	}
+	if (v && (!json_is_integer(v) || json_integer_value(v) != RESULT_SCHEMA_VERSION)) {
+		char *got = json_dumps(v, JSON_ENCODE_ANY);
+
+		snprintf(why, whylen, "result schema version %s; this ktb reads version %d",
+			 got ? got : "?", RESULT_SCHEMA_VERSION);
+		free(got);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int run_result_from_json(const json_t *j, struct run_result *r, char *why, size_t whylen)
+{
+	json_t *list, *v;
+	size_t i;
+	int ret = run_doc_check(j, why, whylen);
+
+	memset(r, 0, sizeof(*r));
+	if (ret)
+		return ret;
+	list = json_object_get(j, "scenarios");
+	r->scenarios = xcalloc(json_array_size(list) + 1, sizeof(*r->scenarios));
+	json_array_foreach (list, i, v) {
+		if (scenario_result_from_json(v, &r->scenarios[i])) {
+			snprintf(why, whylen, "scenario %zu of the run is not a result document",
+				 i + 1);
+			run_result_free(r);
+			return -EINVAL;
+		}
+		r->count = i + 1;
+	}
+	r->run_id = json_str_dup(j, "run_id");
+	if (result_parse_utc(json_string_value(json_object_get(j, "started")), &r->started_unix_ms))
+		r->started_unix_ms = 0;
+	r->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));
+	/* the document keeps only whether a signal stopped the run, not which */
+	r->interrupted = json_is_true(json_object_get(j, "interrupted")) ? 2 : 0;
+	return 0;
 }

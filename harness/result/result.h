@@ -65,6 +65,7 @@ struct scenario_result {
 	enum status status;
 	char *message; /* first failure, NULL on pass */
 	int64_t duration_ms;
+	int64_t started_unix_ms; /* wall clock when it began; 0: not known */
 	struct step_result *steps;
 	size_t steps_count;
 	json_t *metrics;    /* object: boot_ms, ... (never NULL) */
@@ -115,6 +116,11 @@ void scenario_result_interrupt(struct scenario_result *r, int sig);
 /* The first step that failed, errored or timed out; NULL if none did. */
 const struct step_result *scenario_result_failed_step(const struct scenario_result *r);
 
+/* The run document's "schema_version": raised when a field changes meaning
+ * or goes away, so `ktb merge` never mixes documents it would misread. A
+ * document without one is version 1. */
+#define RESULT_SCHEMA_VERSION 1
+
 /* The per-scenario result.json document and the whole-run document. */
 json_t *scenario_result_to_json(const struct scenario_result *r);
 json_t *run_result_to_json(const struct run_result *r);
@@ -124,8 +130,14 @@ json_t *run_result_pass_rates(const struct run_result *r);
 /* The inverse of scenario_result_to_json, for results a worker process wrote.
  * 0, or -EINVAL when j is not a result document. */
 int scenario_result_from_json(const json_t *j, struct scenario_result *r);
+/* The inverse of run_result_to_json, for ktb merge: 0, or -EINVAL with why
+ * filled when j is not a run document, -EPROTO when its schema_version is
+ * not RESULT_SCHEMA_VERSION. r is empty on failure. */
+int run_result_from_json(const json_t *j, struct run_result *r, char *why, size_t whylen);
 /* "2025-01-31T12:00:00Z" for a Unix time in milliseconds. */
 void result_format_utc(int64_t unix_ms, char *buf, size_t len);
+/* The inverse: 0 with *unix_ms, or -EINVAL when s is not of that form. */
+int result_parse_utc(const char *s, int64_t *unix_ms);
 
 /* Captured guest output may hold any bytes; every writer passes it through
  * these. utf8_decode: the code point of the sequence at s (n bytes left) and

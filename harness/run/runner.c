@@ -234,6 +234,15 @@ static bool kernel_lacks(const struct scenario *s, const struct run_opts *o,
 	return true;
 }
 
+/* the wall clock, for the result's "started" (KCIDB's start_time) */
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 			struct scenario_result *r)
 {
@@ -245,6 +254,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	int ret;
 
 	result_init(r, s, o);
+	r->started_unix_ms = wall_ms();
 	if (kernel_lacks(s, o, r)) {
 		free(workdir);
 		return 0;

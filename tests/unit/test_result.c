@@ -298,7 +298,7 @@ static void test_scenario_json(void **state)
 	assert_non_null(j);
 	keys = keys_of(j);
 	assert_string_equal(keys,
-			    "name,file,summary,tags,status,message,duration_ms,kernel,"
+			    "name,file,summary,tags,status,message,duration_ms,started,kernel,"
 			    "accel,metrics,artifacts,steps,console_tail,attempt,missing_config");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
@@ -392,7 +392,8 @@ static void test_run_json(void **state)
 		scenario_fill(&r.scenarios[i], "s", st[i]);
 	j = run_result_to_json(&r);
 	keys = keys_of(j);
-	assert_string_equal(keys, "run_id,started,duration_ms,summary,interrupted,scenarios");
+	assert_string_equal(
+	    keys, "run_id,started,duration_ms,summary,interrupted,scenarios,schema_version");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "started")),
 			    "2025-01-31T12:00:00Z");
@@ -409,6 +410,64 @@ static void test_run_json(void **state)
 	assert_int_equal(json_array_size(json_object_get(j, "scenarios")), 6);
 	json_decref(j);
 	run_result_free(&r);
+}
+
+/* ktb merge reads the run document back: scenarios, start (to the second),
+ * interruption; a scenario's start; other documents and versions refused. */
+static void test_run_from_json(void **state)
+{
+	struct run_result r = { 0 }, back;
+	char why[300];
+	int64_t t;
+	json_t *j;
+
+	(void)state;
+	r.run_id = xstrdup("20250131-120000-abcd");
+	r.started_unix_ms = 1738324800123LL;
+	r.duration_ms = 41300;
+	r.interrupted = 15;
+	r.count = 2;
+	r.scenarios = xcalloc(r.count, sizeof(*r.scenarios));
+	scenario_fill(&r.scenarios[0], "a", ST_PASS);
+	scenario_fill(&r.scenarios[1], "b", ST_TIMEOUT);
+	r.scenarios[1].started_unix_ms = 1738324801000LL;
+	j = run_result_to_json(&r);
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.count, 2);
+	assert_string_equal(back.run_id, "20250131-120000-abcd");
+	assert_int_equal(back.started_unix_ms, 1738324800000LL);
+	assert_int_equal(back.duration_ms, 41300);
+	assert_true(back.interrupted != 0);
+	assert_int_equal(back.scenarios[1].status, ST_TIMEOUT);
+	assert_int_equal(back.scenarios[0].started_unix_ms, 0);
+	assert_int_equal(back.scenarios[1].started_unix_ms, 1738324801000LL);
+	run_result_free(&back);
+	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION + 1));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "version 2"));
+	/* before the field existed: version 1 */
+	json_object_del(j, "schema_version");
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
+	run_result_free(&back);
+	json_decref(j);
+	j = scenario_result_to_json(&r.scenarios[0]);
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "result.json"));
+	json_decref(j);
+	j = json_pack("{s:[s]}", "scenarios", "x");
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
+	assert_int_equal(back.count, 0);
+	json_decref(j);
+	run_result_free(&r);
+	assert_int_equal(result_parse_utc("2025-01-31T12:00:00Z", &t), 0);
+	assert_int_equal(t, 1738324800000LL);
+	assert_int_equal(result_parse_utc("1970-01-01T00:00:00Z", &t), 0);
+	assert_int_equal(t, 0);
+	assert_int_equal(result_parse_utc("2024-02-29T23:59:59Z", &t), 0);
+	assert_int_equal(t, 1709251199000LL);
+	assert_int_equal(result_parse_utc("2025-01-31T12:00:00", &t), -EINVAL);
+	assert_int_equal(result_parse_utc("2025-13-31T12:00:00Z", &t), -EINVAL);
+	assert_int_equal(result_parse_utc("2025-01-31T12:00:00Zx", &t), -EINVAL);
 }
 
 static void test_utf8(void **state)
@@ -462,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_json),	cmocka_unit_test(test_pass_rates),
 		cmocka_unit_test(test_run_json),	cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_ansi_escape),	cmocka_unit_test(test_subtests_json),
+		cmocka_unit_test(test_run_from_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
