@@ -214,6 +214,10 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 		return ret;
 	*exited_ok = res.exit_code == 0;
 	if (!*exited_ok) {
+		/* a refusal before any sleep: the cycle lasted until the command
+		 * said so (a freezer that gave up: its timeout and the thaw) */
+		if (!cy->cycle_ms)
+			cy->cycle_ms = loop_now(c->vm.loop) - cy->t_req;
 		cy->refused = true;
 		pm_fail(sr, ST_FAIL, pm_refusal(res.err));
 	}
