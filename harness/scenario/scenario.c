@@ -35,6 +35,7 @@
 #define CY_SLEEP(id, name) CY_STR(SLEEP_, id, name)
 #define CY_HYBRID_MODEL(id, name) CY_STR(HYBRID_MODEL_, id, name)
 #define CY_PART(id, name) { name, MACHINE_PART_BIT(MACHINE_PART_##id) },
+#define CY_DISPLAY(id, name, ...) CY_STR(DISPLAY_, id, name)
 
 static const cyaml_strval_t bus_strings[] = { DISK_BUS_TABLE(CY_BUS) };
 static const cyaml_strval_t sector_strings[] = { DISK_SECTOR_TABLE(CY_SECTOR) };
@@ -44,6 +45,7 @@ static const cyaml_strval_t sleep_strings[] = { SLEEP_TABLE(CY_SLEEP) };
 static const cyaml_strval_t hybrid_model_strings[] = { HYBRID_MODEL_TABLE(CY_HYBRID_MODEL) };
 /* the machine step's parts */
 static const cyaml_strval_t part_strings[] = { MACHINE_PART_TABLE(CY_PART) };
+static const cyaml_strval_t display_strings[] = { DISPLAY_TABLE(CY_DISPLAY) };
 
 #define OPT CYAML_FLAG_OPTIONAL
 #define PTR CYAML_FLAG_POINTER
@@ -168,6 +170,8 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
 				hibernate_fields),
 	CYAML_FIELD_MAPPING_PTR("balloon", PTR | OPT, struct machine, balloon, balloon_fields),
+	CYAML_FIELD_ENUM("display", OPT | CYAML_FLAG_STRICT, struct machine, display,
+			 display_strings, COUNT(display_strings)),
 	CYAML_FIELD_FLAGS("unverified", OPT | CYAML_FLAG_STRICT, struct machine, unverified,
 			  part_strings, COUNT(part_strings)),
 	CYAML_FIELD_END
