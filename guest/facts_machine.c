@@ -99,8 +99,10 @@ static const struct {
 	const char *name;
 	int (*fn)(const char *root, struct json_out *j);
 } machine_sections[] = {
-	{ "kernel", facts_kernel }, { "cpus", facts_cpus },	      { "memory", facts_memory },
-	{ "numa", facts_numa },	    { "sleep", facts_sleep_offered }, { "balloon", facts_balloon },
+	{ "kernel", facts_kernel },	  { "cpus", facts_cpus },
+	{ "memory", facts_memory },	  { "numa", facts_numa },
+	{ "sleep", facts_sleep_offered }, { "balloon", facts_balloon },
+	{ "display", facts_display },
 };
 
 int facts_machine(const char *root, struct json_out *j)

@@ -4,6 +4,7 @@
 #include "expected.h"
 
 #include "argv.h"
+#include "display.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -384,11 +385,25 @@ static int sleep_facts(struct facts_ctx *c)
 	return ret;
 }
 
+/* The display adapter on the guest's PCI bus (class 03), or none: a
+ * machine without display: must not have gained one. */
+static int display_facts(struct facts_ctx *c)
+{
+	const char *pci = display_pci_fact(c->m);
+	char want[64];
+
+	if (pci)
+		snprintf(want, sizeof(want), "[\"%s\"]", pci);
+	else
+		snprintf(want, sizeof(want), "[]");
+	return fact_json(c, "display.pci", "display adapters (PCI vendor:device class)", want);
+}
+
 static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {
 	[MACHINE_PART_CPUS] = cpus_facts,	[MACHINE_PART_MEMORY] = memory_facts,
 	[MACHINE_PART_NUMA] = numa_facts,	[MACHINE_PART_DISKS] = disks_facts,
 	[MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
-	[MACHINE_PART_SLEEP] = sleep_facts,
+	[MACHINE_PART_SLEEP] = sleep_facts,	[MACHINE_PART_DISPLAY] = display_facts,
 };
 
 int machine_expected_facts(const struct machine *m, struct machine_facts *out)

@@ -7,6 +7,7 @@
 
 #include "argv.h"
 #include "disk_path.h"
+#include "display.h"
 
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 
@@ -278,6 +279,9 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 		xml_put(f, dom->console_path);
 		fprintf(f, "'/>\n      <target port='0'/>\n    </serial>\n");
 	}
+	if (display_libvirt_model(m))
+		fprintf(f, "    <video>\n      <model type='%s'/>\n    </video>\n",
+			display_libvirt_model(m));
 	fprintf(f, "    <controller type='usb' model='none'/>\n"
 		   "    <memballoon model='none'/>\n  </devices>\n");
 	domain_sockets(f, l);

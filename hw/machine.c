@@ -241,6 +241,8 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 		ret = disks_to_args(m, l, out, err);
 	if (!ret)
 		ret = balloon_to_args(m, out);
+	if (!ret)
+		ret = display_to_args(m, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

@@ -9,6 +9,7 @@
 
 #include "argv.h"
 #include "disk_path.h"
+#include "display.h"
 #include "hmat.h"
 #include "hybrid_disk.h"
 #include "model.h"

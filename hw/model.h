@@ -117,6 +117,7 @@ struct machine {
 	struct numa *numa;	     /* NULL: no NUMA topology */
 	struct hibernate *hibernate; /* NULL: no swap disk for S4 */
 	struct balloon *balloon;     /* NULL: no balloon device */
+	enum display_model display;  /* DISPLAY_NONE: no display device at all */
 	unsigned unverified;	     /* MACHINE_PART_BIT flags the machine step leaves out */
 };
 

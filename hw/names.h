@@ -50,11 +50,20 @@
 /* a hybrid disk's hybrid.model (docs/storage.md): X(ID, name) */
 #define HYBRID_MODEL_TABLE(X) X(ON, "on") X(OFF, "off")
 
+/* machine.display, the screen the machine has (docs/scenarios.md): X(ID,
+ * name, QEMU device, libvirt video model, what the guest's PCI bus shows:
+ * "vendor:device class") */
+#define DISPLAY_TABLE(X)                                                                           \
+	X(NONE, "none", NULL, NULL, NULL)                                                          \
+	X(BOCHS, "bochs-display", "bochs-display", "bochs", "1234:1111 038000")                    \
+	X(VGA, "vga", "VGA", "vga", "1234:1111 030000")                                            \
+	X(VIRTIO, "virtio-gpu", "virtio-gpu-pci", "virtio", "1af4:1050 038000")
+
 /* machine.unverified, the parts the machine step checks: X(ID, name) */
 /* clang-format off */
 #define MACHINE_PART_TABLE(X)                                                                      \
 	X(CPUS, "cpus") X(MEMORY, "memory") X(NUMA, "numa") X(DISKS, "disks")                     \
-	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep")
+	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep") X(DISPLAY, "display")
 /* clang-format on */
 
 #define HW_NAMES_ENUM_DISK_BUS(id, name) DISK_BUS_##id,
@@ -65,6 +74,7 @@
 #define HW_NAMES_ENUM_MP_MODE(id, name) MULTIPATH_##id,
 #define HW_NAMES_ENUM_MP_NO_PATH(id, name) MULTIPATH_##id,
 #define HW_NAMES_ENUM_PART(id, name) MACHINE_PART_##id,
+#define HW_NAMES_ENUM_DISPLAY(id, ...) DISPLAY_##id,
 #define HW_NAMES_ENUM_HYBRID_MODEL(id, name) HYBRID_MODEL_##id,
 
 enum disk_bus { DISK_BUS_TABLE(HW_NAMES_ENUM_DISK_BUS) };
@@ -99,6 +109,7 @@ enum hybrid_model { HYBRID_MODEL_TABLE(HW_NAMES_ENUM_HYBRID_MODEL) };
  * (the machine step); machine.unverified holds MACHINE_PART_BIT flags of
  * parts a scenario deliberately hides from the guest. */
 enum machine_part { MACHINE_PART_TABLE(HW_NAMES_ENUM_PART) MACHINE_PART_COUNT };
+enum display_model { DISPLAY_TABLE(HW_NAMES_ENUM_DISPLAY) DISPLAY_COUNT };
 #define MACHINE_PART_BIT(p) (1u << (p))
 
 /* A name by its enumerator; NULL outside the table. */
@@ -159,6 +170,11 @@ static inline const char *multipath_no_path_name(enum multipath_no_path n)
 static inline const char *hybrid_model_name(enum hybrid_model m)
 {
 	HW_NAMES_LOOKUP(HYBRID_MODEL_TABLE, m, HYBRID_MODEL_COUNT);
+}
+
+static inline const char *display_name(enum display_model d)
+{
+	HW_NAMES_LOOKUP(DISPLAY_TABLE, d, DISPLAY_COUNT);
 }
 
 /* As scenarios write it in machine.unverified ("cpus"); NULL outside. */

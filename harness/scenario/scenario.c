@@ -35,6 +35,7 @@
 #define CY_SLEEP(id, name) CY_STR(SLEEP_, id, name)
 #define CY_HYBRID_MODEL(id, name) CY_STR(HYBRID_MODEL_, id, name)
 #define CY_PART(id, name) { name, MACHINE_PART_BIT(MACHINE_PART_##id) },
+#define CY_DISPLAY(id, name, ...) CY_STR(DISPLAY_, id, name)
 
 static const cyaml_strval_t bus_strings[] = { DISK_BUS_TABLE(CY_BUS) };
 static const cyaml_strval_t sector_strings[] = { DISK_SECTOR_TABLE(CY_SECTOR) };
@@ -44,6 +45,7 @@ static const cyaml_strval_t sleep_strings[] = { SLEEP_TABLE(CY_SLEEP) };
 static const cyaml_strval_t hybrid_model_strings[] = { HYBRID_MODEL_TABLE(CY_HYBRID_MODEL) };
 /* the machine step's parts */
 static const cyaml_strval_t part_strings[] = { MACHINE_PART_TABLE(CY_PART) };
+static const cyaml_strval_t display_strings[] = { DISPLAY_TABLE(CY_DISPLAY) };
 
 #define OPT CYAML_FLAG_OPTIONAL
 #define PTR CYAML_FLAG_POINTER
@@ -168,6 +170,8 @@ static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("hibernate", PTR | OPT, struct machine, hibernate,
 				hibernate_fields),
 	CYAML_FIELD_MAPPING_PTR("balloon", PTR | OPT, struct machine, balloon, balloon_fields),
+	CYAML_FIELD_ENUM("display", OPT | CYAML_FLAG_STRICT, struct machine, display,
+			 display_strings, COUNT(display_strings)),
 	CYAML_FIELD_FLAGS("unverified", OPT | CYAML_FLAG_STRICT, struct machine, unverified,
 			  part_strings, COUNT(part_strings)),
 	CYAML_FIELD_END
@@ -196,6 +200,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("after", OPT, struct step, after),
 	STR("pm_test", OPT, struct step, pm_test),
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
+	STR("refused", OPT, struct step, refused),
 	CYAML_FIELD_MAPPING_PTR("fail_path", PTR | OPT, struct step, fail_path, path_ref_fields),
 	CYAML_FIELD_MAPPING_PTR("restore_path", PTR | OPT, struct step, restore_path,
 				path_ref_fields),
@@ -1060,6 +1065,24 @@ static int step_check_wake(struct load_ctx *c, struct step *st, const char *path
 	return 0;
 }
 
+/* refused: freezing, a suspend the kernel must refuse because its freezer
+ * gives up: one cycle of s3 or s2idle (a hibernation that fails to freeze
+ * is not driven to its end here), really asked for (no pm_test). */
+static int step_check_refused(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.refused", path);
+	if (!st->refused)
+		return 0;
+	if (strcmp(st->refused, "freezing"))
+		return fail(c, f, "\"%s\" is not freezing (the only refusal a step can expect)",
+			    st->refused);
+	if (st->sleep_state == SLEEP_STATE_S4 || st->pm_test || st->cycles > 1)
+		return fail(c, f, "refused: freezing takes one cycle of s3 or s2idle, no pm_test");
+	return 0;
+}
+
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
 {
 	static const char *const states[] = { SLEEP_STATE_TABLE(HW_NAMES_STR) };
@@ -1094,6 +1117,8 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		st->cycles = 1;
 	if (k == SLEEP_STATE_S4 && st->cycles > 1)
 		return fail(c, f, "one hibernation per step; repeat the step instead");
+	if (step_check_refused(c, st, path))
+		return -EINVAL;
 	return step_check_wake(c, st, path);
 }
 

@@ -41,7 +41,7 @@ enum step_need {
 	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING, "")                  \
 	X(WAIT, wait, 0, NEEDS_NOTHING, "for")                                                     \
 	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING, "arguments")                                       \
-	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP, "wake after pm_test cycles")                 \
+	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP, "wake after pm_test cycles refused")         \
 	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                             \
 	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                       \
 	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
@@ -93,6 +93,7 @@ struct step {
 	char *after;		       /* time asleep before the wake, default 1s */
 	char *pm_test;		       /* freezer | devices | platform | processors | core */
 	unsigned cycles;	       /* suspend/resume cycles in this step, default 1 */
+	char *refused;		       /* "freezing": the kernel must refuse, its freezer failing */
 	struct path_ref *fail_path;    /* take path N of a multipath disk away */
 	struct path_ref *restore_path; /* bring it back */
 	char *timeout;		       /* per-step deadline, default 60s (suspend: 60s a cycle) */

@@ -32,6 +32,7 @@ static const char *const causes[MACHINE_PART_COUNT][10] = {
 				   NULL },
 	[MACHINE_PART_HMAT] = { "numa=", "acpi=", "hmat", "memhp", NULL },
 	[MACHINE_PART_SLEEP] = { "nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL },
+	[MACHINE_PART_DISPLAY] = { "pci=", NULL },
 };
 
 /* " (W1 W2 on the command line?)" for the words of cmdline that can hide

@@ -28,6 +28,7 @@ struct pm_parser {
 	bool wake_next;	    /* pm_test: the line after the wait ends the "sleep" */
 	double test_wake_s; /* pm_test: when the wait's delay was up */
 	bool boot_kernel;   /* S4 console: lines of the kernel that loads the image */
+	bool freeze_tasks;  /* after the freezer gave up: "task:" lines name who refused */
 	struct pm_pending pending[PM_PENDING_MAX];
 	size_t npending;
 };
@@ -126,8 +127,9 @@ static void cycle_open(struct pm_parser *p, enum pm_mode mode, double ts)
 	memset(p->c, 0, sizeof(*p->c));
 	p->c->mode = mode;
 	p->c->entry_s = p->c->sleep_s = p->c->wake_s = p->c->exit_s = ts;
+	p->c->freeze_user_ms = p->c->freeze_kernel_ms = -1;
 	p->last_s = ts;
-	p->woken = p->wake_next = p->boot_kernel = false;
+	p->woken = p->wake_next = p->boot_kernel = p->freeze_tasks = false;
 	p->npending = 0;
 }
 
@@ -254,6 +256,22 @@ static const struct pm_marker {
 	{ "PM: resume from suspend-to-idle", NULL, MK_WAKE, NULL },
 };
 
+/* "... (elapsed 0.007 seconds)": the kernel's own time for a freeze phase,
+ * kept in the cycle as well (the freeze time every suspend reports). */
+static double freeze_elapsed(struct pm_cycle *c, const char *phase, const char *msg)
+{
+	const char *e = strstr(msg, "(elapsed ");
+	double secs;
+
+	if (strncmp(phase, "freeze_", 7) || !e || sscanf(e + 9, "%lf", &secs) != 1)
+		return -1;
+	if (!strcmp(phase, "freeze_user"))
+		c->freeze_user_ms = secs * 1000;
+	else
+		c->freeze_kernel_ms = secs * 1000;
+	return secs * 1000;
+}
+
 static bool marker_line(struct pm_parser *p, const char *msg, double ts)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(pm_markers); i++) {
@@ -263,7 +281,7 @@ static bool marker_line(struct pm_parser *p, const char *msg, double ts)
 		    (m->must && !strcasestr(msg, m->must)))
 			continue;
 		if (m->kind == MK_PHASE)
-			phase_add(p, m->phase, ts, -1);
+			phase_add(p, m->phase, ts, freeze_elapsed(p->c, m->phase, msg));
 		else if (m->kind == MK_WAKE)
 			wake_line(p, msg, ts);
 		else
@@ -414,6 +432,45 @@ static void error_line(struct pm_parser *p, const char *msg)
 	}
 }
 
+/* "Freezing of tasks failed after 2.009 seconds (1 tasks refusing to
+ * freeze, wq_busy=0):" (6.1; newer kernels name what was being frozen
+ * instead of "of tasks"), then sched_show_task's "task:NAME state:D ...
+ * pid:N" for each task that refused, until the tasks are thawed. */
+static bool freeze_fail_line(struct pm_parser *p, const char *msg)
+{
+	struct pm_freeze_fail *f = p->c->freeze_fail;
+	const char *s = strncmp(msg, "Freezing ", 9) ? NULL : strstr(msg, " after ");
+	bool aborted = s && !strncmp(s - 8, " aborted", 8);
+
+	if (s && (aborted || !strncmp(s - 7, " failed", 7)) && !f) {
+		f = p->c->freeze_fail = xcalloc(1, sizeof(*f));
+		f->aborted = aborted;
+		sscanf(s + 7, "%lf seconds (%d tasks", &f->after_s, &f->refusing);
+		p->freeze_tasks = true;
+		return true;
+	}
+	if (!p->freeze_tasks)
+		return false;
+	if (!strncmp(msg, "task:", 5) && strstr(msg, " state:")) {
+		const char *st = strstr(msg, " state:"), *pid = strstr(msg, " pid:");
+		struct pm_task *t;
+		size_t n = (size_t)(st - msg - 5);
+
+		f->tasks = xrealloc(f->tasks, (f->tasks_count + 1) * sizeof(*t));
+		t = &f->tasks[f->tasks_count++];
+		while (n && msg[5 + n - 1] == ' ')
+			n--;
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)n, msg + 5);
+		t->state = st[7];
+		t->pid = pid ? atoi(pid + 5) : 0;
+		return true;
+	}
+	/* the freezer thaws what it froze: no more tasks to name */
+	if (!strncmp(msg, "Restarting ", 11) || !strncmp(msg, "OOM killer enabled", 18))
+		p->freeze_tasks = false;
+	return false;
+}
+
 static void hib_stats(struct pm_parser *p, const char *msg)
 {
 	struct pm_hibernate *h = &p->c->hib;
@@ -498,6 +555,8 @@ static void parse_line(struct pm_parser *p, const char *line)
 	if (device_line(p, msg, ts))
 		goto out;
 	error_line(p, msg);
+	if (freeze_fail_line(p, msg))
+		goto out;
 	hib_stats(p, msg);
 	if (!exit_line(p, msg, ts) && !devices_phase_line(p, msg, ts))
 		marker_line(p, msg, ts);
@@ -545,6 +604,9 @@ void pm_report_free(struct pm_report *r)
 		}
 		for (size_t j = 0; j < c->errors_count; j++)
 			free(c->errors[j]);
+		if (c->freeze_fail)
+			free(c->freeze_fail->tasks);
+		free(c->freeze_fail);
 		free(c->devices);
 		free(c->errors);
 		free(c->phases);
@@ -556,6 +618,14 @@ void pm_report_free(struct pm_report *r)
 double pm_cycle_suspend_ms(const struct pm_cycle *c)
 {
 	return ((c->slept ? c->sleep_s : c->exit_s) - c->entry_s) * 1000;
+}
+
+double pm_cycle_freeze_ms(const struct pm_cycle *c)
+{
+	if (c->freeze_user_ms < 0 && c->freeze_kernel_ms < 0)
+		return -1;
+	return (c->freeze_user_ms > 0 ? c->freeze_user_ms : 0) +
+	       (c->freeze_kernel_ms > 0 ? c->freeze_kernel_ms : 0);
 }
 
 double pm_cycle_resume_ms(const struct pm_cycle *c)
@@ -639,6 +709,31 @@ static json_t *hib_to_json(const struct pm_hibernate *h)
 	return j;
 }
 
+static json_t *ms_or_null(double ms)
+{
+	return ms < 0 ? json_null() : json_fixed(ms, 1e3);
+}
+
+static json_t *freeze_fail_to_json(const struct pm_freeze_fail *f)
+{
+	json_t *j = json_object(), *a = json_array();
+
+	if (!f) {
+		json_decref(a);
+		json_decref(j);
+		return json_null();
+	}
+	json_object_set_new(j, "aborted", json_boolean(f->aborted));
+	json_object_set_new(j, "after_s", json_fixed(f->after_s, 1e3));
+	json_object_set_new(j, "refusing", json_integer(f->refusing));
+	for (size_t i = 0; i < f->tasks_count; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s#}", "name", f->tasks[i].name,
+						   "pid", f->tasks[i].pid, "state",
+						   &f->tasks[i].state, (size_t)1));
+	json_object_set_new(j, "tasks", a);
+	return j;
+}
+
 static json_t *cycle_to_json(const struct pm_cycle *c)
 {
 	json_t *j = json_object(), *a = json_array(), *d = json_object(), *e = json_array();
@@ -653,6 +748,10 @@ static json_t *cycle_to_json(const struct pm_cycle *c)
 	json_object_set_new(j, "exit_s", json_fixed(c->exit_s, 1e6));
 	json_object_set_new(j, "suspend_kernel_ms", json_fixed(pm_cycle_suspend_ms(c), 1e3));
 	json_object_set_new(j, "resume_kernel_ms", json_fixed(pm_cycle_resume_ms(c), 1e3));
+	json_object_set_new(j, "freeze_ms", ms_or_null(pm_cycle_freeze_ms(c)));
+	json_object_set_new(j, "freeze_user_ms", ms_or_null(c->freeze_user_ms));
+	json_object_set_new(j, "freeze_kernel_ms", ms_or_null(c->freeze_kernel_ms));
+	json_object_set_new(j, "freeze_failed", freeze_fail_to_json(c->freeze_fail));
 	for (size_t i = 0; i < c->phases_count; i++)
 		json_array_append_new(a, phase_to_json(&c->phases[i]));
 	json_object_set_new(j, "phases", a);

@@ -37,6 +37,24 @@ struct pm_hibernate {
 	double write_s, read_s;
 };
 
+/* A task the freezer could not freeze: sched_show_task's "task:NAME
+ * state:D ... pid:N" line after the failure. */
+struct pm_task {
+	char name[17]; /* comm, at most 16 characters */
+	char state;    /* 'D', 'R', ... */
+	int pid;
+};
+
+/* The freezer gave up: "Freezing ... failed after X seconds (N tasks
+ * refusing to freeze, wq_busy=W):", then one line per task. */
+struct pm_freeze_fail {
+	bool aborted;	/* "aborted" (a wakeup event) rather than "failed" */
+	double after_s; /* how long the freezer tried */
+	int refusing;	/* N, as the kernel counted */
+	struct pm_task *tasks;
+	size_t tasks_count;
+};
+
 struct pm_cycle {
 	enum pm_mode mode;
 	bool slept;    /* reached the sleep point (or the pm_test wait) */
@@ -50,6 +68,10 @@ struct pm_cycle {
 	char **errors; /* kernel refusals, failed callbacks, missing exit */
 	size_t errors_count;
 	struct pm_hibernate hib;
+	/* the kernel's "(elapsed X seconds)" for freezing user space and the
+	 * remaining freezable tasks, in ms; -1 where the log does not say */
+	double freeze_user_ms, freeze_kernel_ms;
+	struct pm_freeze_fail *freeze_fail; /* NULL unless the freezer gave up */
 };
 
 struct pm_report {
@@ -64,6 +86,9 @@ void pm_report_free(struct pm_report *r);
 json_t *pm_report_to_json(const struct pm_report *r);
 
 const char *pm_mode_name(enum pm_mode m);
+/* The kernel's freeze time of the cycle (user space + remaining tasks), ms;
+ * -1 when the log has neither figure (the freezer failed, or no PM lines). */
+double pm_cycle_freeze_ms(const struct pm_cycle *c);
 /* Kernel time from entry to the sleep point, and from wake to exit. */
 double pm_cycle_suspend_ms(const struct pm_cycle *c);
 double pm_cycle_resume_ms(const struct pm_cycle *c);

@@ -21,6 +21,8 @@
 #define PM_BACK_MS 60000       /* wake → agent answers */
 #define PM_HIBERNATE_MS 120000 /* request → QEMU powered off */
 #define PM_RETRY_MS 3000       /* a guest-agent answer that is this late is lost */
+/* what the kernel's freezer prints when it gives up (6.1 and later) */
+#define PM_FREEZE_REFUSED "tasks refusing to freeze"
 
 /* SeaBIOS 1.16 on q35 does not restore the ICH9 LPC's ACPI registers
  * (PMBASE at 0x40, ACPI_CNTL at 0x44) on S3 resume: QEMU's wake resets them,
@@ -211,8 +213,14 @@ static int pm_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_res
 	if (ret)
 		return ret;
 	*exited_ok = res.exit_code == 0;
-	if (!*exited_ok)
+	if (!*exited_ok) {
+		/* a refusal before any sleep: the cycle lasted until the command
+		 * said so (a freezer that gave up: its timeout and the thaw) */
+		if (!cy->cycle_ms)
+			cy->cycle_ms = loop_now(c->vm.loop) - cy->t_req;
+		cy->refused = true;
 		pm_fail(sr, ST_FAIL, pm_refusal(res.err));
+	}
 	vm_exec_result_free(&res);
 	return 0;
 }
@@ -246,6 +254,20 @@ static bool pm_in_s3(void *ctx)
 	return vm_qmp_has_event(&c->vm, "SUSPEND");
 }
 
+/* The freezer gave up: the kernel says so on the console at once (pr_err),
+ * while the sleep command returns only after the tasks are thawed. */
+static bool pm_freeze_refused(void *ctx)
+{
+	struct run_ctx *c = ctx;
+
+	return console_seen(c->vm.console, PM_FREEZE_REFUSED);
+}
+
+static bool pm_in_s3_or_refused(void *ctx)
+{
+	return pm_in_s3(ctx) || pm_freeze_refused(ctx);
+}
+
 static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		      struct step_result *sr, int64_t deadline)
 {
@@ -255,6 +277,7 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 	int ret;
 
 	pm_drain_events(c);
+	console_reset_match(c->vm.console);
 	cy->t_req = loop_now(c->vm.loop);
 	cy->pid_pending = false;
 	/* The guest can reach S3 before the agent's answer leaves it: then
@@ -285,9 +308,14 @@ static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct s
 	int64_t host_ms = 0;
 	bool ok = false;
 	char *why;
-	int ret =
-	    vm_qmp_event(&c->vm, "SUSPEND", &host_ms, min64(deadline, cy->t_req + PM_REACH_MS));
+	/* a freezer that gave up ends the wait: the command's exit says why */
+	int ret = loop_run_until(c->vm.loop, pm_in_s3_or_refused, c,
+				 min64(deadline, cy->t_req + PM_REACH_MS));
 
+	if (!ret && pm_in_s3(c))
+		ret = vm_qmp_event(&c->vm, "SUSPEND", &host_ms, loop_now(c->vm.loop));
+	else if (!ret)
+		ret = -ETIMEDOUT;
 	if (!ret) {
 		cy->suspend_ms = host_ms - cy->t_req;
 		return 0;
@@ -297,11 +325,30 @@ static int pm_wait_suspended(struct run_ctx *c, struct sleep_cycle *cy, struct s
 		return ret;
 	}
 	/* the sleep command's fate first: ok is read after it is known */
-	ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + 2000), &ok);
+	ret = pm_collect(
+	    c, cy, sr,
+	    min64(deadline, loop_now(c->vm.loop) + (pm_freeze_refused(c) ? PM_CMD_MS : 2000)), &ok);
 	ret = pm_unreached(ret == 0, ok, &why);
 	if (why)
 		pm_fail(sr, ST_FAIL, why);
 	return ret;
+}
+
+/* The freezer gave up (the console said so): the sleep command exits with
+ * the kernel's refusal once the tasks are thawed. */
+static int pm_refused_collect(struct run_ctx *c, struct sleep_cycle *cy, struct step_result *sr,
+			      int64_t deadline)
+{
+	bool ok = false;
+	int ret = pm_collect(c, cy, sr, min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS), &ok);
+
+	if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	else if (ok)
+		pm_fail(sr, ST_FAIL,
+			xstrdup("the kernel's freezer gave up, yet the sleep command "
+				"returned 0"));
+	return ret ? ret : -EIO;
 }
 
 static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
@@ -313,8 +360,15 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 	const char *cmd;
 	int ret;
 
-	ret = loop_run_until(c->vm.loop, NULL, NULL,
+	/* s2idle: a freezer that gave up before the wake leaves nothing to
+	 * wake (a key then could even abort the next freeze) */
+	ret = loop_run_until(c->vm.loop,
+			     st->sleep_state == SLEEP_STATE_S2IDLE ? pm_freeze_refused : NULL, c,
 			     min64(deadline, loop_now(c->vm.loop) + st->after_ms));
+	if (ret == -ETIMEDOUT)
+		ret = 0;
+	else if (!ret && st->sleep_state == SLEEP_STATE_S2IDLE)
+		return pm_refused_collect(c, cy, sr, deadline);
 	if (ret) {
 		step_wait_failed(c, sr, ret, NULL);
 		return ret;
@@ -768,6 +822,28 @@ static json_t *pm_last_cycles(const struct pm_report *rep, size_t n)
 	return all;
 }
 
+/* The kernel's freeze time of each of the step's cycles (its log has the
+ * last ones; "(elapsed X seconds)" is whole ms) into the cycles' data, and
+ * their median into the metrics. */
+static void pm_freeze_times(struct run_ctx *c, json_t *data, json_t *kernel)
+{
+	json_t *cycles = json_object_get(data, "cycles");
+	json_t *kc = json_object_get(kernel, "cycles");
+	size_t n = json_array_size(cycles), k = json_array_size(kc);
+	int64_t m;
+
+	for (size_t i = 0; i < n && i < k; i++) {
+		json_t *f = json_object_get(json_array_get(kc, k - 1 - i), "freeze_ms");
+
+		if (json_is_number(f))
+			json_object_set_new(json_array_get(cycles, n - 1 - i), "freeze_ms",
+					    json_integer((json_int_t)(json_number_value(f) + 0.5)));
+	}
+	m = median_of(cycles, "freeze_ms");
+	if (m >= 0)
+		json_object_set_new(c->r->metrics, "freeze_ms", json_integer(m));
+}
+
 static void pm_write_timeline(struct run_ctx *c, const struct pm_report *rep)
 {
 	char *path = xasprintf("%s/timeline.svg", c->r->artifacts);
@@ -793,7 +869,10 @@ static void pm_kernel_report(struct run_ctx *c, const struct step *st, json_t *d
 		    min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
 		return;
 	if (res.out && !pmlog_parse(res.out, &rep) && rep.cycles_count) {
-		json_object_set_new(data, "kernel", pm_last_cycles(&rep, st->cycles));
+		json_t *kernel = pm_last_cycles(&rep, st->cycles);
+
+		pm_freeze_times(c, data, kernel);
+		json_object_set_new(data, "kernel", kernel);
 		pm_write_timeline(c, &rep);
 	}
 	pm_report_free(&rep);
@@ -837,6 +916,88 @@ static void step_hibernate(struct run_ctx *c, const struct step *st, struct step
 	}
 }
 
+char *pm_freeze_message(const json_t *ff)
+{
+	json_t *tasks = json_object_get(ff, "tasks"), *t;
+	char *names = xstrdup(""), *m;
+	size_t i;
+	int n = (int)json_integer_value(json_object_get(ff, "refusing"));
+
+	json_array_foreach (tasks, i, t) {
+		char *next = xasprintf("%s%s%s (pid %d, state %s)", names, i ? ", " : "",
+				       json_string_value(json_object_get(t, "name")),
+				       (int)json_integer_value(json_object_get(t, "pid")),
+				       json_string_value(json_object_get(t, "state")));
+		free(names);
+		names = next;
+	}
+	m = xasprintf("freezing %s: %d task%s refusing to freeze after %.3f s%s%s",
+		      json_is_true(json_object_get(ff, "aborted")) ? "aborted (a wakeup event)"
+								   : "failed",
+		      n, n == 1 ? "" : "s", json_number_value(json_object_get(ff, "after_s")),
+		      *names ? ": " : "", names);
+	free(names);
+	return m;
+}
+
+/* The kernel refused a cycle: if its freezer gave up, say so apart from
+ * other refusals (the message, and freezing_failed in the data, from the
+ * log's last cycle). true when it did. */
+static bool pm_freeze_failed(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			     unsigned cycle, json_t *data, int64_t deadline)
+{
+	struct vm_exec_result res;
+	struct pm_report rep = { 0 };
+	json_t *kernel = NULL, *ff = NULL;
+
+	if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res,
+		    min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
+		return false;
+	if (res.out && !pmlog_parse(res.out, &rep) && rep.cycles_count)
+		kernel = pm_last_cycles(&rep, 1);
+	ff = json_object_get(json_array_get(json_object_get(kernel, "cycles"), 0), "freeze_failed");
+	if (json_is_object(ff)) {
+		char *why = pm_freeze_message(ff);
+
+		json_object_set(data, "freezing_failed", ff);
+		pm_fail(sr, ST_FAIL,
+			st->cycles > 1 ? xasprintf("cycle %u of %u: %s", cycle, st->cycles, why)
+				       : xstrdup(why));
+		free(why);
+		json_object_set_new(data, "kernel", json_incref(kernel));
+		pm_write_timeline(c, &rep);
+	}
+	json_decref(kernel);
+	pm_report_free(&rep);
+	vm_exec_result_free(&res);
+	return json_is_object(ff);
+}
+
+/* refused: freezing. The refusal is the step's success if the freezer gave
+ * up and the guest carries on (its agent answers); a guest that slept, or
+ * refused for another reason, fails it. */
+static void pm_refused_verdict(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			       bool froze_failed, json_t *data, int64_t deadline)
+{
+	if (!st->refused)
+		return;
+	json_object_set_new(data, "refused", json_string(st->refused));
+	if (sr->status == ST_PASS) {
+		pm_fail(sr, ST_FAIL,
+			xstrdup("the kernel did not refuse: the guest suspended and resumed, "
+				"but refused: freezing expects its freezer to give up"));
+		return;
+	}
+	if (!froze_failed)
+		return;
+	sr->status = ST_PASS;
+	free(sr->message);
+	sr->message = NULL;
+	if (vm_guest_sync(&c->vm, 200, min64(deadline, loop_now(c->vm.loop) + PM_CMD_MS)))
+		pm_fail(sr, ST_FAIL,
+			xstrdup("the guest stopped answering after its freezer gave up"));
+}
+
 /* expect on a suspend step checks its data: there is no command whose exit
  * could be checked, so the step counts as exiting 0, as the other steps with
  * data do (otherwise expect's default exit 0 fails every such step) */
@@ -853,6 +1014,7 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 				 wake_note(st), "cycles");
 	json_t *counts = NULL;
 	int before = -1, fixups = 0, irq;
+	bool froze_failed = false;
 
 	if (st->pm_test)
 		json_object_set_new(data, "pm_test", json_string(st->pm_test));
@@ -875,6 +1037,10 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 
 		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
 		json_decref(cy.wakeup_sources);
+		if (ret && cy.refused && pm_freeze_failed(c, st, sr, i + 1, data, deadline)) {
+			froze_failed = true;
+			break;
+		}
 		if (ret) {
 			if (sr->status == ST_PASS)
 				pm_fail(sr, ST_FAIL, xasprintf("cycle %u failed", i + 1));
@@ -897,10 +1063,12 @@ out:
 			      "ACPI_CNTL) that SeaBIOS leaves reset after S3 resume"));
 	pm_metrics(c, data);
 	sr->data = data;
+	pm_refused_verdict(c, st, sr, froze_failed, data, deadline);
 	if (sr->status == ST_PASS)
 		pm_kernel_check(c, st, sr, before, deadline);
-	if (sr->status == ST_PASS && !st->pm_test)
+	if (sr->status == ST_PASS && !st->pm_test && !froze_failed)
 		pm_kernel_report(c, st, data, deadline);
+
 	if (sr->status == ST_PASS && st->expect)
 		pm_judge(sr, st->expect);
 }

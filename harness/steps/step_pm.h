@@ -22,11 +22,16 @@ struct sleep_cycle {
 	json_t **counts;	/* the wakeup sources' event counts before this cycle */
 	json_t *wakeup_sources; /* the sources whose count grew during it */
 	int wakeup_irq;		/* the IRQ that ended the sleep, 0 if none */
+	bool refused;		/* the sleep command exited non-zero */
 };
 
 /* The sleep command exited non-zero: the kernel refused, err (its stderr,
  * trimmed in place; may be NULL) says why. */
 char *pm_refusal(char *err);
+/* The freezer gave up: ff is a kernel cycle's freeze_failed object
+ * (pmlog.h's JSON); "freezing failed: 1 task refusing to freeze after
+ * 2.009 s: ktb-io (pid 127, state D)". */
+char *pm_freeze_message(const json_t *ff);
 /* QEMU saw no S3 in time. collected: the sleep command's exit was read
  * (exited_ok: it returned 0, the guest claims it slept); else the guest
  * hangs. -EIO or -ETIMEDOUT, *msg the failure (NULL when a refusal,

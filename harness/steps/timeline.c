@@ -149,6 +149,22 @@ static const char *mode_title(enum pm_mode m)
 	return (unsigned)m < ARRAY_SIZE(titles) ? titles[m] : titles[0];
 }
 
+/* The title of a cycle whose freezer gave up: how long it tried and the
+ * tasks that refused (the first three by name). */
+static void draw_freeze_fail(const struct tl *t)
+{
+	const struct pm_freeze_fail *f = t->c->freeze_fail;
+
+	fprintf(t->f, "did not sleep: freezing %s after %.3f s (%d task%s refusing",
+		f->aborted ? "aborted" : "failed", f->after_s, f->refusing,
+		f->refusing == 1 ? "" : "s");
+	for (size_t i = 0; i < f->tasks_count && i < 3; i++) {
+		fputs(i ? ", " : ": ", t->f);
+		xml_put(t->f, f->tasks[i].name, 16);
+	}
+	fputs(f->tasks_count > 3 ? ", ...)</text>\n" : ")</text>\n", t->f);
+}
+
 static void draw_header(const struct tl *t, size_t cycle, size_t cycles)
 {
 	const struct pm_cycle *c = t->c;
@@ -157,12 +173,17 @@ static void draw_header(const struct tl *t, size_t cycle, size_t cycles)
 		mode_title(c->mode), c->pm_test ? " pm_test" : "");
 	if (c->slept)
 		fprintf(t->f, "suspend %.1f ms, resume %.1f ms</text>\n", t->ls, t->rs);
+	else if (c->freeze_fail)
+		draw_freeze_fail(t);
 	else
 		fprintf(t->f, "did not sleep (%.1f ms in the kernel)</text>\n", t->ls);
 	fprintf(t->f,
 		"<text x=\"%d\" y=\"48\" font-size=\"12\" fill=\"#555\">cycle %zu of %zu; "
 		"kernel clock, entry %.6f s, exit %.6f s; %zu device callbacks",
 		TL_X0, cycle + 1, cycles, c->entry_s, c->exit_s, c->devices_count);
+	/* the freeze time every suspend reports, as the kernel measured it */
+	if (pm_cycle_freeze_ms(c) >= 0)
+		fprintf(t->f, "; freeze %.0f ms", pm_cycle_freeze_ms(c));
 	if (c->mode == PM_MODE_HIBERNATE && c->hib.image_pages)
 		fprintf(t->f, "; image %.1f MiB", c->hib.image_pages * 4 / 1024.0);
 	/* the write and read figures are only in the console's log, not in the

@@ -43,6 +43,15 @@ static void test_balloon(void **state)
 		      "{\"device\":false,\"driver\":false,\"free_page_reporting\":false}");
 }
 
+/* Only PCI class 03 (display) counts; sorted; none is an empty list. */
+static void test_display(void **state)
+{
+	(void)state;
+	check_section(facts_display, KTB_TEST_DATA "/guest-machine",
+		      "{\"pci\":[\"1234:1111 030000\",\"1234:1111 038000\"]}");
+	check_section(facts_display, KTB_TEST_DATA "/guest-machine-off", "{\"pci\":[]}");
+}
+
 static void test_sleep_offered(void **state)
 {
 	(void)state;
@@ -61,6 +70,7 @@ static void test_sleep_offered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_display),
 		cmocka_unit_test(test_balloon),
 		cmocka_unit_test(test_sleep_offered),
 	};

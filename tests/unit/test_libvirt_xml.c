@@ -107,8 +107,28 @@ static void test_plain(void **state)
 	expect_in(xml, "<serial type='file'>", 1);
 	expect_in(xml, "<source path='/w/c.raw'/>", 1);
 	expect_in(xml, "<disk ", 0);
+	/* no display: declared, none rendered */
+	expect_in(xml, "<video>", 0);
 	free(xml);
 	argv_free(&a);
+}
+
+/* A declared display is libvirt's video model for the same QEMU device. */
+static void test_display(void **state)
+{
+	static const char *const model[] = { "bochs", "vga", "virtio" };
+	static const enum display_model d[] = { DISPLAY_BOCHS, DISPLAY_VGA, DISPLAY_VIRTIO };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct machine m = { .display = d[i] };
+		char want[96], *xml = render(&m, NULL);
+
+		snprintf(want, sizeof(want), "<video>\n      <model type='%s'/>\n    </video>",
+			 model[i]);
+		expect_in(xml, want, 1);
+		free(xml);
+	}
 }
 
 static void test_sleep_and_kvm(void **state)
@@ -286,11 +306,9 @@ static void test_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_sleep_and_kvm),
-		cmocka_unit_test(test_disks_match_argv),
-		cmocka_unit_test(test_numa),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_display),	      cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_sleep_and_kvm), cmocka_unit_test(test_disks_match_argv),
+		cmocka_unit_test(test_numa),	      cmocka_unit_test(test_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,6 +409,27 @@ static void test_argv_base(void **state)
 	assert_null(a.v);
 }
 
+/* A display only when declared, each model as its QEMU device (test_argv_base
+ * shows a machine without display: has no -device of any display). */
+static void test_argv_display(void **state)
+{
+	static const char *const dev[] = { "bochs-display", "VGA", "virtio-gpu-pci" };
+	static const enum display_model model[] = { DISPLAY_BOCHS, DISPLAY_VGA, DISPLAY_VIRTIO };
+
+	(void)state;
+	for (size_t i = 0; i < N(dev); i++) {
+		struct machine m = { .display = model[i] };
+		struct argv a;
+
+		to_argv(&m, &launch, &a);
+		assert_string_equal(a.v[a.n - 1], dev[i]);
+		assert_string_equal(a.v[a.n - 2], "-device");
+		/* the harness reads the screen through QMP; no window */
+		assert_in_order(&a, (const char *const[]){ "-display", "none", NULL });
+		argv_free(&a);
+	}
+}
+
 static void test_argv_kvm_interactive(void **state)
 {
 	struct hw_launch l = launch;
@@ -797,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_validate_distances),
 		cmocka_unit_test(test_argv_base),
 		cmocka_unit_test(test_argv_kvm_interactive),
+		cmocka_unit_test(test_argv_display),
 		cmocka_unit_test(test_argv_sleep_s4),
 		cmocka_unit_test(test_argv_buses),
 		cmocka_unit_test(test_argv_many_disks),

@@ -169,7 +169,7 @@ static void test_facts_plain(void **state)
 	"\"memory\":{\"total_mb\":%d},\"numa\":{\"node_count\":1,\"nodes\":[{\"id\":0,"            \
 	"\"cpus\":[0,1],\"memory_mb\":421}],\"distances\":[[10]]},"                                \
 	"\"sleep\":{\"s3\":false,\"s4\":false},\"balloon\":{\"driver\":%s,"                        \
-	"\"free_page_reporting\":false},\"disks\":[%s]}"
+	"\"free_page_reporting\":false},\"display\":{\"pci\":[]},\"disks\":[%s]}"
 #define DISK_OK                                                                                    \
 	"{\"id\":\"data\",\"size_bytes\":67108864,\"logical_block_size\":4096,"                    \
 	"\"physical_block_size\":4096,\"zoned\":\"none\",\"multipath\":null}"
@@ -217,6 +217,25 @@ static void test_compare_pass(void **state)
 	assert_null(msg);
 	assert_int_equal(json_integer_value(json_object_get(data, "mismatches")), 0);
 	assert_int_equal(json_array_size(json_object_get(data, "unverified")), 0);
+	json_decref(data);
+}
+
+/* A declared display the guest's PCI bus does not show (SEEN_OK has none);
+ * pci= is the one kernel argument that could hide it. */
+static void test_compare_display(void **state)
+{
+	struct machine m;
+	json_t *data;
+	char *msg;
+
+	(void)state;
+	small_machine(&m);
+	m.display = DISPLAY_BOCHS;
+	assert_int_equal(compare(&m, "pci=nomsi", 2, 421, "false", DISK_OK, -1, &msg, &data), 1);
+	assert_string_equal(msg, "display adapters (PCI vendor:device class): declared "
+				 "[\"1234:1111 038000\"], the guest sees [] (pci=nomsi on the "
+				 "command line?)");
+	free(msg);
 	json_decref(data);
 }
 
@@ -371,15 +390,11 @@ static void test_unverified_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_facts),
-		cmocka_unit_test(test_facts_plain),
-		cmocka_unit_test(test_compare_pass),
-		cmocka_unit_test(test_compare_cause),
-		cmocka_unit_test(test_compare_absent_disk),
-		cmocka_unit_test(test_compare_balloon),
-		cmocka_unit_test(test_compare_unverified),
-		cmocka_unit_test(test_lookup),
-		cmocka_unit_test(test_unverified_load),
+		cmocka_unit_test(test_facts),		cmocka_unit_test(test_facts_plain),
+		cmocka_unit_test(test_compare_pass),	cmocka_unit_test(test_compare_display),
+		cmocka_unit_test(test_compare_cause),	cmocka_unit_test(test_compare_absent_disk),
+		cmocka_unit_test(test_compare_balloon), cmocka_unit_test(test_compare_unverified),
+		cmocka_unit_test(test_lookup),		cmocka_unit_test(test_unverified_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,12 @@ static void test_s3_phases(void **state)
 	assert_float_equal(c->exit_s, 4.774961, 1e-9);
 	assert_float_equal(c->phases[3].kernel_ms, 16.209, 1e-9);
 	assert_float_equal(c->phases[0].kernel_ms, -1, 0);
+	/* "completed (elapsed 0.007 seconds)", "(elapsed 0.001 seconds)" */
+	assert_float_equal(c->phases[1].kernel_ms, 7, 1e-9);
+	assert_float_equal(c->freeze_user_ms, 7, 1e-9);
+	assert_float_equal(c->freeze_kernel_ms, 1, 1e-9);
+	assert_float_equal(pm_cycle_freeze_ms(c), 8, 1e-9);
+	assert_null(c->freeze_fail);
 	assert_float_equal(pm_cycle_suspend_ms(c), 64.190, 1e-6);
 	assert_float_equal(pm_cycle_resume_ms(c), 31.769, 1e-6);
 	assert_int_equal(c->errors_count, 0);
@@ -279,6 +285,70 @@ static void test_refused_and_cut_off(void **state)
 	pm_report_free(&r);
 }
 
+/* Captured: the freezer gives up on a task in D state; the cycle names it,
+ * has no freeze time, and the JSON says so. */
+static void test_freeze_failed(void **state)
+{
+	struct pm_report r;
+	const struct pm_cycle *c;
+	json_t *j, *f, *t;
+
+	(void)state;
+	parse_sample("freeze-fail.txt", &r);
+	assert_int_equal(r.cycles_count, 1);
+	c = &r.cycles[0];
+	assert_int_equal(c->mode, PM_MODE_S2IDLE);
+	assert_true(c->complete && !c->slept);
+	assert_non_null(c->freeze_fail);
+	assert_false(c->freeze_fail->aborted);
+	assert_float_equal(c->freeze_fail->after_s, 2.009, 1e-9);
+	assert_int_equal(c->freeze_fail->refusing, 1);
+	assert_int_equal(c->freeze_fail->tasks_count, 1);
+	assert_string_equal(c->freeze_fail->tasks[0].name, "ktb-io");
+	assert_int_equal(c->freeze_fail->tasks[0].pid, 127);
+	assert_int_equal(c->freeze_fail->tasks[0].state, 'D');
+	assert_float_equal(pm_cycle_freeze_ms(c), -1, 0);
+	assert_non_null(strstr(c->errors[0], "Freezing of tasks failed after 2.009 seconds"));
+	j = pm_report_to_json(&r);
+	t = json_object_get(json_array_get(json_object_get(j, "cycles"), 0), "freeze_ms");
+	assert_true(json_is_null(t));
+	f = json_object_get(json_array_get(json_object_get(j, "cycles"), 0), "freeze_failed");
+	t = json_array_get(json_object_get(f, "tasks"), 0);
+	assert_string_equal(json_string_value(json_object_get(t, "name")), "ktb-io");
+	assert_string_equal(json_string_value(json_object_get(t, "state")), "D");
+	assert_int_equal(json_integer_value(json_object_get(f, "refusing")), 1);
+	json_decref(j);
+	pm_report_free(&r);
+}
+
+/* Newer kernels say what was being frozen, and a wakeup aborts it; the
+ * task lines stop at the thaw. */
+static void test_freeze_aborted(void **state)
+{
+	static const char log[] =
+	    "[ 1.000000] PM: suspend entry (deep)\n"
+	    "[ 1.100000] Freezing remaining freezable tasks aborted after 0.050 seconds (2 "
+	    "tasks refusing to freeze, wq_busy=0):\n"
+	    "[ 1.100100] task:kworker/u2:1   state:R  running task     stack:0 pid:42 "
+	    "ppid:2 flags:0x00004000\n"
+	    "[ 1.110000] Restarting tasks ... done.\n"
+	    "[ 1.110100] task:late-line state:D stack:0 pid:7\n"
+	    "[ 1.120000] PM: suspend exit\n";
+	struct pm_report r;
+	const struct pm_freeze_fail *f;
+
+	(void)state;
+	assert_int_equal(pmlog_parse(log, &r), 0);
+	f = r.cycles[0].freeze_fail;
+	assert_non_null(f);
+	assert_true(f->aborted);
+	assert_int_equal(f->refusing, 2);
+	assert_int_equal(f->tasks_count, 1);
+	assert_string_equal(f->tasks[0].name, "kworker/u2:1");
+	assert_int_equal(f->tasks[0].pid, 42);
+	pm_report_free(&r);
+}
+
 static void test_no_cycles_and_bad_args(void **state)
 {
 	struct pm_report r;
@@ -306,6 +376,8 @@ int main(void)
 		cmocka_unit_test(test_s4_console),
 		cmocka_unit_test(test_pm_test),
 		cmocka_unit_test(test_refused_and_cut_off),
+		cmocka_unit_test(test_freeze_failed),
+		cmocka_unit_test(test_freeze_aborted),
 		cmocka_unit_test(test_no_cycles_and_bad_args),
 	};
 

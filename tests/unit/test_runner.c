@@ -31,7 +31,7 @@
 	"\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{\"states\":[\"freeze\",\"mem\","     \
 	"\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":[\"shutdown\"],\"s3\":false,"               \
 	"\"s4\":false},\"balloon\":{\"device\":false,\"driver\":false,"                            \
-	"\"free_page_reporting\":false},\"disks\":[]}"
+	"\"free_page_reporting\":false},\"display\":{\"pci\":[]},\"disks\":[]}"
 
 static char probe_ok[2048], probe_1cpu[2048];
 
@@ -319,7 +319,8 @@ static void test_boot_never_done_is_a_timeout(void **state)
 	"[0],\"memory_kb\":431552,\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{"           \
 	"\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":"            \
 	"[\"platform\",\"shutdown\"],\"s3\":false,\"s4\":true},\"balloon\":{\"device\":"           \
-	"false,\"driver\":false,\"free_page_reporting\":false},\"disks\":[{\"id\":\"swap\","       \
+	"false,\"driver\":false,\"free_page_reporting\":false},\"display\":{\"pci\":[]},"          \
+	"\"disks\":[{\"id\":\"swap\","                                                             \
 	"\"name\":\"vda\",\"dev\":\"/dev/vda\",\"size_bytes\":805306368,"                          \
 	"\"logical_block_size\":4096,\"physical_block_size\":4096,\"rotational\":true,"            \
 	"\"zoned\":\"none\",\"zones\":0,\"serial\":\"swap\",\"transport\":\"virtio\","             \

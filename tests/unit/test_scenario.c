@@ -194,7 +194,8 @@ static const struct bad_case {
 	  "id, bus, size, sector, paths, rotational, image, multipath, zoned, hybrid)" },
 	{ "bad-unknown-step", 4, 5, "steps[2]",
 	  "unknown key \"sleep\" (expected one of: name, "
-	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, fail_path, "
+	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
+	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
 	  "hybrid_stats, "
 	  "expect)" },
@@ -208,6 +209,10 @@ static const struct bad_case {
 	{ "bad-pm-test", 3, 14, "steps[0].pm_test",
 	  "\"cpu\" is not one of freezer, devices, "
 	  "platform, processors, core" },
+	{ "bad-refused", 3, 14, "steps[0].refused",
+	  "\"busy\" is not freezing (the only refusal a step can expect)" },
+	{ "bad-refused-cycles", 4, 14, "steps[0].refused",
+	  "refused: freezing takes one cycle of s3 or s2idle, no pm_test" },
 	{ "bad-unknown-expect", 5, 7, "steps[0].expect",
 	  "unknown key \"stderr\" (expected one "
 	  "of: exit, stdout, json)" },

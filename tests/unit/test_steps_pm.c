@@ -16,6 +16,32 @@
 #include "step_pm.h"
 #include "util.h"
 
+/* The freezer's failure in words: the tasks by name, pid and state, apart
+ * from the kernel's other refusals. */
+static void test_freeze_message(void **state)
+{
+	json_t *ff =
+	    json_loads("{\"aborted\": false, \"after_s\": 2.009, \"refusing\": 2, "
+		       "\"tasks\": [{\"name\": \"ktb-io\", \"pid\": 127, \"state\": \"D\"}, "
+		       "{\"name\": \"dd\", \"pid\": 9, \"state\": \"D\"}]}",
+		       0, NULL);
+	char *m;
+
+	(void)state;
+	m = pm_freeze_message(ff);
+	assert_string_equal(m, "freezing failed: 2 tasks refusing to freeze after 2.009 s: "
+			       "ktb-io (pid 127, state D), dd (pid 9, state D)");
+	free(m);
+	json_object_set_new(ff, "aborted", json_true());
+	json_object_set_new(ff, "refusing", json_integer(1));
+	json_array_clear(json_object_get(ff, "tasks"));
+	m = pm_freeze_message(ff);
+	assert_string_equal(m, "freezing aborted (a wakeup event): 1 task refusing to freeze "
+			       "after 2.009 s");
+	free(m);
+	json_decref(ff);
+}
+
 static void test_refusal(void **state)
 {
 	char err[] = "sh: write error: Device or resource busy\n";
@@ -171,10 +197,10 @@ static void test_median(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refusal), cmocka_unit_test(test_unreached),
-		cmocka_unit_test(test_entries), cmocka_unit_test(test_hib_restored),
-		cmocka_unit_test(test_wakeup),	cmocka_unit_test(test_cycle_json),
-		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_freeze_message), cmocka_unit_test(test_refusal),
+		cmocka_unit_test(test_unreached),      cmocka_unit_test(test_entries),
+		cmocka_unit_test(test_hib_restored),   cmocka_unit_test(test_wakeup),
+		cmocka_unit_test(test_cycle_json),     cmocka_unit_test(test_median),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,7 @@ static void test_s3_picture(void **state)
 		"6.21 ms",
 		"Slowest suspend callbacks",
 		"Slowest resume callbacks",
+		"; freeze 8 ms",
 	};
 	char *log = sample("s3-deep.txt"), *svg = render(log, 0, 0);
 
@@ -67,6 +68,22 @@ static void test_s3_picture(void **state)
 	assert_null(strstr(svg, "<script"));
 	assert_null(strstr(svg, "href"));
 	assert_null(strstr(svg, "@import"));
+	free(svg);
+	free(log);
+}
+
+/* A cycle whose freezer gave up says so in its title, naming the task, and
+ * has no freeze time. */
+static void test_freeze_failed(void **state)
+{
+	char *log = sample("freeze-fail.txt"), *svg = render(log, 0, 0);
+
+	(void)state;
+	assert_true(xml_wellformed(svg));
+	assert_non_null(strstr(svg,
+			       "did not sleep: freezing failed after 2.009 s (1 task refusing: "
+			       "ktb-io)"));
+	assert_null(strstr(svg, "; freeze "));
 	free(svg);
 	free(log);
 }
@@ -139,7 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_s3_picture),     cmocka_unit_test(test_phases_only),
 		cmocka_unit_test(test_pm_test_cycles), cmocka_unit_test(test_no_cycles),
-		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_hostile_names),  cmocka_unit_test(test_freeze_failed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

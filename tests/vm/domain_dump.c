@@ -61,6 +61,12 @@ int main(int argc, char **argv)
 		m.sleep = SLEEP_S3;
 	if (!strcmp(w, "s3s4"))
 		m.sleep = SLEEP_S3 | SLEEP_S4;
+	if (!strcmp(w, "bochs"))
+		m.display = DISPLAY_BOCHS;
+	if (!strcmp(w, "vga"))
+		m.display = DISPLAY_VGA;
+	if (!strcmp(w, "virtio-gpu"))
+		m.display = DISPLAY_VIRTIO;
 	if (machine_validate(&m, &err) || machine_create_disks(&m, &l, &err)) {
 		fprintf(stderr, "%s: %s\n", err.field, err.msg);
 		return 1;

@@ -20,6 +20,7 @@ facts() {
 	d && /serial = |logical_block_size = |physical_block_size = |rotation_rate = / {
 		gsub(/"/, ""); d = d " " $1 "=" $3 }
 	/CPU #[0-9]+:/ { sub(/^[ *]+/, ""); print $1 $2 }
+	/dev: (bochs-display|VGA|virtio-gpu-pci|virtio-vga|cirrus-vga|qxl)/ { print "display " $2 }
 	/^node [0-9]+ (cpus|size):/ { print }
 	/^[0-9]+ nodes/ { print }
 	END { if (d) print d }' | sort
@@ -31,7 +32,7 @@ QMP='{"execute":"qmp_capabilities"}
 {"execute":"human-monitor-command","arguments":{"command-line":"info cpus"}}
 {"execute":"quit"}'
 
-for c in base disks numa s3 s3s4; do
+for c in base disks numa s3 s3s4 bochs vga virtio-gpu; do
 	mkdir -p "$work/$c-q" "$work/$c-l"
 	# QEMU alone, from machine_to_argv()
 	mapfile -t args < <("$HW_DOMAIN_DUMP" "$c" "$work/$c-q" x argv) || fail "$c: argv dump failed"
@@ -57,6 +58,8 @@ done
 grep -q "logical_block_size=4096 physical_block_size=4096 serial=s4kn rotation_rate=1" \
 	"$work/disks.libvirt" || fail "the 4Kn SCSI disk lost its geometry"
 grep -q "^3 nodes" "$work/numa.libvirt" || fail "the NUMA machine has not 3 nodes"
+grep -q "^display bochs-display," "$work/bochs.libvirt" || fail "the bochs machine has no bochs-display"
+grep -q "^display" "$work/base.libvirt" && fail "a machine without display got one under libvirt"
 
 # negative controls
 "$HW_DOMAIN_DUMP" nvme "$work" x >"$work/nvme.xml" 2>"$work/nvme.err" &&

@@ -1,0 +1,60 @@
+/* The machine's display adapters as the guest's PCI bus shows them: every
+ * device of class 03 (display controller), so that the machine step can
+ * tell a declared display from none, and one model from another. */
+#include "facts_machine.h"
+
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DISPLAY_MAX 8
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* "0x1234" etc. read from the device's directory; 0 when unreadable. */
+static unsigned long pci_attr(const char *root, const char *dev, const char *attr)
+{
+	char path[PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/%s", root, dev, attr);
+	return sysfs_read(path, buf, sizeof(buf)) > 0 ? strtoul(buf, NULL, 16) : 0;
+}
+
+int facts_display(const char *root, struct json_out *j)
+{
+	char path[PATH_MAX], found[DISPLAY_MAX][32];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", root);
+	dir = opendir(path);
+	while (dir && n < DISPLAY_MAX && (de = readdir(dir))) {
+		unsigned long class;
+
+		if (de->d_name[0] == '.')
+			continue;
+		class = pci_attr(root, de->d_name, "class");
+		if (class >> 16 != 0x03)
+			continue;
+		snprintf(found[n++], sizeof(found[0]), "%04lx:%04lx %06lx",
+			 pci_attr(root, de->d_name, "vendor"), pci_attr(root, de->d_name, "device"),
+			 class);
+	}
+	if (dir)
+		closedir(dir);
+	qsort(found, n, sizeof(found[0]), cmp_str);
+	json_key(j, "pci");
+	json_arr_begin(j);
+	for (size_t i = 0; i < n; i++)
+		json_str(j, found[i]);
+	json_arr_end(j);
+	return 0;
+}

@@ -1,0 +1,39 @@
+# label: vm
+# The machine step's display check fails, naming what it saw, when the
+# guest's PCI bus does not show what machine.display declares: a QEMU
+# wrapper first in PATH drops the declared adapter (display-bochs), or adds
+# one to a machine that declares none (smoke).
+. "$(dirname "$0")/lib.sh"
+S=$KTB_SRC/scenarios
+real_qemu=$(command -v qemu-system-x86_64) || fail "qemu-system-x86_64 not found"
+
+# wrapper NAME FILTER: a qemu-system-x86_64 in $work/NAME whose bash code
+# FILTER, run for each argument $a, appends to args
+wrapper() {
+	mkdir -p "$work/$1"
+	cat >"$work/$1/qemu-system-x86_64" <<EOF_WRAPPER
+#!/bin/bash
+args=()
+dev=
+for a in "\$@"; do
+	$2
+done
+exec "$real_qemu" "\${args[@]}"
+EOF_WRAPPER
+	chmod +x "$work/$1/qemu-system-x86_64"
+}
+
+# drop "-device bochs-display"
+# shellcheck disable=SC2016 # expanded by the wrapper
+wrapper drop 'if [ "$dev" ]; then dev=; [ "$a" = bochs-display ] || args+=(-device "$a"); elif [ "$a" = -device ]; then dev=1; else args+=("$a"); fi'
+PATH=$work/drop:$PATH ktb_run run --artifacts "$(artifacts)" "$S/display-bochs.yaml"
+expect_rc 1
+expect_out 'step machine .*display adapters \(PCI vendor:device class\): declared \["1234:1111 038000"\], the guest sees \[\]'
+
+# add a VGA to a machine without display:
+# shellcheck disable=SC2016 # expanded by the wrapper
+wrapper add '[ "$a" = -nodefaults ] && args+=(-device VGA); args+=("$a")'
+PATH=$work/add:$PATH ktb_run run --artifacts "$(artifacts)" "$S/smoke.yaml"
+expect_rc 1
+expect_out 'step machine .*display adapters \(PCI vendor:device class\): declared \[\], the guest sees \["1234:1111 030000"\]'
+exit 0
