@@ -1,7 +1,7 @@
 /* The machine's display adapters as the guest's PCI bus shows them: every
  * device of class 03 (display controller), so that the machine step can
  * tell a declared display from none, and one model from another. */
-#include "facts_machine.h"
+#include "facts_display.h"
 
 #include "sysfs.h"
 

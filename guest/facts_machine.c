@@ -1,5 +1,6 @@
 #include "facts_machine.h"
 
+#include "facts_display.h"
 #include "facts.h"
 #include "sysfs.h"
 

@@ -16,11 +16,6 @@ int facts_balloon(const char *root, struct json_out *j);
  * as booleans, after facts_sleep's members. */
 int facts_sleep_offered(const char *root, struct json_out *j);
 
-/* pci: the display adapters (PCI class 03) as "vendor:device class" strings,
- * "1234:1111 038000", sorted; members of the caller's object; 0 always.
- * (facts_display.c) */
-int facts_display(const char *root, struct json_out *j);
-
 /* The whole document, as one object. 0, or -errno when a section failed
  * (the document is complete either way). */
 int facts_machine(const char *root, struct json_out *j);

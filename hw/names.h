@@ -57,7 +57,7 @@
 	X(NONE, "none", NULL, NULL, NULL)                                                          \
 	X(BOCHS, "bochs-display", "bochs-display", "bochs", "1234:1111 038000")                    \
 	X(VGA, "vga", "VGA", "vga", "1234:1111 030000")                                            \
-	X(VIRTIO, "virtio-gpu", "virtio-gpu-pci", "virtio", "1af4:1050 038000")
+	X(VIRTIO, "virtio-gpu", "virtio-vga", "virtio", "1af4:1050 030000")
 
 /* machine.unverified, the parts the machine step checks: X(ID, name) */
 /* clang-format off */

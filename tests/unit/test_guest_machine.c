@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "facts_machine.h"
+#include "facts_display.h"
 
 static void check_section(int (*fn)(const char *, struct json_out *), const char *root,
 			  const char *want)

@@ -413,7 +413,7 @@ static void test_argv_base(void **state)
  * shows a machine without display: has no -device of any display). */
 static void test_argv_display(void **state)
 {
-	static const char *const dev[] = { "bochs-display", "VGA", "virtio-gpu-pci" };
+	static const char *const dev[] = { "bochs-display", "VGA", "virtio-vga" };
 	static const enum display_model model[] = { DISPLAY_BOCHS, DISPLAY_VGA, DISPLAY_VIRTIO };
 
 	(void)state;
