@@ -102,6 +102,25 @@ static void init_mount_all(void)
 	}
 }
 
+/* The links udev makes on a full system and devtmpfs lacks: scripts that
+ * write to /dev/stdout (the kselftest runner, for one) would otherwise make
+ * a plain file of that name. */
+static const char *const init_dev_links[][2] = {
+	{ "/proc/self/fd", "/dev/fd" },
+	{ "/proc/self/fd/0", "/dev/stdin" },
+	{ "/proc/self/fd/1", "/dev/stdout" },
+	{ "/proc/self/fd/2", "/dev/stderr" },
+};
+
+static void init_dev_links_make(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(init_dev_links) / sizeof(init_dev_links[0]); i++)
+		if (symlink(init_dev_links[i][0], init_dev_links[i][1]) && errno != EEXIST)
+			init_log("symlink %s: %s", init_dev_links[i][1], strerror(errno));
+}
+
 /* The kernel opens /dev/console for init only if the initramfs has the node;
  * with devtmpfs mounted it surely exists. */
 static void init_console(void)
@@ -616,6 +635,7 @@ static void init_loop(const sigset_t *set, const sigset_t *orig)
 static void init_early(void)
 {
 	init_mount_all();
+	init_dev_links_make();
 	init_console();
 	if (sysfs_read("/proc/cmdline", init_cmdline, sizeof(init_cmdline)) < 0)
 		init_cmdline[0] = '\0';

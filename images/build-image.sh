@@ -16,6 +16,7 @@ usage() {
 usage: build-image.sh --out DIR --cache DIR --guest-dir DIR [--name NAME] [--key KEY]
          (--kernel-deb PKG=VERSION | --kernel-file PATH [--modules-dir DIR] [--kernel-config PATH])
          [--missing-module fail|skip] [--module NAME]... [--binary PATH]... [--package PKG=VERSION]...
+         [--kselftest-source PKG --kselftest TARGET...]
 EOF
 	exit 2
 }
@@ -28,7 +29,7 @@ die() {
 
 OUT="" CACHE="" GUEST_DIR="" NAME="" KEY="" KERNEL_DEB="" KERNEL_FILE="" MODULES_DIR="" KERNEL_CONFIG=""
 MISSING_MODULE=fail
-MODULES=() BINARIES=() PACKAGES=()
+MODULES=() BINARIES=() PACKAGES=() KSELFTESTS=() KSELFTEST_SOURCE=
 while (($#)); do
 	[[ $# -ge 2 ]] || usage
 	case $1 in
@@ -45,6 +46,8 @@ while (($#)); do
 	--module) MODULES+=("$2") ;;
 	--binary) BINARIES+=("$2") ;;
 	--package) PACKAGES+=("$2") ;;
+	--kselftest-source) KSELFTEST_SOURCE=$2 ;;
+	--kselftest) KSELFTESTS+=("$2") ;;
 	*) usage ;;
 	esac
 	shift 2
@@ -395,6 +398,61 @@ install_packages() {
 	done
 }
 
+# --- kernel selftests ---------------------------------------------------------
+
+# Bumped when the way kselftests are built changes: it names their cache.
+KSELFTEST_BUILD=1
+
+# Built once per source package version and target list into
+# $CACHE/kselftest/NAME/ (unpacking the 138 MB tarball's selftests costs
+# ~10 s, building ~5 s), then copied into every image that wants them.
+# Prints the folder: run_kselftest.sh, kselftest-list.txt, kselftest/, TARGET/.
+kselftest_build() {
+	local src=/usr/src/$KSELFTEST_SOURCE.tar.xz ver name dir tmp top paths=() t
+	[[ -r $src ]] || die "no $src: apt-get install $KSELFTEST_SOURCE"
+	ver=$(dpkg-query -W -f='${Version}' "$KSELFTEST_SOURCE" 2>/dev/null ||
+		stat -c '%s-%Y' "$src")
+	name=${KSELFTEST_SOURCE}_${ver//:/%3a}_$(IFS=+; echo "${KSELFTESTS[*]}")_b$KSELFTEST_BUILD
+	dir=$CACHE/kselftest/$name
+	if [[ ! -e $dir/kselftest-list.txt ]]; then
+		log "building kselftests ${KSELFTESTS[*]} from $KSELFTEST_SOURCE $ver"
+		mkdir -p "$CACHE/kselftest"
+		tmp=$(mktemp -d "$CACHE/kselftest/.tmp-$name.XXXXXX")
+		top=$KSELFTEST_SOURCE
+		# the selftests' make needs its own folder, the targets', and the
+		# tools' make helpers; nothing else of the tree
+		paths=("$top/tools/testing/selftests/"{Makefile,lib.mk,run_kselftest.sh,kselftest*}
+			"$top/tools/scripts/*" "$top/scripts/subarch.include")
+		for t in "${KSELFTESTS[@]}"; do paths+=("$top/tools/testing/selftests/$t/*"); done
+		tar -xJf "$src" -C "$WORK" --wildcards "${paths[@]}" ||
+			{ rm -rf "$tmp"; die "unpacking the selftests from $src failed"; }
+		if ! make -s -C "$WORK/$top/tools/testing/selftests" TARGETS="${KSELFTESTS[*]}" \
+			install INSTALL_PATH="$tmp" >&2; then
+			rm -rf "$tmp"
+			die "building kselftests ${KSELFTESTS[*]} failed"
+		fi
+		rm -rf "$dir"
+		mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+# /usr/lib/kselftest in the guest: the runner, its list, each target's
+# programs with their libraries. The runner runs each test under
+# /usr/bin/timeout --foreground, which busybox's timeout lacks: coreutils'.
+install_kselftests() {
+	local dir f
+	((${#KSELFTESTS[@]})) || return 0
+	dir=$(kselftest_build)
+	mkdir -p "$ROOT/usr/lib/kselftest"
+	cp -r "$dir/." "$ROOT/usr/lib/kselftest/"
+	while IFS= read -r f; do
+		if is_elf "$dir/$f"; then install_elf "$dir/$f" "/usr/lib/kselftest/$f"; fi
+	done < <(cd "$dir" && find . -type f -perm -u+x | sed 's|^\./||')
+	install_elf /usr/bin/timeout /usr/bin/timeout
+	log "kselftests: $(wc -l <"$dir/kselftest-list.txt") tests of ${KSELFTESTS[*]}"
+}
+
 install_etc() {
 	mkdir -p "$ROOT"/{dev,proc,sys,run,tmp,root,mnt,etc,var/tmp}
 	ln -sfn /run "$ROOT/var/run"    # qemu-ga and others put pid files there
@@ -462,6 +520,7 @@ write_module_list
 install_binaries
 install_packages
 install_guest
+install_kselftests
 install_etc
 write_initrd
 write_manifest

@@ -184,6 +184,13 @@ static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *
 			return say_err(err, errlen, -EIO, "binary %s: %s", in->binaries[i],
 				       strerror(-ret));
 	}
+	/* 138 MB: its package's update changes its size and mtime */
+	if (in->kselftest_src) {
+		ret = hash_stat(s, "kselftest-src", in->kselftest_src, in->kselftest_src, NULL);
+		if (ret)
+			return say_err(err, errlen, -EIO, "kselftest source %s: %s",
+				       in->kselftest_src, strerror(-ret));
+	}
 	return 0;
 }
 
@@ -435,6 +442,7 @@ struct build {
 	char *kconfig;			 /* the config beside the user's kernel, or NULL */
 	struct image_tree_modules tmods; /* --kernel DIR's modules, staged to build */
 	const char *modules_dir;	 /* --modules, or the staged tree modules */
+	char *kselftest_src;		 /* /usr/src/SOURCE.tar.xz, or NULL */
 	bool kernel_deb;
 	char key[IMAGE_KEY_LEN + 1];
 };
@@ -502,6 +510,22 @@ static char *find_program(const char *name)
 	return found;
 }
 
+/* The selftests come from the tarball a Debian linux-source-X package
+ * installs; the host needs the package (./bootstrap installs it). */
+static int build_kselftest_src(struct build *b, char *err, size_t errlen)
+{
+	const struct image_recipe_kselftest *ks = b->recipe->kselftest;
+
+	if (!ks)
+		return 0;
+	b->kselftest_src = xasprintf("/usr/src/%s.tar.xz", ks->source);
+	if (access(b->kselftest_src, R_OK))
+		return say_err(err, errlen, -EIO,
+			       "%s: kselftest source %s: %s; as root: apt-get install %s",
+			       b->recipe_path, b->kselftest_src, strerror(errno), ks->source);
+	return 0;
+}
+
 static int build_inputs(struct build *b, struct image_inputs *in, char *err, size_t errlen)
 {
 	struct image_recipe *r = b->recipe;
@@ -516,7 +540,9 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 				       "%s: binary %s is not installed on this host",
 				       b->recipe_path, r->binaries[i]);
 	}
-	ret = deb_versions(b->cache, b->pkgs, b->vers, b->npkgs, err, errlen);
+	ret = build_kselftest_src(b, err, errlen);
+	if (!ret)
+		ret = deb_versions(b->cache, b->pkgs, b->vers, b->npkgs, err, errlen);
 	if (ret)
 		return ret;
 	for (i = 0; i < b->npkgs; i++)
@@ -545,6 +571,7 @@ static int build_inputs(struct build *b, struct image_inputs *in, char *err, siz
 		.debs_count = b->npkgs,
 		.binaries = b->bins,
 		.binaries_count = r->binaries_count,
+		.kselftest_src = b->kselftest_src,
 	};
 	return 0;
 }
@@ -562,6 +589,7 @@ static void build_free(struct build *b)
 		free(b->bins[i]);
 	free(b->bins);
 	free(b->kconfig);
+	free(b->kselftest_src);
 	image_tree_modules_free(&b->tmods);
 	free(b->builder);
 	free(b->recipe_path);
@@ -619,6 +647,11 @@ static void builder_argv(const struct build *b, const char *tmp, struct argv *a)
 		argv_add(a, "--binary", b->bins[i]);
 	for (i = first_pkg; i < b->npkgs; i++)
 		argv_add(a, "--package", b->debs[i]);
+	if (r->kselftest) {
+		argv_add(a, "--kselftest-source", r->kselftest->source);
+		for (i = 0; i < r->kselftest->targets_count; i++)
+			argv_add(a, "--kselftest", r->kselftest->targets[i]);
+	}
 }
 
 /* The builder's own words for what went wrong: its last "error:" line. */

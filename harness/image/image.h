@@ -55,6 +55,7 @@ struct image_inputs {
 	size_t debs_count;
 	char **binaries; /* absolute host paths */
 	size_t binaries_count;
+	const char *kselftest_src; /* the selftests' source tarball, or NULL */
 };
 
 /* The guest programs every image carries, as named in guest_dir. */

@@ -24,6 +24,14 @@ static const cyaml_schema_field_t kernel_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t kselftest_fields[] = {
+	CYAML_FIELD_STRING_PTR("source", CYAML_FLAG_POINTER, struct image_recipe_kselftest, source,
+			       1, CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("targets", CYAML_FLAG_POINTER, struct image_recipe_kselftest, targets,
+			     &string_entry, 1, CYAML_UNLIMITED),
+	CYAML_FIELD_END
+};
+
 #define STRING_LIST(key, member)                                                                   \
 	CYAML_FIELD_SEQUENCE(key, CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL, struct image_recipe,   \
 			     member, &string_entry, 0, CYAML_UNLIMITED)
@@ -36,6 +44,8 @@ static const cyaml_schema_field_t recipe_fields[] = {
 	STRING_LIST("modules", modules),
 	STRING_LIST("binaries", binaries),
 	STRING_LIST("packages", packages),
+	CYAML_FIELD_MAPPING_PTR("kselftest", CYAML_FLAG_POINTER | CYAML_FLAG_OPTIONAL,
+				struct image_recipe, kselftest, kselftest_fields),
 	CYAML_FIELD_END
 };
 
@@ -137,6 +147,7 @@ static int recipe_check(const char *path, struct image_recipe *r, char *err, siz
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *pkg = r->kernel ? r->kernel->package : NULL;
+	struct image_recipe_kselftest *ks = r->kselftest;
 
 	if (!r->name) {
 		r->name = xstrdup(base);
@@ -147,7 +158,10 @@ static int recipe_check(const char *path, struct image_recipe *r, char *err, siz
 	    check_list(path, "kernel.package", &pkg, pkg ? 1 : 0, ".+-", err, errlen) ||
 	    check_list(path, "modules", r->modules, r->modules_count, "_-", err, errlen) ||
 	    check_list(path, "binaries", r->binaries, r->binaries_count, "._+-/", err, errlen) ||
-	    check_list(path, "packages", r->packages, r->packages_count, ".+-", err, errlen))
+	    check_list(path, "packages", r->packages, r->packages_count, ".+-", err, errlen) ||
+	    (ks && check_list(path, "kselftest.source", &ks->source, 1, ".+-", err, errlen)) ||
+	    (ks && check_list(path, "kselftest.targets", ks->targets, ks->targets_count, "_-", err,
+			      errlen)))
 		return -EINVAL;
 	return 0;
 }

@@ -10,6 +10,14 @@ struct image_recipe_kernel {
 	char *package; /* Debian package, "linux-image-6.1.0-57-amd64-unsigned" */
 };
 
+/* Kernel selftests built from a Debian linux-source package's tarball
+ * (/usr/src/SOURCE.tar.xz) and installed with their runner in the guest. */
+struct image_recipe_kselftest {
+	char *source;	/* "linux-source-6.1" */
+	char **targets; /* selftest folders, "timers" */
+	unsigned targets_count;
+};
+
 /* images/NAME.yaml, as libcyaml maps it. */
 struct image_recipe {
 	char *name;			    /* defaults to the file name without .yaml */
@@ -20,6 +28,7 @@ struct image_recipe {
 	unsigned binaries_count;
 	char **packages; /* Debian packages whose programs go in */
 	unsigned packages_count;
+	struct image_recipe_kselftest *kselftest; /* optional */
 };
 
 /* 0, -EINVAL (err: "file:line:col: what") or -ENOENT/-EIO. */

@@ -73,6 +73,27 @@ static void test_recipe_minimal(void **state)
 	image_recipe_free(r);
 }
 
+/* kselftest: a source package and the selftest folders to build from it */
+static void test_recipe_kselftest(void **state)
+{
+	struct image_recipe *r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load("kselftest:\n  source: linux-source-6.1\n  targets: [timers, "
+			      "size]\n",
+			      &r, err, sizeof(err)),
+			 0);
+	assert_non_null(r->kselftest);
+	assert_string_equal(r->kselftest->source, "linux-source-6.1");
+	assert_int_equal(r->kselftest->targets_count, 2);
+	assert_string_equal(r->kselftest->targets[1], "size");
+	image_recipe_free(r);
+	assert_int_equal(load("kernel: {package: k}\n", &r, err, sizeof(err)), 0);
+	assert_null(r->kselftest);
+	image_recipe_free(r);
+}
+
 static void test_recipe_default_parses(void **state)
 {
 	char *path = xasprintf("%s/images/default.yaml", KTB_SOURCE_DIR_TEST);
@@ -84,6 +105,9 @@ static void test_recipe_default_parses(void **state)
 	assert_string_equal(r->name, "default");
 	assert_non_null(r->kernel);
 	assert_true(r->modules_count > 5);
+	/* the kselftest-timers scenario runs what the default image carries */
+	assert_non_null(r->kselftest);
+	assert_string_equal(r->kselftest->targets[0], "timers");
 	image_recipe_free(r);
 	free(path);
 }
@@ -110,6 +134,13 @@ static void test_recipe_errors(void **state)
 	expect_error("modules: ['$(rm -rf /)']\n", "modules[0]", "not a valid name");
 	expect_error("packages: [-o]\n", "packages[0]", "not a valid name");
 	expect_error("", "r.yaml", "empty");
+	expect_error("kselftest: {targets: [timers]}\n", "r.yaml:1:", "source");
+	expect_error("kselftest: {source: s}\n", "r.yaml:1:", "targets");
+	expect_error("kselftest: {source: s, targets: []}\n", "r.yaml:1:", "");
+	expect_error("kselftest: {source: s, targets: [../x]}\n", "kselftest.targets[0]",
+		     "not a valid name");
+	expect_error("kselftest: {source: 's/x', targets: [t]}\n", "kselftest.source",
+		     "not a valid name");
 }
 
 static void test_recipe_path(void **state)
@@ -276,6 +307,36 @@ static void test_key_versions_and_options(void **state)
 	key_teardown(&f);
 }
 
+/* the selftests' source tarball counts by size and mtime, like a host
+ * program; a tarball gone is an error naming it */
+static void test_key_kselftest_src(void **state)
+{
+	struct key_fixture f;
+	char *base, *src = put("linux-source.tar.xz", "source v1");
+	struct timeval tv[2] = { { 2000000, 0 }, { 2000000, 0 } };
+	char key[IMAGE_KEY_LEN + 1], err[256];
+
+	(void)state;
+	key_setup(&f);
+	base = key_of(&f);
+	f.in.kselftest_src = src;
+	expect_differs(&f, base);
+	free(base);
+	assert_int_equal(utimes(src, tv), 0);
+	base = key_of(&f);
+	free(put("linux-source.tar.xz", "source v1.1"));
+	assert_int_equal(utimes(src, tv), 0);
+	expect_differs(&f, base);
+	free(put("linux-source.tar.xz", "source v1"));
+	expect_differs(&f, base);
+	unlink(src);
+	assert_int_equal(image_key(&f.in, key, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "kselftest source"));
+	free(src);
+	free(base);
+	key_teardown(&f);
+}
+
 /* a user's kernel counts by content, a modules tree by listing and mtimes,
  * a host program by size and mtime */
 static void test_key_user_kernel(void **state)
@@ -382,12 +443,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recipe_good),
 		cmocka_unit_test(test_recipe_minimal),
+		cmocka_unit_test(test_recipe_kselftest),
 		cmocka_unit_test(test_recipe_default_parses),
 		cmocka_unit_test(test_recipe_errors),
 		cmocka_unit_test(test_recipe_path),
 		cmocka_unit_test(test_cache_dir),
 		cmocka_unit_test(test_key_content),
 		cmocka_unit_test(test_key_versions_and_options),
+		cmocka_unit_test(test_key_kselftest_src),
 		cmocka_unit_test(test_key_user_kernel),
 		cmocka_unit_test(test_key_tree_modules),
 		cmocka_unit_test(test_key_missing_guest),

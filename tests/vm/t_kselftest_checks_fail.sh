@@ -1,0 +1,34 @@
+# label: vm
+# The kselftest scenario fails, and says where, when what it runs is broken:
+# its file with one thing changed (scenario, sed expression, what the
+# failure must say). The runner itself exits 0 whatever its tests say, so
+# these show that the scenario reads the tests' verdicts, not the runner's.
+# And a kernel without what the tests need skips the scenario by name.
+. "$(dirname "$0")/lib.sh"
+T=$'\t'
+
+# RLIMIT_MSGQUEUE 0: mq_open fails, mqueue-lat says "not ok 3"; a test the
+# runner does not know: it prints no plan and runs nothing
+mutations <<EOF_TABLE
+kselftest-timers${T}s|^      /usr/lib/kselftest/run_kselftest.sh|      ulimit -q 0; /usr/lib/kselftest/run_kselftest.sh|${T}step 1 .*exit: expected 0, got 1
+kselftest-timers${T}s/-t timers:mqueue-lat/-t timers:mqueue-latency/${T}step 1 .*stdout did not match
+EOF_TABLE
+
+# A kernel without POSIX message queues: the scenario is skipped before
+# anything boots, naming the option (kernel.requires), rather than failing
+# on mqueue-lat. The image's own kernel as a tree's, its .config so changed
+# (and modules built in, as a tree's bzImage-only build would have them).
+ktb_run image build
+expect_rc 0
+img=$(sed -n 's/^image: *//p' "$out")
+grep -qx 'CONFIG_POSIX_MQUEUE=y' "$img/config" || fail "the Debian kernel has no POSIX_MQUEUE?"
+tree=$work/linux
+mkdir -p "$tree/arch/x86/boot"
+cp "$(sed -n 's/^bzImage: *//p' "$out")" "$tree/arch/x86/boot/bzImage"
+sed -e 's/=m$/=y/' -e 's/^CONFIG_POSIX_MQUEUE=.*/# CONFIG_POSIX_MQUEUE is not set/' \
+	"$img/config" >"$tree/.config"
+ktb_run run --artifacts "$(artifacts)" --kernel "$tree/arch/x86/boot/bzImage" \
+	"$KTB_SRC/scenarios/kselftest-timers.yaml"
+expect_rc 125
+expect_out "^SKIP +kselftest-timers .*needs: CONFIG_POSIX_MQUEUE is not set: kernel.requires \(kernel"
+exit 0
