@@ -42,6 +42,6 @@ done
 dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-9p/result.json")")
 grep -q "<filesystem type='mount' accessmode='squash'>" "$dir/domain.xml" ||
 	fail "share-9p: no <filesystem> in domain.xml"
-grep -q "mount_tag=ktb1" "$dir/qemu.log" || fail "share-9p: libvirt's QEMU has no ktb1 export"
+grep -q '"mount_tag":"ktb1"' "$dir/qemu.log" || fail "share-9p: libvirt's QEMU has no ktb1 export"
 [ -z "$(libvirt_left)" ] || fail "domains left behind: $(libvirt_left)"
 exit 0
