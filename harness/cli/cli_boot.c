@@ -280,6 +280,16 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 	return r ? r : boot_exec_check(&c->exec);
 }
 
+static void shares_free(struct share *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(v[i].host);
+		free(v[i].guest);
+		free(v[i].readonly);
+	}
+	free(v);
+}
+
 static void machine_free_flags(struct machine *m)
 {
 	for (unsigned i = 0; i < m->disks_count; i++) {
@@ -288,12 +298,7 @@ static void machine_free_flags(struct machine *m)
 		free(m->disks[i].image);
 	}
 	free(m->disks);
-	for (unsigned i = 0; i < m->shares_count; i++) {
-		free(m->shares[i].host);
-		free(m->shares[i].guest);
-		free(m->shares[i].readonly);
-	}
-	free(m->shares);
+	shares_free(m->shares, m->shares_count);
 	if (m->numa) {
 		for (unsigned i = 0; i < m->numa->nodes_count; i++) {
 			free(m->numa->nodes[i].cpus);
@@ -490,6 +495,7 @@ out:
 	image_free(&img);
 	scenarios_free(&set);
 	machine_free_flags(&c.m);
+	shares_free(c.shares, c.shares_count); /* those not handed to the machine */
 	free(c.workdir);
 	return ret;
 }
