@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "console.h"
 #include "loop.h"
 #include "util.h"
 
@@ -169,9 +170,16 @@ static int exec_follow(struct vm *vm, const struct boot_exec *e)
 	if (!ret)
 		ret = vm_exec_wait(vm, pid, &r, forever);
 	if (ret) {
-		fprintf(stderr, "ktb boot: the guest agent could not run the command: %s\n",
-			err ? err : (r.err ? r.err : strerror(-ret)));
-		ret = ret == -ECANCELED ? KTB_EXIT_INTERRUPTED : KTB_EXIT_UNTESTED;
+		const char *why = err ? err : r.err;
+
+		if (!why)
+			why = loop_abort_reason(vm->loop) ? loop_abort_reason(vm->loop)
+							  : strerror(-ret);
+		fprintf(stderr, "ktb boot: the guest agent could not run the command: %s\n", why);
+		/* the loop also stops for a machine that ended or panicked */
+		ret = ret == -ECANCELED && !vm->qemu_gone && !console_fatal(vm->console)
+			  ? KTB_EXIT_INTERRUPTED
+			  : KTB_EXIT_UNTESTED;
 	} else {
 		ret = exec_status(&r);
 	}
