@@ -4,8 +4,8 @@
 # run, with ro the guest's write fails (EROFS) and nothing reaches the host;
 # a bare --exec shares the current folder read-only at its own path and runs
 # there; the command's exit status comes back, its output arrives while it
-# runs, --script runs a host script; bad arguments are exit 2 and a machine
-# that never comes up is 125.
+# runs, --script runs a host script; bad arguments are exit 2, a panic while
+# the command runs and a machine that never comes up are 125.
 . "$(dirname "$0")/lib.sh"
 
 h=$work/host
@@ -82,6 +82,12 @@ expect_out "\-\-share $work/nope: $work/nope is not a folder"
 ktb_run boot --share "$h:mnt" --exec true
 expect_rc 2
 expect_out 'machine.shares\[0\].guest: "mnt" is not an absolute guest path'
+
+# a kernel panic while the command runs: 125, with the reason
+rc=0
+(cd "$h" && "$KTB" boot --exec 'echo c >/proc/sysrq-trigger; sleep 30' >"$out" 2>&1 </dev/null) || rc=$?
+expect_rc 125
+expect_out 'kernel panic on the console'
 
 # a machine that never comes up: 125
 mkdir -p "$work/bin"
