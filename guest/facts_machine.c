@@ -96,6 +96,36 @@ int facts_sleep_offered(const char *root, struct json_out *j)
 	return ret;
 }
 
+/* The host folders mounted in the guest: each 9p (or virtiofs) mount of
+ * /proc/mounts by its tag, which is the mount's source. Writes the "shares"
+ * member itself. */
+int facts_shares(const char *root, struct json_out *j)
+{
+	char path[PATH_MAX], line[1024], tag[128], dir[512], type[32], opts[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/mounts", root);
+	f = fopen(path, "re");
+	json_key(j, "shares");
+	json_arr_begin(j);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %511s %31s %511s", tag, dir, type, opts) != 4 ||
+		    (strcmp(type, "9p") && strcmp(type, "virtiofs")))
+			continue;
+		json_obj_begin(j);
+		json_kv_str(j, "tag", tag);
+		json_kv_str(j, "path", dir);
+		json_kv_str(j, "fstype", type);
+		json_kv_bool(j, "readonly",
+			     !strncmp(opts, "ro", 2) && (!opts[2] || opts[2] == ','));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *root, struct json_out *j);
@@ -121,6 +151,7 @@ int facts_machine(const char *root, struct json_out *j)
 	}
 	/* facts_disks writes the "disks" member itself */
 	r = facts_disks(root, j);
+	facts_shares(root, j);
 	json_obj_end(j);
 	return ret ? ret : r;
 }

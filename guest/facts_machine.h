@@ -11,6 +11,9 @@
  * (virtio_balloon is bound to it), free_page_reporting (the feature was
  * negotiated). Members of the caller's object; 0 always. */
 int facts_balloon(const char *root, struct json_out *j);
+/* The 9p and virtiofs mounts, as the member "shares": [{tag, path, fstype,
+ * readonly}]. */
+int facts_shares(const char *root, struct json_out *j);
 
 /* s3 ("deep" in /sys/power/mem_sleep) and s4 ("platform" in /sys/power/disk)
  * as booleans, after facts_sleep's members. */

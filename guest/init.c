@@ -433,6 +433,59 @@ static void init_disks(void)
 	init_link_disks();
 }
 
+/* The guest path and every folder above it (the initramfs is writable). */
+static void init_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+/* One "TAG:PATH:ro|rw" of ktb.shares: a 9p export of QEMU's mounted at PATH.
+ * The virtio channel is there once 9pnet_virtio has probed the device, which
+ * may trail the module's load a little: ENOENT is retried. */
+static void init_share_one(char *spec)
+{
+	char *tag = strtok(spec, ":"), *path = strtok(NULL, ":"), *mode = strtok(NULL, ":");
+	unsigned long flags = MS_NOSUID | MS_NODEV;
+	int64_t deadline = init_now_ms() + INIT_PORT_WAIT_MS;
+	int ret;
+
+	if (!tag || !path || !mode) {
+		init_log("ktb.shares: cannot read \"%s\"", spec);
+		return;
+	}
+	if (!strcmp(mode, "ro"))
+		flags |= MS_RDONLY;
+	init_mkdir_p(path);
+	do {
+		ret = mount(tag, path, "9p", flags, "trans=virtio,version=9p2000.L,msize=262144");
+		if (!ret || errno != ENOENT)
+			break;
+		init_sleep_ms(INIT_POLL_MS);
+	} while (init_now_ms() < deadline);
+	if (ret)
+		init_log("share %s: mount on %s: %s", tag, path, strerror(errno));
+}
+
+static void init_shares(void)
+{
+	char arg[2048], *save = NULL, *spec;
+
+	if (!init_arg("ktb.shares", arg, sizeof(arg)))
+		return;
+	for (spec = strtok_r(arg, ",", &save); spec; spec = strtok_r(NULL, ",", &save))
+		init_share_one(spec);
+}
+
 /* Without udev there is no /dev/virtio-ports/<name>: match the name in
  * sysfs. The port can show up a little after virtio_console loads. */
 static int init_find_port(char *dev, size_t len)
@@ -670,6 +723,7 @@ int main(void)
 	if (init_arg("ktb.resume", arg, sizeof(arg)) && arg[0])
 		init_resume(arg);
 	init_disks();
+	init_shares();
 	if (!init_agent(&orig))
 		printf("%s\n", KTB_READY_MARKER);
 	fflush(stdout);

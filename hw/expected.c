@@ -5,6 +5,7 @@
 
 #include "argv.h"
 #include "display.h"
+#include "share.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -399,11 +400,41 @@ static int display_facts(struct facts_ctx *c)
 	return fact_json(c, "display.pci", "display adapters (PCI vendor:device class)", want);
 }
 
+/* Each share mounted at its guest path, read-only or not as declared; the
+ * probe lists 9p mounts by their tag (the mount's source). */
+static int share_facts(struct facts_ctx *c, unsigned i)
+{
+	const struct share *sh = &c->m->shares[i];
+	char tag[16], path[96];
+	struct machine_fact *f;
+
+	share_tag(i, tag, sizeof(tag));
+	snprintf(path, sizeof(path), "shares.tag=%s.path", tag);
+	f = fact_new(c, path, "share %s mounted at its guest path", tag);
+	if (!f)
+		return -ENOMEM;
+	/* the guest path is plain (shares_validate): quoted, it is JSON */
+	snprintf(f->want, sizeof(f->want), "\"%.180s\"", sh->guest);
+	f->presence = true;
+	snprintf(path, sizeof(path), "shares.tag=%s.readonly", tag);
+	return fact_bool(c, path, "share read-only", !sh->writable);
+}
+
+static int shares_facts(struct facts_ctx *c)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < c->m->shares_count && !ret; i++)
+		ret = share_facts(c, i);
+	return ret;
+}
+
 static int (*const part_facts[MACHINE_PART_COUNT])(struct facts_ctx *c) = {
 	[MACHINE_PART_CPUS] = cpus_facts,	[MACHINE_PART_MEMORY] = memory_facts,
 	[MACHINE_PART_NUMA] = numa_facts,	[MACHINE_PART_DISKS] = disks_facts,
 	[MACHINE_PART_BALLOON] = balloon_facts, [MACHINE_PART_HMAT] = hmat_facts,
 	[MACHINE_PART_SLEEP] = sleep_facts,	[MACHINE_PART_DISPLAY] = display_facts,
+	[MACHINE_PART_SHARES] = shares_facts,
 };
 
 int machine_expected_facts(const struct machine *m, struct machine_facts *out)

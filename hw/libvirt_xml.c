@@ -8,6 +8,7 @@
 #include "argv.h"
 #include "disk_path.h"
 #include "display.h"
+#include "share.h"
 
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 
@@ -234,6 +235,22 @@ static void domain_sockets(FILE *f, const struct hw_launch *l)
 }
 
 /* Paths travel inside QEMU option strings: a comma would split them. */
+/* The same 9p export as shares_to_args: accessmode squash is QEMU's
+ * security_model=none. */
+static void domain_shares(FILE *f, const struct machine *m)
+{
+	char tag[16];
+
+	for (unsigned i = 0; i < m->shares_count; i++) {
+		fprintf(f, "    <filesystem type='mount' accessmode='squash'>\n"
+			   "      <driver type='path'/>\n      <source dir='");
+		xml_put(f, m->shares[i].host);
+		fprintf(f, "'/>\n      <target dir='%s'/>\n%s    </filesystem>\n",
+			share_tag(i, tag, sizeof(tag)),
+			m->shares[i].writable ? "" : "      <readonly/>\n");
+	}
+}
+
 static int domain_check_paths(const struct hw_launch *l, struct hw_error *err)
 {
 	if ((l->qmp_path && strchr(l->qmp_path, ',')) || (l->qga_path && strchr(l->qga_path, ',')))
@@ -274,6 +291,7 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 	if (l->qemu)
 		xml_elem(f, "    ", "emulator", l->qemu);
 	ret = domain_disks(f, m, l);
+	domain_shares(f, m);
 	if (dom->console_path) {
 		fprintf(f, "    <serial type='file'>\n      <source path='");
 		xml_put(f, dom->console_path);

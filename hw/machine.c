@@ -2,6 +2,7 @@
 #include "disk.h"
 #include "memory.h"
 #include "numa.h"
+#include "share.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,8 @@ int machine_validate(struct machine *m, struct hw_error *err)
 		ret = numa_validate(m, err);
 	if (!ret)
 		ret = hibernate_validate(m, err);
+	if (!ret)
+		ret = shares_validate(m, err);
 	return ret;
 }
 
@@ -243,6 +246,8 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 		ret = balloon_to_args(m, out);
 	if (!ret)
 		ret = display_to_args(m, out);
+	if (!ret)
+		ret = shares_to_args(m, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

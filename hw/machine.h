@@ -15,6 +15,7 @@
 #include "model.h"
 #include "multipath.h"
 #include "names.h"
+#include "share.h"
 #include "sleep.h"
 
 /* Check the machine and fill the parsed fields (sizes, defaults). Refuses what

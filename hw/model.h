@@ -17,6 +17,7 @@
 #define MACHINE_MAX_DISKS 16
 #define MACHINE_MAX_NODES 8
 #define MACHINE_MAX_PATHS 4
+#define MACHINE_MAX_SHARES 8
 
 /* A SCSI disk with paths > 1: how dm-multipath joins them (names.h). */
 struct multipath {
@@ -107,6 +108,14 @@ struct balloon {
 	bool free_page_reporting;
 };
 
+/* A host folder the guest mounts at boot (hw/share.c): 9p over virtio. */
+struct share {
+	char *host;	/* the host's folder; machine_validate makes it absolute */
+	char *guest;	/* absolute path in the guest; NULL: the host's (absolute) path */
+	bool *readonly; /* as written; NULL: read-only */
+	bool writable;	/* filled by machine_validate() from readonly */
+};
+
 struct machine {
 	unsigned cpus;	       /* 0: default 1 */
 	char *memory;	       /* NULL: default "512M" */
@@ -119,6 +128,8 @@ struct machine {
 	struct balloon *balloon;     /* NULL: no balloon device */
 	enum display_model display;  /* DISPLAY_NONE: no display device at all */
 	unsigned unverified;	     /* MACHINE_PART_BIT flags the machine step leaves out */
+	struct share *shares;	     /* host folders the guest mounts */
+	unsigned shares_count;
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"

@@ -63,7 +63,8 @@
 /* clang-format off */
 #define MACHINE_PART_TABLE(X)                                                                      \
 	X(CPUS, "cpus") X(MEMORY, "memory") X(NUMA, "numa") X(DISKS, "disks")                     \
-	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep") X(DISPLAY, "display")
+	X(BALLOON, "balloon") X(HMAT, "hmat") X(SLEEP, "sleep") X(DISPLAY, "display")             \
+	X(SHARES, "shares")
 /* clang-format on */
 
 #define HW_NAMES_ENUM_DISK_BUS(id, name) DISK_BUS_##id,

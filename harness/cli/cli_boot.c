@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_boot.h"
 #include "cli.h"
+#include "cli_boot_exec.h"
 #include "cli_common.h"
 #include "util.h"
 #include "vm.h"
@@ -19,7 +21,11 @@ struct boot_cli {
 	const char *scenario, *append, *memory, *sleep;
 	const char *cmdline; /* the scenario's kernel.cmdline */
 	unsigned cpus;
-	struct machine m; /* built from flags when no --scenario */
+	struct machine m;     /* built from flags when no --scenario */
+	struct share *shares; /* --share, added to the machine either way */
+	unsigned shares_count;
+	struct boot_exec exec; /* --exec / --script */
+	char *workdir;	       /* the guest folder the command starts in */
 };
 
 static void boot_usage(FILE *f)
@@ -33,7 +39,13 @@ static void boot_usage(FILE *f)
 	    "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
 	    "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
 	    "  --kernel K --modules DIR --recipe R --append ARGS\n"
-	    "The console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor.\n",
+	    "  --share[=HOST[:GUEST][,ro|,rw]]  a host folder in the guest (default: the current\n"
+	    "                    folder, read-only, at the same path); repeatable\n"
+	    "  --exec CMD        run CMD in the guest (in the shared current folder), print its\n"
+	    "                    output, power off, exit with its status (125: no machine)\n"
+	    "  --script FILE     the same with a script copied into the guest\n"
+	    "Without --exec the console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the\n"
+	    "QEMU monitor.\n",
 	    HW_NAMES_ALTS(DISK_BUS_TABLE), HW_NAMES_ALTS(DISK_SECTOR_TABLE));
 }
 
@@ -155,22 +167,51 @@ static int parse_sleep(const char *s, unsigned *flags)
 	return ret;
 }
 
+/* HOST[:GUEST][,ro|,rw]; NULL: the current folder. The folder must be
+ * there now: the error names the option, not the machine's field. */
+static int add_share(struct boot_cli *c, const char *spec)
+{
+	char *copy = xstrdup(spec ? spec : "."), *comma = strrchr(copy, ','), *colon;
+	struct share *sh;
+	struct stat st;
+	int ret = 0;
+
+	c->shares = xrealloc(c->shares, (c->shares_count + 1) * sizeof(*c->shares));
+	sh = &c->shares[c->shares_count++];
+	memset(sh, 0, sizeof(*sh));
+	sh->readonly = xcalloc(1, sizeof(bool));
+	*sh->readonly = true;
+	if (comma && (!strcmp(comma, ",ro") || !strcmp(comma, ",rw"))) {
+		*sh->readonly = !strcmp(comma, ",ro");
+		*comma = '\0';
+	}
+	colon = strchr(copy, ':');
+	if (colon) {
+		*colon = '\0';
+		sh->guest = xstrdup(colon + 1);
+	}
+	sh->host = xstrdup(copy[0] ? copy : ".");
+	if (stat(sh->host, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ktb boot: --share %s: %s is not a folder here%s%s\n",
+			spec ? spec : "", sh->host, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		ret = KTB_EXIT_USAGE;
+	}
+	free(copy);
+	return ret;
+}
+
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
 {
 	static const struct option opts[] = {
-		{ "scenario", required_argument, 0, 'S' },
-		{ "cpus", required_argument, 0, 'c' },
-		{ "memory", required_argument, 0, 'M' },
-		{ "disk", required_argument, 0, 'd' },
-		{ "numa", required_argument, 0, 'n' },
-		{ "sleep", required_argument, 0, 's' },
-		{ "kernel", required_argument, 0, 'k' },
-		{ "modules", required_argument, 0, 'm' },
-		{ "recipe", required_argument, 0, 'r' },
-		{ "append", required_argument, 0, 'a' },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "scenario", required_argument, 0, 'S' }, { "cpus", required_argument, 0, 'c' },
+		{ "memory", required_argument, 0, 'M' },   { "disk", required_argument, 0, 'd' },
+		{ "numa", required_argument, 0, 'n' },	   { "sleep", required_argument, 0, 's' },
+		{ "kernel", required_argument, 0, 'k' },   { "modules", required_argument, 0, 'm' },
+		{ "recipe", required_argument, 0, 'r' },   { "append", required_argument, 0, 'a' },
+		{ "share", optional_argument, 0, 'F' },	   { "exec", required_argument, 0, 'x' },
+		{ "script", required_argument, 0, 'X' },   { "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },	   { 0, 0, 0, 0 },
 	};
 	int ch, r = 0;
 
@@ -204,6 +245,19 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		case 'a':
 			c->append = optarg;
 			break;
+		case 'F':
+			/* --share DIR as well as --share=DIR; a bare --share is "." */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			errno = 0;
+			r = add_share(c, optarg);
+			break;
+		case 'x':
+			c->exec.cmd = optarg;
+			break;
+		case 'X':
+			c->exec.script = optarg;
+			break;
 		case 'v':
 			c->k.verbose = true;
 			break;
@@ -219,7 +273,21 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		fprintf(stderr, "ktb boot: unexpected argument '%s'\n", argv[optind]);
 		r = KTB_EXIT_USAGE;
 	}
-	return r;
+	if (!r && c->exec.cmd && c->exec.script) {
+		fprintf(stderr, "ktb boot: --exec and --script each give the command; give one\n");
+		r = KTB_EXIT_USAGE;
+	}
+	return r ? r : boot_exec_check(&c->exec);
+}
+
+static void shares_free(struct share *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(v[i].host);
+		free(v[i].guest);
+		free(v[i].readonly);
+	}
+	free(v);
 }
 
 static void machine_free_flags(struct machine *m)
@@ -230,6 +298,7 @@ static void machine_free_flags(struct machine *m)
 		free(m->disks[i].image);
 	}
 	free(m->disks);
+	shares_free(m->shares, m->shares_count);
 	if (m->numa) {
 		for (unsigned i = 0; i < m->numa->nodes_count; i++) {
 			free(m->numa->nodes[i].cpus);
@@ -241,17 +310,40 @@ static void machine_free_flags(struct machine *m)
 	free(m->memory);
 }
 
+static bool boot_execs(const struct boot_cli *c)
+{
+	return c->exec.cmd || c->exec.script;
+}
+
 static char *boot_append(const struct machine *m, const struct boot_cli *c)
 {
 	/* ktb.shell: init keeps a shell on the console for the user */
-	char *extra = xasprintf("ktb.shell%s%s", c->append ? " " : "", c->append ? c->append : "");
+	const char *shell = boot_execs(c) ? "" : "ktb.shell";
+	char *extra =
+	    xasprintf("%s%s%s", shell, c->append && *shell ? " " : "", c->append ? c->append : "");
 	char *s = vm_kernel_cmdline(m, c->cmdline, extra);
 
 	free(extra);
 	return s;
 }
 
-/* The same start as `ktb run` (vm_start), with QEMU on the terminal. */
+/* "; sharing HOST at GUEST (ro, 9p), ..." for the banner. */
+static char *shares_banner(const struct machine *m)
+{
+	char *s = xstrdup(""), *n;
+
+	for (unsigned i = 0; i < m->shares_count; i++) {
+		n = xasprintf("%s%s %s at %s (%s, %s)", s, i ? "," : "; sharing", m->shares[i].host,
+			      m->shares[i].guest, m->shares[i].writable ? "rw" : "ro",
+			      SHARE_TRANSPORT);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* The same start as `ktb run` (vm_start), with QEMU on the terminal; or,
+ * with --exec, without a terminal and the command's output instead. */
 static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img, bool kvm)
 {
 	char *dir = tmp_template("ktb-boot");
@@ -259,7 +351,7 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		.machine = m, .initrd = img->initrd, .kvm = kvm, .sig_fd = -1, .interactive = true
 	};
 	struct vm vm;
-	char *banner = NULL, *append = NULL;
+	char *banner = NULL, *append = NULL, *shares = NULL;
 	int ret;
 
 	memset(&vm, 0, sizeof(vm));
@@ -276,12 +368,23 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		goto out;
 	}
 	append = boot_append(m, c);
-	banner = xasprintf("ktb: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock; "
+	shares = shares_banner(m);
+	banner = xasprintf("ktb: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock%s; "
 			   "Ctrl-A X quits",
-			   img->release, kvm ? "kvm" : "tcg", dir, dir);
+			   img->release, kvm ? "kvm" : "tcg", dir, dir, shares);
 	vc.append = append;
 	vc.workdir = dir;
 	vc.banner = banner;
+	if (boot_execs(c)) {
+		vc.interactive = false;
+		vc.banner = NULL;
+		vc.sig_fd = proc_signals_install();
+		if (c->k.verbose)
+			fprintf(stderr, "ktb: booting %s (%s)%s; running in %s\n", img->release,
+				kvm ? "kvm" : "tcg", shares, c->workdir);
+		ret = boot_exec_run(&vc, &c->exec);
+		goto out;
+	}
 	/* hybrid disks: their back ends listen before QEMU connects (logs in dir) */
 	ret = vm_start(&vm, &vc, now_ms() + 10000);
 	if (!ret)
@@ -296,7 +399,61 @@ out:
 	free(dir);
 	free(append);
 	free(banner);
+	free(shares);
 	return ret;
+}
+
+/* --exec with no --share shares the current folder (read-only, at the same
+ * path) unless the machine already shares it; then the --share folders
+ * join the machine's own (a scenario's too: a share is no hardware under
+ * test). The machine owns them from here. */
+static void boot_shares(struct boot_cli *c, struct machine *m)
+{
+	char *cwd = realpath(".", NULL);
+	bool have = false;
+
+	for (unsigned i = 0; cwd && i < m->shares_count; i++) {
+		char *h = realpath(m->shares[i].host, NULL);
+
+		have = have || (h && !strcmp(h, cwd));
+		free(h);
+	}
+	if (boot_execs(c) && !c->shares_count && !have)
+		add_share(c, NULL);
+	free(cwd);
+	m->shares = xrealloc(m->shares, (m->shares_count + c->shares_count) * sizeof(*m->shares));
+	memcpy(m->shares + m->shares_count, c->shares, c->shares_count * sizeof(*c->shares));
+	m->shares_count += c->shares_count;
+	free(c->shares);
+	c->shares = NULL;
+	c->shares_count = 0;
+}
+
+/* Where the current folder is in the guest: under the share that holds it
+ * (the deepest), else /. The machine is validated: hosts are absolute. */
+static char *boot_workdir(const struct machine *m)
+{
+	char *cwd = realpath(".", NULL), *w = NULL;
+	size_t best = 0;
+
+	for (unsigned i = 0; cwd && i < m->shares_count; i++) {
+		const char *h = m->shares[i].host;
+		size_t n = strlen(h);
+
+		if (n == 1)
+			n = 0; /* the host's / */
+		if (strncmp(cwd, h, n) || (cwd[n] && cwd[n] != '/') || (w && n < best))
+			continue;
+		free(w);
+		w = xasprintf("%s%s", strcmp(m->shares[i].guest, "/") ? m->shares[i].guest : "",
+			      cwd + n);
+		best = n;
+	}
+	free(cwd);
+	if (w && *w)
+		return w;
+	free(w);
+	return xstrdup("/");
 }
 
 int cli_boot(int argc, char **argv)
@@ -323,11 +480,14 @@ int cli_boot(int argc, char **argv)
 		ret = KTB_EXIT_USAGE;
 		goto out;
 	}
+	boot_shares(&c, m);
 	if (machine_validate(m, &he)) {
 		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
 		ret = KTB_EXIT_USAGE;
 		goto out;
 	}
+	c.workdir = boot_workdir(m);
+	c.exec.workdir = c.workdir;
 	ret = image_prepare(&c.k, &img);
 	if (!ret)
 		ret = boot_vm(m, &c, &img, accel_prepare(&img, false));
@@ -335,5 +495,7 @@ out:
 	image_free(&img);
 	scenarios_free(&set);
 	machine_free_flags(&c.m);
+	shares_free(c.shares, c.shares_count); /* those not handed to the machine */
+	free(c.workdir);
 	return ret;
 }

@@ -214,6 +214,13 @@ static bool has_hibernate(const struct machine *m, char *why, size_t len)
 	return m->hibernate != NULL;
 }
 
+/* init mounts each share over 9p on virtio (hw/share.c). */
+static bool has_shares(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.shares (9p over virtio)");
+	return m->shares_count > 0;
+}
+
 static const struct machine_row machine_rows[] = {
 	{ has_pvh_boot, { { { "CONFIG_PVH", NULL } } } },
 	{ has_cpus, { { { "CONFIG_SMP", NULL } } } },
@@ -224,6 +231,8 @@ static const struct machine_row machine_rows[] = {
 	{ has_s3_verified, { { { "CONFIG_SUSPEND", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
 	{ has_s4_verified, { { { "CONFIG_HIBERNATION", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
 	{ has_hibernate, { { { "CONFIG_SWAP", NULL }, { "CONFIG_HIBERNATION", NULL } } } },
+	{ has_shares,
+	  { { { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio" }, { "CONFIG_9P_FS", "9p" } } } },
 };
 
 /* What a step of each kind needs whatever its argument: suspend writes

@@ -159,6 +159,15 @@ static const cyaml_schema_field_t balloon_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t share_fields[] = {
+	STR("host", 0, struct share, host), STR("guest", OPT, struct share, guest),
+	CYAML_FIELD_BOOL_PTR("readonly", PTR | OPT, struct share, readonly), CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t share_schema = {
+	CYAML_VALUE_MAPPING(0, struct share, share_fields),
+};
+
 static const cyaml_schema_field_t machine_fields[] = {
 	CYAML_FIELD_UINT("cpus", OPT, struct machine, cpus),
 	STR("memory", OPT, struct machine, memory),
@@ -174,6 +183,8 @@ static const cyaml_schema_field_t machine_fields[] = {
 			 display_strings, COUNT(display_strings)),
 	CYAML_FIELD_FLAGS("unverified", OPT | CYAML_FLAG_STRICT, struct machine, unverified,
 			  part_strings, COUNT(part_strings)),
+	CYAML_FIELD_SEQUENCE("shares", PTR | OPT, struct machine, shares, &share_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_END
 };
 
@@ -763,9 +774,17 @@ static int distances_load(struct load_ctx *c, struct numa *nu)
 	return 0;
 }
 
-/* A base image is named relative to the scenario file and stays in its
- * folder or below: the guest reads the image, so a scenario from elsewhere
- * must not be able to hand it /etc/shadow or ~/.ssh. */
+/* A base image or a shared folder is named relative to the scenario file
+ * and stays in its folder or below: the guest reads it, so a scenario from
+ * elsewhere must not be able to hand it /etc/shadow or ~/.ssh. */
+static bool path_inside(const char *p)
+{
+	size_t n = strlen(p);
+
+	return p[0] && p[0] != '/' && strcmp(p, "..") && strncmp(p, "../", 3) &&
+	       !strstr(p, "/../") && !(n >= 3 && !strcmp(p + n - 3, "/.."));
+}
+
 static int images_check(struct load_ctx *c, const struct machine *m)
 {
 	char f[64];
@@ -773,34 +792,47 @@ static int images_check(struct load_ctx *c, const struct machine *m)
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const char *img = m->disks[i].image;
 
-		if (!img)
-			continue;
 		snprintf(f, sizeof(f), "machine.disks[%u].image", i);
-		if (!img[0] || img[0] == '/' || !strcmp(img, "..") || !strncmp(img, "../", 3) ||
-		    strstr(img, "/../") ||
-		    (strlen(img) >= 3 && !strcmp(img + strlen(img) - 3, "/..")))
+		if (img && !path_inside(img))
 			return fail(c, f,
 				    "\"%.60s\" is not inside the scenario's folder; name the "
 				    "base image relative to the scenario file, without a leading / "
 				    "or ..",
 				    img);
 	}
+	for (unsigned i = 0; i < m->shares_count; i++) {
+		const char *h = m->shares[i].host;
+
+		snprintf(f, sizeof(f), "machine.shares[%u].host", i);
+		if (h && !path_inside(h))
+			return fail(
+			    c, f,
+			    "\"%.60s\" is not inside the scenario's folder; name the "
+			    "shared folder relative to the scenario file, without a leading "
+			    "/ or .. (ktb boot --share takes any folder)",
+			    h);
+	}
 	return 0;
 }
 
-/* Base images are named relative to the scenario file. */
-static void images_resolve(struct load_ctx *c, struct machine *m)
+/* Base images and shared folders are named relative to the scenario file. */
+static void relative_resolve(struct load_ctx *c, char **path)
 {
 	const char *slash = strrchr(c->path, '/');
+	char *p = *path;
 
-	for (unsigned i = 0; slash && i < m->disks_count; i++) {
-		char *img = m->disks[i].image;
+	if (!slash || !p || p[0] == '/')
+		return;
+	*path = xasprintf("%.*s/%s", (int)(slash - c->path), c->path, p);
+	free(p);
+}
 
-		if (!img || img[0] == '/')
-			continue;
-		m->disks[i].image = xasprintf("%.*s/%s", (int)(slash - c->path), c->path, img);
-		free(img);
-	}
+static void images_resolve(struct load_ctx *c, struct machine *m)
+{
+	for (unsigned i = 0; i < m->disks_count; i++)
+		relative_resolve(c, &m->disks[i].image);
+	for (unsigned i = 0; i < m->shares_count; i++)
+		relative_resolve(c, &m->shares[i].host);
 }
 
 static int machine_load(struct load_ctx *c, struct scenario *s)

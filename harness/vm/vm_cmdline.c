@@ -56,7 +56,8 @@ static bool has_sata(const struct machine *m)
 
 char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, const char *extra)
 {
-	char *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
+	char *shares,
+	    *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
 
 	if (!has_sata(m))
 		append_word(&s, VM_CMDLINE_NODBDELAY);
@@ -68,6 +69,9 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 		s = n;
 	}
 	append_word(&s, vm_multipath_arg(m));
+	shares = shares_cmdline(m);
+	append_word(&s, shares);
+	free(shares);
 	append_word(&s, scenario_args);
 	append_word(&s, extra);
 	return s;

@@ -216,8 +216,8 @@ static void test_multipath_names(void **state)
 
 static void test_parts(void **state)
 {
-	static const char *const names[] = { "cpus",	"memory", "numa",  "disks",
-					     "balloon", "hmat",	  "sleep", "display" };
+	static const char *const names[] = { "cpus", "memory", "numa",	  "disks", "balloon",
+					     "hmat", "sleep",  "display", "shares" };
 
 	(void)state;
 	assert_int_equal(MACHINE_PART_COUNT, COUNT(names));
