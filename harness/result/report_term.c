@@ -135,6 +135,24 @@ static void term_step(FILE *f, const struct scenario_result *s, const struct ste
 	fprintf(f, " %.1fs\n", st->duration_ms / 1000.0);
 }
 
+/* A failed subtest's diagnostics under it: the first DIAG_LINES lines,
+ * where KUnit and kselftest say what broke. */
+static void term_diag(FILE *f, const char *diag)
+{
+	const char *p = diag;
+
+	for (int n = 0; *p && n < DIAG_LINES; n++) {
+		size_t len = strcspn(p, "\n");
+
+		fputs(INDENT "    ", f);
+		term_clean_line(f, p, len);
+		fputc('\n', f);
+		p += len + (p[len] == '\n');
+	}
+	if (*p)
+		fputs(INDENT "    ...\n", f);
+}
+
 /* A step's subtests, each a result of its own under it: all of them, or
  * (all false) those that failed or were skipped; a failure with the end of
  * its diagnostics. */
@@ -155,8 +173,8 @@ static void term_subtests(FILE *f, const struct step_result *st, bool all)
 		if (t->duration_ms >= 0)
 			fprintf(f, " %.1fs", t->duration_ms / 1000.0);
 		fputc('\n', f);
-		if (t->status == ST_FAIL && t->diag && *t->diag)
-			term_tail(f, "  diagnostics", t->diag, DIAG_LINES);
+		if (t->status == ST_FAIL && t->diag)
+			term_diag(f, t->diag);
 	}
 }
 

@@ -63,13 +63,13 @@ void ktap_judge(struct step_result *sr, const char *text, size_t len)
 				     : xasprintf("malformed KTAP: %s", e.msg);
 		return;
 	}
+	sr->status = d.top_failed ? ST_FAIL : ST_PASS;
+	if (d.top_failed)
+		sr->message = fail_message(&d);
 	for (size_t i = 0; i < d.count; i++) {
 		*step_result_add_subtest(sr) = d.tests[i];
 		memset(&d.tests[i], 0, sizeof(d.tests[i]));
 	}
-	sr->status = d.top_failed ? ST_FAIL : ST_PASS;
-	if (d.top_failed)
-		sr->message = fail_message(&d);
 	ktap_doc_free(&d);
 }
 
