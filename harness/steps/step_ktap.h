@@ -1,5 +1,5 @@
-/* ktap (step_ktap.c): KTAP from a guest command's stdout or from the
- * kernel's console since boot (KUnit), each test a subtest of the step. */
+/* ktap (step_ktap.c): KTAP from a guest command's stdout or from what the
+ * kernel printed since boot (KUnit), each test a subtest of the step. */
 #ifndef KTB_STEP_KTAP_H
 #define KTB_STEP_KTAP_H
 

@@ -307,9 +307,3 @@ char *console_tail(const struct console *c, size_t max_lines)
 	}
 	return out;
 }
-
-const char *console_text(const struct console *c, size_t *len)
-{
-	*len = c->len;
-	return c->text ? c->text : "";
-}

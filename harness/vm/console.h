@@ -40,11 +40,6 @@ void console_reset_match(struct console *c);
 int console_watch(struct console *c, const char *regex);
 bool console_matched(const struct console *c);
 
-/* Everything fed so far, raw (its newest 64 MiB): the whole boot's output,
- * for a step that reads what the kernel printed (KUnit's KTAP). Not
- * NUL-terminated; valid until the next console_feed(). */
-const char *console_text(const struct console *c, size_t *len);
-
 /* The last lines (at most tail_lines of console_new, plus the unfinished
  * one) as one malloc'd string, each ending in "\n" (caller frees). */
 char *console_tail(const struct console *c, size_t max_lines);

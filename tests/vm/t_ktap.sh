@@ -1,10 +1,10 @@
 # label: vm
 # The ktap step in a real guest: kselftest-style TAP and nested KTAP from a
-# command, and KTAP the kernel printed (written to /dev/kmsg, as KUnit's is,
-# read back from the console with its timestamps: the serial console's
-# printk is synchronous, so the lines are out before the command returns). Each passes; a failing
-# case fails the step naming it (exit 1), malformed KTAP is an error naming
-# the line; every case is a subtest in result.json and in JUnit.
+# command, and KTAP the kernel logged (written to /dev/kmsg at KERN_INFO, as
+# KUnit prints it, so the console at loglevel=5 does not show it; read back
+# from the kernel log with its timestamps). Each passes; a failing case
+# fails the step naming it (exit 1), malformed KTAP is an error naming the
+# line; every case is a subtest in result.json and in JUnit.
 . "$(dirname "$0")/lib.sh"
 cat >"$work/ktap-guest.yaml" <<'YAML'
 name: ktap-guest
@@ -17,7 +17,7 @@ steps:
     ktap: {run: 'printf "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: suite\n    1..2\n    ok 1 a\n    ok 2 b\nok 1 suite\n"'}
   - name: KTAP into the kernel log
     run: |
-      for l in 'KTAP version 1' '1..1' '    # Subtest: kmsg' '    1..1' '    ok 1 case' 'ok 1 kmsg'; do echo "$l" > /dev/kmsg; done
+      for l in 'KTAP version 1' '1..1' '    # Subtest: kmsg' '    1..1' '    ok 1 case' 'ok 1 kmsg'; do echo "<6>$l" > /dev/kmsg; done
   - ktap: {console: true}
 YAML
 ktb_run run --artifacts "$(artifacts)" --junit "$work/junit.xml" "$work/ktap-guest.yaml"
@@ -31,7 +31,7 @@ grep -q '<testcase classname="ktb.ktap-guest" name="suite.b"' "$work/junit.xml" 
 	fail "no JUnit test case for suite.b"
 grep -q '<skipped message="not here"/>' "$work/junit.xml" || fail "no JUnit skip for test 2"
 
-# a failing case fails the step, naming it: from a command and from the console
+# a failing case fails the step, naming it: from a command and from the kernel log
 sed -e 's/^name: ktap-guest/name: ktap-fail/' -e 's/    ok 2 b/    not ok 2 b/' -e 's/nok 1 suite/nnot ok 1 suite/' \
 	"$work/ktap-guest.yaml" >"$work/fail.yaml"
 must_fail "$work/fail.yaml" "1 of 1 tests failed: suite.b"
