@@ -107,8 +107,8 @@ struct step {
 	char *power_loss; /* "all" or a hybrid disk id: whose volatile cache is lost */
 	char *hybrid_stats; /* a hybrid disk id: its back end's stats as the output */
 	/* ktap: the guest command whose stdout is KTAP, or "console" with
-	 * ktap_console (KTAP the kernel printed since boot, read from its log); filled by the loader
-	 * from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
+	 * ktap_console (KTAP the kernel printed since boot, read from its log); filled by the
+	 * loader from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
 	char *ktap;
 	bool ktap_console;
 	struct expect *expect;
