@@ -135,6 +135,42 @@ static void test_kselftest(void **state)
 	ktap_doc_free(&d);
 }
 
+/* kselftest's runner (run_kselftest.sh) as the image's kselftest-timers
+ * scenario sees it: each program's own TAP indented as "# " diagnostics of
+ * its top-level result, a directive that is neither SKIP nor TODO. */
+static void test_kselftest_runner(void **state)
+{
+	struct ktap_doc d = parse_ok("TAP version 13\n"
+				     "1..3\n"
+				     "# selftests: timers: posix_timers\n"
+				     "# Check itimer virtual... [OK]\n"
+				     "ok 1 selftests: timers: posix_timers\n"
+				     "# selftests: timers: nanosleep\n"
+				     "# TAP version 13\n"
+				     "# 1..2\n"
+				     "# ok 1 CLOCK_REALTIME                 \n"
+				     "# ok 2 # SKIP CLOCK_PROCESS_CPUTIME_ID       \n"
+				     "# # Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0\n"
+				     "ok 2 selftests: timers: nanosleep\n"
+				     "# selftests: timers: mqueue-lat\n"
+				     "# Mqueue latency :  mq_open: Too many open files\n"
+				     "# [FAILED]\n"
+				     "not ok 3 selftests: timers: mqueue-lat # exit=1\n");
+
+	(void)state;
+	assert_int_equal(d.count, 3);
+	expect_test(&d, 0, "selftests: timers: posix_timers", ST_PASS);
+	expect_test(&d, 1, "selftests: timers: nanosleep", ST_PASS);
+	expect_test(&d, 2, "selftests: timers: mqueue-lat", ST_FAIL);
+	assert_null(d.tests[2].reason);
+	assert_string_equal(d.tests[2].diag, "selftests: timers: mqueue-lat\n"
+					     "Mqueue latency :  mq_open: Too many open files\n"
+					     "[FAILED]");
+	assert_non_null(strstr(d.tests[1].diag, "ok 2 # SKIP CLOCK_PROCESS_CPUTIME_ID"));
+	assert_int_equal(d.top_failed, 1);
+	ktap_doc_free(&d);
+}
+
 static void test_plan_last_and_skip_all(void **state)
 {
 	struct ktap_doc d = parse_ok("KTAP version 1\nok 1 a\nok 2 b\n1..2\nok 3 never read\n");
@@ -206,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kunit_console),
 		cmocka_unit_test(test_kselftest),
+		cmocka_unit_test(test_kselftest_runner),
 		cmocka_unit_test(test_plan_last_and_skip_all),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_hostile),
