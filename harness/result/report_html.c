@@ -426,6 +426,42 @@ static void step_output(FILE *f, size_t idx, size_t k, const char *what, const c
 	fputs("</pre></details>\n", f);
 }
 
+/* The subtests a step reported (KTAP), one row each; folded away unless
+ * the step went wrong. */
+static void step_subtests(FILE *f, size_t idx, size_t k, const struct step_result *st, bool open)
+{
+	if (!st->subtests_count)
+		return;
+	fprintf(f,
+		"<details id=\"s-%zu-step-%zu-subtests\"%s><summary>step %zu subtests (%zu)"
+		"</summary>\n<table class=\"subtests\">\n<thead><tr><th>status</th><th>subtest</th>"
+		"<th>time</th><th>reason</th><th>diagnostics</th></tr></thead>\n<tbody>\n",
+		idx, k, open ? " open" : "", k, st->subtests_count);
+	for (size_t i = 0; i < st->subtests_count; i++) {
+		const struct subtest *t = &st->subtests[i];
+
+		fprintf(f, "<tr data-status=\"%s\"><td>", status_name(t->status));
+		put_status(f, t->status);
+		fputs("</td><td>", f);
+		html_str(f, t->name);
+		fputs("</td>", f);
+		if (t->duration_ms >= 0)
+			put_seconds(f, t->duration_ms);
+		else
+			fputs("<td></td>", f);
+		fputs("<td>", f);
+		html_str(f, t->reason);
+		fputs("</td><td>", f);
+		if (t->diag) {
+			fputs("<pre>", f);
+			html_str(f, t->diag);
+			fputs("</pre>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table></details>\n", f);
+}
+
 static void scenario_steps(FILE *f, const struct scenario_result *s, size_t idx)
 {
 	if (!s->steps_count)
@@ -443,6 +479,7 @@ static void scenario_steps(FILE *f, const struct scenario_result *s, size_t idx)
 
 		step_output(f, idx, k + 1, "stdout", st->out, bad);
 		step_output(f, idx, k + 1, "stderr", st->err, bad);
+		step_subtests(f, idx, k + 1, st, bad);
 	}
 }
 

@@ -8,8 +8,9 @@
 
 /* JUnit XML as CI servers read it: one testsuite "ktestbed", one testcase per
  * scenario, the failing step and console tail in <failure>/<error>, the step
- * list in <system-out>. Guest output may hold any bytes, so every text goes
- * through xml_text, which writes only characters XML 1.0 allows. */
+ * list in <system-out>; then one testcase per subtest a step reported (KTAP),
+ * in class "ktb.SCENARIO", its diagnostics in <failure> or <system-out>. Guest output may hold any
+ * bytes, so every text goes through xml_text, which writes only characters XML 1.0 allows. */
 
 static bool xml_char_ok(long cp)
 {
@@ -152,13 +153,61 @@ static void junit_case(FILE *f, const struct scenario_result *s)
 	fputs("    </testcase>\n", f);
 }
 
+static void junit_subtest(FILE *f, const struct scenario_result *s, const struct subtest *t)
+{
+	char *cls = xasprintf("ktb.%s", s->name ? s->name : "scenario");
+
+	fputs("    <testcase", f);
+	xml_attr(f, "classname", cls);
+	xml_attr(f, "name", t->name);
+	if (t->duration_ms >= 0)
+		fprintf(f, " time=\"%.3f\"", t->duration_ms / 1000.0);
+	fputs(">\n", f);
+	free(cls);
+	if (t->status == ST_SKIP) {
+		fputs("      <skipped", f);
+		if (t->reason)
+			xml_attr(f, "message", t->reason);
+		fputs("/>\n", f);
+	} else if (t->status != ST_PASS) {
+		fputs("      <failure", f);
+		xml_attr(f, "message", t->diag ? t->diag : status_name(t->status));
+		xml_attr(f, "type", status_name(t->status));
+		fputc('>', f);
+		xml_text(f, t->diag, false);
+		fputs("</failure>\n", f);
+	}
+	if (t->diag && t->status == ST_PASS) {
+		fputs("      <system-out>", f);
+		xml_text(f, t->diag, false);
+		fputs("</system-out>\n", f);
+	}
+	fputs("    </testcase>\n", f);
+}
+
+static void junit_subtests(FILE *f, const struct scenario_result *s)
+{
+	for (size_t i = 0; i < s->steps_count; i++)
+		for (size_t k = 0; k < s->steps[i].subtests_count; k++)
+			junit_subtest(f, s, &s->steps[i].subtests[k]);
+}
+
+/* The scenarios and, each a test case of its own, their subtests. */
 static void junit_counts(FILE *f, const struct run_result *r)
 {
-	size_t n[ST_COUNT];
+	size_t n[ST_COUNT], tests = r->count;
 
 	run_result_count(r, n);
+	for (size_t i = 0; i < r->count; i++)
+		for (size_t j = 0; j < r->scenarios[i].steps_count; j++) {
+			const struct step_result *st = &r->scenarios[i].steps[j];
+
+			tests += st->subtests_count;
+			for (size_t k = 0; k < st->subtests_count; k++)
+				n[st->subtests[k].status]++;
+		}
 	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
-		r->count, n[ST_FAIL] + n[ST_TIMEOUT], n[ST_ERROR], n[ST_SKIP],
+		tests, n[ST_FAIL] + n[ST_TIMEOUT], n[ST_ERROR], n[ST_SKIP],
 		r->duration_ms / 1000.0);
 }
 
@@ -180,8 +229,10 @@ int report_junit(const struct run_result *r, FILE *f)
 			"    <properties>\n      <property name=\"interrupted\" "
 			"value=\"signal %d\"/>\n    </properties>\n",
 			r->interrupted);
-	for (size_t i = 0; i < r->count; i++)
+	for (size_t i = 0; i < r->count; i++) {
 		junit_case(f, &r->scenarios[i]);
+		junit_subtests(f, &r->scenarios[i]);
+	}
 	fputs("  </testsuite>\n</testsuites>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -4,7 +4,9 @@
 #include <string.h>
 
 /* TAP version 13: one test point per scenario, a YAML diagnostics block for
- * each that did not pass. Values are always YAML double-quoted strings so
+ * each that did not pass; the subtests its steps reported (KTAP) nested
+ * before it, indented four spaces as TAP 14 nests (a TAP 13 reader skips
+ * them), each by its path. Values are always YAML double-quoted strings so
  * any guest output stays one valid line. */
 
 static void tap_yaml_char(FILE *f, long cp, const char *raw, size_t len)
@@ -77,10 +79,53 @@ static void tap_diagnostics(FILE *f, const struct scenario_result *s)
 	fputs("  ...\n", f);
 }
 
+static size_t tap_subtest_count(const struct scenario_result *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->steps_count; i++)
+		n += s->steps[i].subtests_count;
+	return n;
+}
+
+static void tap_subtest(FILE *f, size_t n, const struct subtest *t)
+{
+	fprintf(f, "    %s %zu - ", t->status == ST_FAIL ? "not ok" : "ok", n);
+	tap_description(f, t->name);
+	if (t->status == ST_SKIP) {
+		fputs(" # SKIP", f);
+		if (t->reason) {
+			fputc(' ', f);
+			tap_description(f, t->reason);
+		}
+	}
+	fputc('\n', f);
+	if (t->status == ST_FAIL && t->diag) {
+		fputs("      ---\n    ", f);
+		tap_field(f, "diag", t->diag);
+		fputs("      ...\n", f);
+	}
+}
+
+static void tap_subtests(FILE *f, const struct scenario_result *s)
+{
+	size_t n = 0;
+
+	if (!tap_subtest_count(s))
+		return;
+	fputs("    # Subtest: ", f);
+	tap_description(f, s->name);
+	fprintf(f, "\n    1..%zu\n", tap_subtest_count(s));
+	for (size_t i = 0; i < s->steps_count; i++)
+		for (size_t k = 0; k < s->steps[i].subtests_count; k++)
+			tap_subtest(f, ++n, &s->steps[i].subtests[k]);
+}
+
 static void tap_point(FILE *f, size_t n, const struct scenario_result *s)
 {
 	bool ok = s->status == ST_PASS || s->status == ST_SKIP;
 
+	tap_subtests(f, s);
 	fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", n);
 	tap_description(f, s->name);
 	if (s->status == ST_SKIP) {

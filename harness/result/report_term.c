@@ -13,6 +13,7 @@
 #define INDENT "        "
 #define OUTPUT_LINES 20
 #define CONSOLE_LINES 30
+#define DIAG_LINES 10
 
 static const char *const term_colors[ST_COUNT] = {
 	[ST_PASS] = "\033[32m",	   [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
@@ -134,6 +135,49 @@ static void term_step(FILE *f, const struct scenario_result *s, const struct ste
 	fprintf(f, " %.1fs\n", st->duration_ms / 1000.0);
 }
 
+/* A failed subtest's diagnostics under it: the first DIAG_LINES lines,
+ * where KUnit and kselftest say what broke. */
+static void term_diag(FILE *f, const char *diag)
+{
+	const char *p = diag;
+
+	for (int n = 0; *p && n < DIAG_LINES; n++) {
+		size_t len = strcspn(p, "\n");
+
+		fputs(INDENT "    ", f);
+		term_clean_line(f, p, len);
+		fputc('\n', f);
+		p += len + (p[len] == '\n');
+	}
+	if (*p)
+		fputs(INDENT "    ...\n", f);
+}
+
+/* A step's subtests, each a result of its own under it: all of them, or
+ * (all false) those that failed or were skipped; a failure with the end of
+ * its diagnostics. */
+static void term_subtests(FILE *f, const struct step_result *st, bool all)
+{
+	for (size_t i = 0; i < st->subtests_count; i++) {
+		const struct subtest *t = &st->subtests[i];
+
+		if (!all && t->status == ST_PASS)
+			continue;
+		fprintf(f, INDENT "  %s ", status_name(t->status));
+		term_clean_line(f, t->name, strlen(t->name ? t->name : ""));
+		if (t->reason) {
+			fputs(" (", f);
+			term_clean_line(f, t->reason, strlen(t->reason));
+			fputc(')', f);
+		}
+		if (t->duration_ms >= 0)
+			fprintf(f, " %.1fs", t->duration_ms / 1000.0);
+		fputc('\n', f);
+		if (t->status == ST_FAIL && t->diag)
+			term_diag(f, t->diag);
+	}
+}
+
 static void term_message(FILE *f, const char *msg)
 {
 	if (!msg)
@@ -150,6 +194,7 @@ static void term_failure(FILE *f, const struct scenario_result *s)
 	if (st) {
 		term_step(f, s, st);
 		term_message(f, st->message);
+		term_subtests(f, st, false);
 		if (st->err && *st->err)
 			term_tail(f, "stderr", st->err, OUTPUT_LINES);
 		if (st->out && *st->out)
@@ -179,8 +224,10 @@ void report_term_scenario(const struct scenario_result *s, FILE *f, bool verbose
 	if (bad) {
 		term_failure(f, s);
 	} else if (verbose) {
-		for (size_t i = 0; i < s->steps_count; i++)
+		for (size_t i = 0; i < s->steps_count; i++) {
 			term_step(f, s, &s->steps[i]);
+			term_subtests(f, &s->steps[i], true);
+		}
 	}
 	fflush(f);
 }

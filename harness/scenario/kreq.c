@@ -251,6 +251,7 @@ static const struct kreq_opts kind_opts[] = {
 	[STEP_MEASURE] = { { { NULL, NULL } } },
 	[STEP_POWER_LOSS] = { { { NULL, NULL } } },
 	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
+	[STEP_KTAP] = { { { NULL, NULL } } }, /* what its tests need: kernel.requires */
 };
 _Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
 

@@ -224,6 +224,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("settle", OPT, struct step, settle),
 	STR("power_loss", OPT, struct step, power_loss),
 	STR("hybrid_stats", OPT, struct step, hybrid_stats),
+	CYAML_FIELD_IGNORE("ktap", OPT),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -1320,6 +1321,71 @@ static int step_kind_find(struct load_ctx *c, struct step *st, const char *path,
 	return 0;
 }
 
+/* ktap's {run: CMD} or {console: true}: exactly one of the two. */
+static int ktap_mapping(struct load_ctx *c, struct step *st, yaml_node_t *m, const char *f)
+{
+	char g[80];
+	yaml_node_t *run = NULL, *con = NULL;
+
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = doc_node(c, p->key), *v = doc_node(c, p->value);
+
+		if (scalar_is(k, "run", 3))
+			run = v;
+		else if (scalar_is(k, "console", 7))
+			con = v;
+		else
+			return fail_at(
+			    c, k, f,
+			    "\"%.*s\" is not a ktap key; give {run: CMD} or "
+			    "{console: true}",
+			    k && k->type == YAML_SCALAR_NODE ? (int)k->data.scalar.length : 1,
+			    k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value
+							     : "?");
+	}
+	if (run && con)
+		return fail(c, f, "run: and console: both; give one of them");
+	snprintf(g, sizeof(g), "%s.%s", f, run ? "run" : "console");
+	if (run && (run->type != YAML_SCALAR_NODE || !run->data.scalar.length))
+		return fail(c, g, "the command is a non-empty string");
+	if (con && !scalar_is(con, "true", 4))
+		return fail(c, g, "only true: the KTAP the kernel printed on the console");
+	if (!run && !con)
+		return fail(c, f, "give {run: CMD} or {console: true}");
+	st->ktap_console = con != NULL;
+	st->ktap = run ? xasprintf("%.*s", (int)run->data.scalar.length,
+				   (const char *)run->data.scalar.value)
+		       : xstrdup("console");
+	return 0;
+}
+
+/* ktap: a string or a mapping, which the schema cannot say: read from the
+ * document before the step's kind is looked for. */
+static int ktap_load(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+	yaml_node_t *n;
+
+	snprintf(f, sizeof(f), "%s.ktap", path);
+	n = doc_get(c, f);
+	if (!n)
+		return 0;
+	if (n->type == YAML_MAPPING_NODE)
+		return ktap_mapping(c, st, n, f);
+	if (n->type != YAML_SCALAR_NODE || !n->data.scalar.length)
+		return fail(c, f, "give a command, {run: CMD} or {console: true}");
+	st->ktap =
+	    xasprintf("%.*s", (int)n->data.scalar.length, (const char *)n->data.scalar.value);
+	return 0;
+}
+
+static int step_check_ktap(struct load_ctx *c, struct step *st, const char *path)
+{
+	(void)c, (void)st, (void)path;
+	return 0;
+}
+
 /* The machine parts a kind needs whatever its argument names; those the
  * argument picks (a disk, a sleep state) are the kind's own check's. */
 static int step_check_needs(struct load_ctx *c, const struct step_kind_row *row, const char *path)
@@ -1477,7 +1543,9 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 	snprintf(path, sizeof(path), "steps[%u]", i);
 	n = doc_get(c, path);
 	st->line = n ? (int)n->start_mark.line + 1 : 0;
-	ret = step_kind_find(c, st, path, &row);
+	ret = ktap_load(c, st, path);
+	if (!ret)
+		ret = step_kind_find(c, st, path, &row);
 	if (ret < 0)
 		return ret;
 	st->kind = row->kind;
@@ -1707,6 +1775,7 @@ void scenario_free(struct scenario *s)
 		return;
 	for (unsigned i = 0; i < s->steps_count; i++) {
 		json_decref(s->steps[i].arguments);
+		free(s->steps[i].ktap);
 		if (s->steps[i].expect)
 			json_decref(s->steps[i].expect->json);
 	}

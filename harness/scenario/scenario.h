@@ -6,6 +6,7 @@
 #define KTB_SCENARIO_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "machine.h"
@@ -47,7 +48,8 @@ enum step_need {
 	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
 	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING, "as since within settle")                  \
 	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
-	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")
+	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                          \
+	X(KTAP, ktap, 0, NEEDS_NOTHING, "")
 
 /* clang-format takes the expansion below for an expression */
 /* clang-format off */
@@ -105,6 +107,11 @@ struct step {
 	char *settle;	  /* measure: first wait until the value stops moving, at most this long */
 	char *power_loss; /* "all" or a hybrid disk id: whose volatile cache is lost */
 	char *hybrid_stats; /* a hybrid disk id: its back end's stats as the output */
+	/* ktap: the guest command whose stdout is KTAP, or "console" with
+	 * ktap_console (KTAP the kernel printed since boot, read from its log); filled by the
+	 * loader from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
+	char *ktap;
+	bool ktap_console;
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;

@@ -4,7 +4,8 @@
  * (step_table.c). Each kind lives in its own file with its
  * own header (step_basic.h: run, wait, qmp; step_pm.h: suspend;
  * step_storage_mp.h: fail_path, restore_path; step_mem.h: balloon, measure;
- * step_storage.h: power_loss, hybrid_stats), which declares its step_ops. */
+ * step_storage.h: power_loss, hybrid_stats; step_ktap.h: ktap), which declares
+ * its step_ops. */
 #ifndef KTB_STEP_H
 #define KTB_STEP_H
 

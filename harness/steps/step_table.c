@@ -1,6 +1,7 @@
 #include "step_table.h"
 
 #include "step_basic.h"
+#include "step_ktap.h"
 #include "step_mem.h"
 #include "step_pm.h"
 #include "step_storage.h"

@@ -275,6 +275,99 @@ static void test_interrupted_views(void **state)
 	run_result_free(&r);
 }
 
+/* A scenario whose ktap step reported a passed, a failed (its diagnostics
+ * with XML's metacharacters) and a skipped subtest. */
+static void subtests_fill(struct run_result *r)
+{
+	struct scenario_result *s;
+	struct step_result *st;
+	struct subtest *t;
+
+	memset(r, 0, sizeof(*r));
+	r->count = 1;
+	r->duration_ms = 9000;
+	r->scenarios = xcalloc(1, sizeof(*r->scenarios));
+	s = &r->scenarios[0];
+	fill(s, "kunit-boot", ST_FAIL, 9000);
+	st = add_step(s, "ktap: console", ST_FAIL, 7);
+	st->message = xstrdup("1 of 2 tests failed: list.add");
+	s->message = xstrdup(st->message);
+	t = step_result_add_subtest(st);
+	t->name = xstrdup("list");
+	t->status = ST_FAIL;
+	t = step_result_add_subtest(st);
+	t->name = xstrdup("list.init");
+	t->status = ST_PASS;
+	t->duration_ms = 1500;
+	t = step_result_add_subtest(st);
+	t->name = xstrdup("list.add");
+	t->status = ST_FAIL;
+	t->diag = xstrdup("EXPECTATION FAILED at lib/list-test.c:30\nExpected a < b & c");
+	t = step_result_add_subtest(st);
+	t->name = xstrdup("example");
+	t->status = ST_SKIP;
+	t->reason = xstrdup("not on this arch");
+}
+
+static char *term_of(const struct scenario_result *s, bool verbose);
+
+/* Each subtest a result of its own in the terminal, JUnit and TAP views. */
+static void test_subtest_views(void **state)
+{
+	struct run_result r;
+	FILE *f = tmpfile(), *g = tmpfile();
+	char *xml, *tap, *term;
+
+	(void)state;
+	subtests_fill(&r);
+	term = term_of(&r.scenarios[0], false);
+	assert_non_null(strstr(term,
+			       "        step 2 fail: ktap: console (scenarios/kunit-boot.yaml:7)"
+			       " 1.2s\n        1 of 2 tests failed: list.add\n"
+			       "          fail list\n          fail list.add\n"
+			       "            EXPECTATION FAILED at lib/list-test.c:30\n"
+			       "            Expected a < b & c\n"
+			       "          skip example (not on this arch)\n"));
+	assert_null(strstr(term, "list.init"));
+	free(term);
+	r.scenarios[0].status = ST_PASS;
+	term = term_of(&r.scenarios[0], true);
+	assert_non_null(strstr(term, "          pass list.init 1.5s\n"));
+	free(term);
+	r.scenarios[0].status = ST_FAIL;
+
+	assert_int_equal(report_junit(&r, f), 0);
+	xml = slurp(f);
+	assert_true(xml_wellformed(xml));
+	xmllint_check(xml);
+	assert_non_null(strstr(xml, "<testsuites name=\"ktestbed\" tests=\"5\" failures=\"3\" "
+				    "errors=\"0\" skipped=\"1\""));
+	assert_non_null(strstr(xml, "<testcase classname=\"ktb.kunit-boot\" name=\"list.init\" "
+				    "time=\"1.500\">\n    </testcase>"));
+	assert_non_null(strstr(xml,
+			       "<testcase classname=\"ktb.kunit-boot\" name=\"list.add\">\n"
+			       "      <failure message=\"EXPECTATION FAILED at "
+			       "lib/list-test.c:30&#10;Expected a &lt; b &amp; c\" type=\"fail\">"
+			       "EXPECTATION FAILED at lib/list-test.c:30\nExpected a &lt; b &amp; "
+			       "c</failure>"));
+	assert_non_null(strstr(xml, "<testcase classname=\"ktb.kunit-boot\" name=\"example\">\n"
+				    "      <skipped message=\"not on this arch\"/>"));
+	free(xml);
+
+	assert_int_equal(report_tap(&r, g), 0);
+	tap = slurp(g);
+	assert_non_null(strstr(tap,
+			       "TAP version 13\n1..1\n    # Subtest: kunit-boot\n    1..4\n"
+			       "    not ok 1 - list\n    ok 2 - list.init\n"
+			       "    not ok 3 - list.add\n      ---\n"
+			       "      diag: \"EXPECTATION FAILED at lib/list-test.c:30\\nExpected "
+			       "a < b & c\"\n      ...\n"
+			       "    ok 4 - example # SKIP not on this arch\n"
+			       "not ok 1 - kunit-boot\n"));
+	free(tap);
+	run_result_free(&r);
+}
+
 static char *term_of(const struct scenario_result *s, bool verbose)
 {
 	FILE *f = tmpfile();
@@ -444,11 +537,17 @@ static void test_term_tty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json),	     cmocka_unit_test(test_xml_checker),
-		cmocka_unit_test(test_junit),	     cmocka_unit_test(test_junit_empty),
-		cmocka_unit_test(test_tap),	     cmocka_unit_test(test_interrupted_views),
-		cmocka_unit_test(test_term_pass),    cmocka_unit_test(test_term_fail),
-		cmocka_unit_test(test_term_summary), cmocka_unit_test(test_term_tty),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_xml_checker),
+		cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_junit_empty),
+		cmocka_unit_test(test_subtest_views),
+		cmocka_unit_test(test_tap),
+		cmocka_unit_test(test_interrupted_views),
+		cmocka_unit_test(test_term_pass),
+		cmocka_unit_test(test_term_fail),
+		cmocka_unit_test(test_term_summary),
+		cmocka_unit_test(test_term_tty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

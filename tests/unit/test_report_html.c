@@ -214,6 +214,7 @@ static void hostile_run(struct run_result *r)
 	for (size_t i = 0; i < n; i++) {
 		struct scenario_result *s = &r->scenarios[i];
 		struct step_result *st;
+		struct subtest *sub;
 
 		fill_scenario(s, hostile[i], ST_FAIL);
 		s->summary = xstrdup(hostile[i]);
@@ -228,6 +229,11 @@ static void hostile_run(struct run_result *r)
 		st->message = xstrdup(hostile[i]);
 		st->out = xstrdup(hostile[i]);
 		st->err = xstrdup(hostile[i]);
+		sub = step_result_add_subtest(st);
+		sub->name = xstrdup(hostile[i]);
+		sub->status = ST_FAIL;
+		sub->reason = xstrdup(hostile[i]);
+		sub->diag = xstrdup(hostile[i]);
 		json_object_set_new(s->metrics, hostile[i], json_string(hostile[i]));
 	}
 	fill_scenario(&r->scenarios[n], "smoke", ST_PASS);
@@ -359,6 +365,39 @@ static void test_page_hostile(void **state)
 	assert_non_null(strstr(page, "<tr><th>note</th><td>&quot;&lt;b&gt;&quot;"));
 	assert_non_null(strstr(page, "<p id=\"summary\">10 scenarios: 1 passed, 9 failed. Started "
 				     "2025-01-31T12:00:00Z, took 41.3s.</p>"));
+	free(page);
+	run_result_free(&r);
+}
+
+/* A step's subtests: a table of their own, open when the step failed. */
+static void test_page_subtests(void **state)
+{
+	struct run_result r = { 0 };
+	struct subtest *t;
+	char *page;
+
+	(void)state;
+	r.count = 1;
+	r.scenarios = xcalloc(1, sizeof(*r.scenarios));
+	fill_scenario(&r.scenarios[0], "kunit-boot", ST_FAIL);
+	t = step_result_add_subtest(&r.scenarios[0].steps[0]);
+	t->name = xstrdup("list.add");
+	t->status = ST_FAIL;
+	t->diag = xstrdup("Expected a < b");
+	t = step_result_add_subtest(&r.scenarios[0].steps[0]);
+	t->name = xstrdup("example");
+	t->status = ST_SKIP;
+	t->reason = xstrdup("not here");
+	t->duration_ms = 1500;
+	page = render(&r);
+	assert_structure(page);
+	assert_non_null(strstr(page, "<details id=\"s-1-step-1-subtests\" open><summary>step 1 "
+				     "subtests (2)</summary>"));
+	assert_non_null(strstr(page, "<tr data-status=\"fail\"><td><span class=\"st st-fail\">"
+				     "fail</span></td><td>list.add</td><td></td><td></td><td><pre>"
+				     "Expected a &lt; b</pre></td></tr>"));
+	assert_non_null(strstr(page, "<td>example</td><td class=\"num\">1.5s</td><td>not here"
+				     "</td><td></td></tr>"));
 	free(page);
 	run_result_free(&r);
 }
@@ -578,8 +617,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_markup),	 cmocka_unit_test(test_escape_bytes),
 		cmocka_unit_test(test_escape_any_bytes), cmocka_unit_test(test_page_hostile),
-		cmocka_unit_test(test_page_csp),	 cmocka_unit_test(test_page_artifacts),
-		cmocka_unit_test(test_page_repeat),	 cmocka_unit_test(test_page_write_error),
+		cmocka_unit_test(test_page_subtests),	 cmocka_unit_test(test_page_csp),
+		cmocka_unit_test(test_page_artifacts),	 cmocka_unit_test(test_page_repeat),
+		cmocka_unit_test(test_page_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,6 +167,38 @@ static void test_all_pass(void **state)
 	assert_non_null(json_object_get(t->r.metrics, "boot_ms"));
 }
 
+/* ktap steps through the runner: {console: true} reads the kernel log
+ * through the agent (KUnit's lines among other messages, with timestamps),
+ * a command's KTAP fails the step naming its failed case; every case is a
+ * subtest of its step. */
+static void test_ktap_steps(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		{ .cmd = PROBE, .out = probe_ok },
+		{ .cmd = "dmesg",
+		  .out = "[    0.000000] Linux version 6.1.0\n[    0.900000] KTAP version 1\n"
+			 "[    0.900001] 1..1\n[    0.900002]     # Subtest: list\n"
+			 "[    0.900003]     1..1\n[    0.900004]     ok 1 init\n"
+			 "[    0.900005] ok 1 list\n[    1.000000] Run /init as init process\n" },
+		{ .cmd = "kt", .out = "TAP version 13\n1..2\nok 1 a\nnot ok 2 b\n" },
+		{ 0 },
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - ktap: {console: true}\n  - ktap: kt\n");
+	assert_int_equal(t->r.steps_count, 3);
+	assert_int_equal(t->r.steps[1].status, ST_PASS);
+	assert_string_equal(t->r.steps[1].name, "ktap: console");
+	assert_int_equal(t->r.steps[1].subtests_count, 2);
+	assert_string_equal(t->r.steps[1].subtests[1].name, "list.init");
+	assert_null(t->r.steps[1].out);
+	assert_int_equal(t->r.steps[2].status, ST_FAIL);
+	assert_int_equal(t->r.steps[2].subtests_count, 2);
+	assert_string_equal(t->r.message, "step 2 (ktap: kt, line 9): 1 of 2 tests failed: b");
+	assert_int_equal(t->r.status, ST_FAIL);
+}
+
 /* A machine that is not what the scenario declares: no step runs. */
 static void test_machine_step_fails_first(void **state)
 {
@@ -379,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_steps_in_order_first_failure_ends, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ktap_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),

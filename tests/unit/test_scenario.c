@@ -71,6 +71,26 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* ktap's three forms: a command, {run: CMD}, {console: true}. */
+static void test_ktap(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-ktap.yaml");
+	struct step *st = s->steps;
+
+	(void)state;
+	assert_int_equal(st[0].kind, STEP_KTAP);
+	assert_string_equal(st[0].ktap, "/usr/lib/kselftest/timers/nanosleep");
+	assert_false(st[0].ktap_console);
+	assert_string_equal(st[0].name, "ktap: /usr/lib/kselftest/timers/nanosleep");
+	assert_string_equal(st[1].ktap, "printf ok");
+	assert_false(st[1].ktap_console);
+	assert_true(st[2].ktap_console);
+	assert_string_equal(st[2].name, "ktap: console");
+	assert_int_equal(st[2].timeout_ms, 5000);
+	assert_string_equal(step_kind_name(STEP_KTAP), "ktap");
+	scenario_free(s);
+}
+
 static void test_full(void **state)
 {
 	struct scenario *s = load_ok(DATA "full.yaml");
@@ -197,8 +217,13 @@ static const struct bad_case {
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
-	  "hybrid_stats, "
+	  "hybrid_stats, ktap, "
 	  "expect)" },
+	{ "bad-ktap-key", 2, 25, "steps[0].ktap", "\"timeout\" is not a ktap key" },
+	{ "bad-ktap-both", 2, 11, "steps[0].ktap", "run: and console: both" },
+	{ "bad-ktap-console", 3, 16, "steps[0].ktap.console", "only true" },
+	{ "bad-ktap-empty", 2, 11, "steps[0].ktap", "give a command" },
+	{ "bad-ktap-list", 2, 11, "steps[0].ktap", "give a command" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake",
 	  "qmp cannot end s2idle: QEMU's system_wakeup "
 	  "and the RTC alarm do not wake s2idle; use key or button" },
@@ -585,7 +610,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file), cmocka_unit_test(test_error_format),
 		cmocka_unit_test(test_multipath),    cmocka_unit_test(test_library),
 		cmocka_unit_test(test_hostile),	     cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size),
+		cmocka_unit_test(test_hostile_size), cmocka_unit_test(test_ktap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 # label: cli
 # The HTML report in a real headless Chromium, no VM: a run document with
-# hostile names, messages, output and console (script tags, event-handler
+# hostile names, messages, output, subtests and console (script tags, event-handler
 # attributes, quotes, control bytes, bad UTF-8) and a timeline.svg carrying
 # a script. The page loads without an error or a refused request, nothing
 # from the results becomes markup or runs, the timeline shows as an image,
@@ -44,7 +44,13 @@ cat >"$work/run.json" <<'JSON'
    "steps": [{"name": "run: echo '</td></tr></table><h1>fake</h1>'", "status": "fail",
               "message": "exit: expected 0, got 1 <&>", "start_ms": 1, "duration_ms": 2,
               "exit_code": 1, "stdout": "</pre><script>document.title='pwned'</script>\u001b[1m\u0001",
-              "stderr": "\ufffd <!-- -->", "data": null, "line": 3}],
+              "stderr": "\ufffd <!-- -->", "data": null, "line": 3,
+              "subtests": [{"name": "suite.<b>case</b>", "status": "fail", "reason": null,
+                            "duration_ms": null,
+                            "diag": "</pre><script>document.title='pwned'</script>"},
+                           {"name": "suite.skipped", "status": "skip",
+                            "reason": "<i onmouseover=\"x\">no</i>", "duration_ms": 1500,
+                            "diag": null}]}],
    "console_tail": null, "attempt": null},
   {"name": "disk-4kn-nvme", "file": "scenarios/disk-4kn-nvme.yaml", "summary": null,
    "tags": ["storage", "4kn"], "status": "timeout", "message": "no match within 30s",
@@ -75,6 +81,13 @@ dom_has "$d" '&lt;/script&gt;&lt;script&gt;document.title=.pwned.&lt;/script&gt;
 	"the hostile summary is not shown as text"
 dom_has "$d" '<td>run: echo .&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;h1&gt;fake&lt;/h1&gt;.</td>' \
 	"the hostile step label is not shown as text"
+# a step's subtests: a table of their own, open under the failed step, text only
+dom_has "$d" '<details id="s-2-step-1-subtests" open=""><summary>step 1 subtests \(2\)</summary>' \
+	"the failed step's subtests are not shown open"
+dom_has "$d" '<td>suite.&lt;b&gt;case&lt;/b&gt;</td>' "the hostile subtest name is not text"
+dom_has "$d" '<pre>&lt;/pre&gt;&lt;script&gt;document.title=.pwned.&lt;/script&gt;</pre>' \
+	"the hostile diagnostics are not text"
+dom_has "$d" '<td>&lt;i onmouseover="x"&gt;no&lt;/i&gt;</td>' "the hostile skip reason is not text"
 dom_has "$d" 'line 40 &lt;/pre&gt;&lt;/section&gt;&lt;script&gt;' "the console tail"
 dom_lacks "$d" 'line 10 ' "more than 30 console lines"
 dom_has "$d" 'nulhere esc\[?red bad' "the console's control bytes"

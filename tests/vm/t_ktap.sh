@@ -1,0 +1,50 @@
+# label: vm
+# The ktap step in a real guest: kselftest-style TAP and nested KTAP from a
+# command, and KTAP the kernel logged (written to /dev/kmsg at KERN_INFO, as
+# KUnit prints it, so the console at loglevel=5 does not show it; read back
+# from the kernel log with its timestamps). Each passes; a failing case
+# fails the step naming it (exit 1), malformed KTAP is an error naming the
+# line; every case is a subtest in result.json and in JUnit.
+. "$(dirname "$0")/lib.sh"
+cat >"$work/ktap-guest.yaml" <<'YAML'
+name: ktap-guest
+summary: KTAP from guest commands and from the kernel log
+machine: {cpus: 1, memory: 256M}
+steps:
+  - name: kselftest TAP with a skip
+    ktap: 'printf "TAP version 13\n1..2\nok 1 first\nok 2 # SKIP not here\n"'
+  - name: nested KTAP
+    ktap: {run: 'printf "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: suite\n    1..2\n    ok 1 a\n    ok 2 b\nok 1 suite\n"'}
+  - name: KTAP into the kernel log
+    run: |
+      for l in 'KTAP version 1' '1..1' '    # Subtest: kmsg' '    1..1' '    ok 1 case' 'ok 1 kmsg'; do echo "<6>$l" > /dev/kmsg; done
+  - ktap: {console: true}
+YAML
+ktb_run run --artifacts "$(artifacts)" --junit "$work/junit.xml" "$work/ktap-guest.yaml"
+cat "$out"
+expect_rc 0
+res=$(result_of ktap-guest)
+names=$(jq -r '[.steps[].subtests[]? | "\(.name)=\(.status)"] | join(" ")' "$res")
+[ "$names" = "first=pass 2=skip suite=pass suite.a=pass suite.b=pass kmsg=pass kmsg.case=pass" ] ||
+	fail "subtests in result.json: $names"
+grep -q '<testcase classname="ktb.ktap-guest" name="suite.b"' "$work/junit.xml" ||
+	fail "no JUnit test case for suite.b"
+grep -q '<skipped message="not here"/>' "$work/junit.xml" || fail "no JUnit skip for test 2"
+
+# a failing case fails the step, naming it: from a command and from the kernel log
+sed -e 's/^name: ktap-guest/name: ktap-fail/' -e 's/    ok 2 b/    not ok 2 b/' -e 's/nok 1 suite/nnot ok 1 suite/' \
+	"$work/ktap-guest.yaml" >"$work/fail.yaml"
+must_fail "$work/fail.yaml" "1 of 1 tests failed: suite.b"
+expect_out "step 2 fail: nested KTAP"
+expect_out "^ +fail suite.b$"
+sed -e 's/^name: ktap-guest/name: ktap-kmsg-fail/' -e "s/'    ok 1 case' 'ok 1 kmsg'/'    not ok 1 case' 'not ok 1 kmsg'/" \
+	"$work/ktap-guest.yaml" >"$work/kmsg.yaml"
+must_fail "$work/kmsg.yaml" "1 of 1 tests failed: kmsg.case"
+
+# malformed: the plan promises a test that never comes; an error, exit 125
+sed -e 's/^name: ktap-guest/name: ktap-malformed/' -e 's/1..2\\nok 1 first/1..3\\nok 1 first/' \
+	"$work/ktap-guest.yaml" >"$work/bad.yaml"
+ktb_run run --artifacts "$(artifacts)" "$work/bad.yaml"
+expect_rc 125
+expect_out "malformed KTAP, line 4: the output ended after 2 of the 3 planned tests"
+exit 0
