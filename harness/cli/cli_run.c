@@ -30,8 +30,8 @@ struct run_cli {
 	const char *shard; /* --shard K/N */
 	bool tap, verbose, list;
 	int jobs, repeat;
-	char **tags, **globs; /* filters: -t TAG, -n GLOB (NULL-terminated) */
-	size_t ntags, nglobs;
+	char **tags, **globs, **xtags; /* filters: -t TAG, -n GLOB, -x TAG (NULL-terminated) */
+	size_t ntags, nglobs, nxtags;
 	const char *backend; /* --backend: NULL (qemu), "qemu" or "libvirt" */
 	struct hosts hosts;  /* --connect URI[,slots=N] ... */
 	bool jobs_given;
@@ -45,6 +45,7 @@ static void run_usage(FILE *f)
 	    "  -j N              scenarios at once, one worker process per VM\n"
 	    "  -t TAG            only scenarios with this tag (may be repeated)\n"
 	    "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
+	    "  -x TAG            not the scenarios with this tag (may be repeated)\n"
 	    "  --list            print the scenarios that would run, and stop\n"
 	    "  --shard K/N       only the K-th of N balanced shares of the selection (CI jobs)\n"
 	    "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
@@ -150,7 +151,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	c->repeat = 1;
 	c->artifacts = "artifacts";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "j:t:n:vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "j:t:n:x:vh", opts, NULL)) != -1) {
 		if (kernel_choice_option(&c->k, ch, optarg))
 			continue;
 		switch (ch) {
@@ -181,6 +182,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			break;
 		case 'n':
 			push_word(&c->globs, &c->nglobs, optarg);
+			break;
+		case 'x':
+			push_word(&c->xtags, &c->nxtags, optarg);
 			break;
 		case 'L':
 			c->list = true;
@@ -411,6 +415,9 @@ static bool wanted(const struct run_cli *c, const struct scenario *s)
 			tag_ok |= !strcmp(c->tags[i], s->tags[t]);
 	for (size_t i = 0; i < c->nglobs && !name_ok; i++)
 		name_ok = !fnmatch(c->globs[i], s->name, 0);
+	for (size_t i = 0; i < c->nxtags && tag_ok; i++)
+		for (unsigned t = 0; t < s->tags_count; t++)
+			tag_ok &= strcmp(c->xtags[i], s->tags[t]) != 0;
 	return tag_ok && name_ok;
 }
 
@@ -428,7 +435,7 @@ static int run_filter(const struct run_cli *c, struct scenario_set *set)
 	set->count = kept;
 	if (kept)
 		return 0;
-	fprintf(stderr, "ktb run: no scenario matches the -t/-n filters\n");
+	fprintf(stderr, "ktb run: no scenario matches the -t/-n/-x filters\n");
 	return KTB_EXIT_USAGE;
 }
 
@@ -490,6 +497,7 @@ out:
 	scenarios_free(&set);
 out_args:
 	free(c.tags);
+	free(c.xtags);
 	free(c.globs);
 	hosts_free(&c.hosts);
 	return ret;

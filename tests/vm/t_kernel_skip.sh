@@ -33,6 +33,19 @@ EOF
 ktb_run run --artifacts "$(artifacts)" "$work/needs-kasan.yaml"
 skipped needs-kasan CONFIG_KASAN kernel.requires
 
+# the library's own-kernel scenario on the Debian kernel: KUnit is not there
+ktb_run run --artifacts "$(artifacts)" "$KTB_SRC/scenarios/kunit-boot.yaml"
+skipped kunit-boot CONFIG_KUNIT kernel.requires
+# the default suite leaves such scenarios out (-x own-kernel), and nothing else
+ktb_run run --list -x own-kernel "$KTB_SRC/scenarios"
+expect_rc 0
+grep -q '^kunit-boot' "$out" && fail "-x own-kernel kept kunit-boot"
+[ "$(wc -l <"$out")" -eq "$(($(find "$KTB_SRC/scenarios" -name '*.yaml' | wc -l) - 1))" ] ||
+	fail "-x own-kernel left out more than kunit-boot"
+ktb_run run --list -x own-kernel -n kunit-boot "$KTB_SRC/scenarios"
+expect_rc 2
+expect_out "no scenario matches the -t/-n/-x filters"
+
 # a kernel tree whose .config has no NVMe driver: the image's own kernel,
 # with that one option turned off (and modules built in, as a tree's
 # bzImage-only build would have them)

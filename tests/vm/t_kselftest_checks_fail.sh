@@ -7,12 +7,17 @@
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 
-# RLIMIT_MSGQUEUE 0: mq_open fails, mqueue-lat says "not ok 3"; a test the
-# runner does not know: it prints no plan and runs nothing
+# RLIMIT_MSGQUEUE 0: mq_open fails, mqueue-lat says "not ok 3", and the
+# step names it
 mutations <<EOF_TABLE
-kselftest-timers${T}s|^      /usr/lib/kselftest/run_kselftest.sh|      ulimit -q 0; /usr/lib/kselftest/run_kselftest.sh|${T}step 1 .*exit: expected 0, got 1
-kselftest-timers${T}s/-t timers:mqueue-lat/-t timers:mqueue-latency/${T}step 1 .*stdout did not match
+kselftest-timers${T}s|ktap: /usr/lib/kselftest/run_kselftest.sh|ktap: ulimit -q 0; /usr/lib/kselftest/run_kselftest.sh|${T}step 1 .*1 of 3 tests failed: selftests: timers: mqueue-lat$
 EOF_TABLE
+
+# a test the runner does not know: it prints no KTAP at all, which is not a
+# pass but the step's error (exit 125), saying so
+ktb_run run --artifacts "$(artifacts)" "$(mutate kselftest-timers 's/-t timers:mqueue-lat/-t timers:mqueue-latency/')"
+expect_rc 125
+expect_out 'step 1 .*malformed KTAP: no "KTAP version 1" or "TAP version 13" line \(the command exited 1\)'
 
 # A kernel without POSIX message queues: the scenario is skipped before
 # anything boots, naming the option (kernel.requires), rather than failing
