@@ -30,9 +30,9 @@
 #define CTL_SAMPLE_US 10000 /* memory.current every 10 ms */
 
 struct ctl_opts {
-	const char *op, *size, *max, *high, *swap_max, *group, *trigger;
+	const char *op, *size, *max, *high, *swap_max, *group, *trigger, *file, *try_size;
 	uint64_t seed, outside_sz, timeout_ms, quiet_ms;
-	bool corrupt;
+	bool corrupt, no_compact;
 };
 
 /* What the load child sends its parent once it has verified its pages. */
@@ -192,6 +192,12 @@ static void ctl_fill(char *p, uint64_t pages, uint64_t seed)
 		memcheck_fill(p + i * MEMCHECK_PAGE, i, seed);
 }
 
+/* --corrupt: one word of the middle page wrong, so verify must fail */
+static void ctl_spoil(char *p, uint64_t pages)
+{
+	((uint64_t *)(p + (pages / 2) * MEMCHECK_PAGE))[7] ^= 0x5a;
+}
+
 static struct load_res ctl_verify(const char *p, uint64_t pages, uint64_t seed)
 {
 	struct load_res r = { 0, -1 };
@@ -221,7 +227,7 @@ static void load_child(const struct ctl_opts *o, const char *dir, uint64_t sz, i
 	do {
 		ctl_fill(p, pages, o->seed);
 		if (o->corrupt)
-			((uint64_t *)(p + (pages / 2) * MEMCHECK_PAGE))[7] ^= 0x5a;
+			ctl_spoil(p, pages);
 		r = ctl_verify(p, pages, o->seed);
 	} while (loop);
 	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -393,6 +399,8 @@ static int op_memcg(const struct ctl_opts *o)
 		return ctl_fail("memcg", "mmap: %s", strerror(errno));
 	/* the parent's own pages, outside the group: they must outlive its OOM */
 	ctl_fill(outside, o->outside_sz / MEMCHECK_PAGE, o->seed + 1);
+	if (o->corrupt) /* the self-test spoils the outside pages too */
+		ctl_spoil(outside, o->outside_sz / MEMCHECK_PAGE);
 	if (cg_make(o, dir, sizeof(dir), msg, sizeof(msg)))
 		return ctl_fail("memcg", "%s", msg);
 	pid = load_start(o, dir, sz, pfd, false);
@@ -529,15 +537,450 @@ static int op_psi_wait(const struct ctl_opts *o)
 	return 0;
 }
 
+/* ---- pagecache: large pages in the page cache ---- */
+
+/* The counters that show huge pages in the page cache; each *_ok false
+ * when the kernel has no such line (then null, never 0). */
+struct thp_counters {
+	uint64_t shmem_huge_kb, file_huge_kb, file_alloc, file_fallback, file_mapped;
+	bool shmem_huge_ok, file_huge_ok, file_alloc_ok, file_fallback_ok, file_mapped_ok;
+};
+
+/* "Name:   N kB" of /proc/meminfo: true with N when the line is there */
+static bool meminfo_line(const char *text, const char *name, uint64_t *kb)
+{
+	size_t len = strlen(name);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == ':') {
+			*kb = strtoull(l + len + 1, NULL, 10);
+			return true;
+		}
+	return false;
+}
+
+static void thp_read(struct thp_counters *c)
+{
+	static char mi[8192], vm[16384];
+	bool mok = !cg_read("/proc", "meminfo", mi, sizeof(mi));
+	bool vok = !cg_read("/proc", "vmstat", vm, sizeof(vm));
+
+	memset(c, 0, sizeof(*c));
+	c->shmem_huge_ok = mok && meminfo_line(mi, "ShmemHugePages", &c->shmem_huge_kb);
+	c->file_huge_ok = mok && meminfo_line(mi, "FileHugePages", &c->file_huge_kb);
+	c->file_alloc_ok = vok && memcheck_vmstat(vm, "thp_file_alloc", &c->file_alloc);
+	c->file_fallback_ok = vok && memcheck_vmstat(vm, "thp_file_fallback", &c->file_fallback);
+	c->file_mapped_ok = vok && memcheck_vmstat(vm, "thp_file_mapped", &c->file_mapped);
+}
+
+/* A file page: word 0 its index, the rest a tag of seed and index (not of
+ * an address: the file is read back through other buffers and mappings). */
+static void fpage_fill(uint64_t *w, uint64_t idx, uint64_t seed)
+{
+	uint64_t tag = memcheck_tag(seed, idx * MEMCHECK_PAGE);
+
+	w[0] = idx;
+	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
+		w[i] = tag;
+}
+
+static bool fpage_ok(const uint64_t *w, uint64_t idx, uint64_t seed)
+{
+	uint64_t tag = memcheck_tag(seed, idx * MEMCHECK_PAGE);
+
+	if (w[0] != idx)
+		return false;
+	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
+		if (w[i] != tag)
+			return false;
+	return true;
+}
+
+#define FCHUNK (2u << 20) /* whole huge pages per write() */
+
+static int file_write(int fd, uint64_t pages, uint64_t seed, char *buf)
+{
+	uint64_t per = FCHUNK / MEMCHECK_PAGE;
+
+	for (uint64_t i = 0; i < pages; i += per) {
+		uint64_t n = pages - i < per ? pages - i : per;
+
+		for (uint64_t k = 0; k < n; k++)
+			fpage_fill((uint64_t *)(buf + k * MEMCHECK_PAGE), i + k, seed);
+		if (pwrite(fd, buf, n * MEMCHECK_PAGE, (off_t)(i * MEMCHECK_PAGE)) !=
+		    (ssize_t)(n * MEMCHECK_PAGE))
+			return errno ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int file_verify(int fd, uint64_t pages, uint64_t seed, char *buf, struct load_res *r)
+{
+	uint64_t per = FCHUNK / MEMCHECK_PAGE;
+
+	*r = (struct load_res){ 0, -1 };
+	for (uint64_t i = 0; i < pages; i += per) {
+		uint64_t n = pages - i < per ? pages - i : per;
+
+		if (pread(fd, buf, n * MEMCHECK_PAGE, (off_t)(i * MEMCHECK_PAGE)) !=
+		    (ssize_t)(n * MEMCHECK_PAGE))
+			return errno ? -errno : -EIO;
+		for (uint64_t k = 0; k < n; k++)
+			if (!fpage_ok((uint64_t *)(buf + k * MEMCHECK_PAGE), i + k, seed) &&
+			    !r->bad++)
+				r->first = (int64_t)(i + k);
+	}
+	return 0;
+}
+
+/* The file read once more through a shared mapping at a 2M-aligned address,
+ * where the kernel can map its huge pages whole (thp_file_mapped). */
+static int file_verify_mmap(int fd, uint64_t sz, uint64_t seed, struct load_res *r)
+{
+	char *raw = mmap(NULL, sz + FCHUNK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
+
+	*r = (struct load_res){ 0, -1 };
+	if (raw == MAP_FAILED)
+		return -errno;
+	p = (char *)(((uintptr_t)raw + FCHUNK - 1) & ~(uintptr_t)(FCHUNK - 1));
+	if (mmap(p, sz, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(raw, sz + FCHUNK);
+		return err;
+	}
+	for (uint64_t i = 0; i < sz / MEMCHECK_PAGE; i++)
+		if (!fpage_ok((const uint64_t *)(p + i * MEMCHECK_PAGE), i, seed) && !r->bad++)
+			r->first = (int64_t)i;
+	munmap(raw, sz + FCHUNK);
+	return 0;
+}
+
+static void kv_delta(struct json_out *j, const char *key, bool a_ok, uint64_t a, bool b_ok,
+		     uint64_t b)
+{
+	json_key(j, key);
+	if (a_ok && b_ok)
+		json_i64(j, (int64_t)b - (int64_t)a);
+	else
+		json_null(j);
+}
+
+struct pc_run {
+	struct thp_counters a, b, c;
+	struct load_res rd, mm;
+	int64_t write_ms, read_ms;
+};
+
+static void pagecache_report(const struct ctl_opts *o, uint64_t sz, const struct pc_run *r)
+{
+	struct json_out j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_kv_str(&j, "op", "pagecache");
+	json_kv_str(&j, "file", o->file);
+	json_kv_u64(&j, "size_kb", sz >> 10);
+	/* what writing the file added (a), and what mapping it added (b) */
+	kv_delta(&j, "shmem_huge_kb", r->a.shmem_huge_ok, r->a.shmem_huge_kb, r->b.shmem_huge_ok,
+		 r->b.shmem_huge_kb);
+	kv_delta(&j, "file_huge_kb", r->a.file_huge_ok, r->a.file_huge_kb, r->b.file_huge_ok,
+		 r->b.file_huge_kb);
+	kv_delta(&j, "thp_file_alloc", r->a.file_alloc_ok, r->a.file_alloc, r->b.file_alloc_ok,
+		 r->b.file_alloc);
+	kv_delta(&j, "thp_file_fallback", r->a.file_fallback_ok, r->a.file_fallback,
+		 r->b.file_fallback_ok, r->b.file_fallback);
+	kv_delta(&j, "thp_file_mapped", r->b.file_mapped_ok, r->b.file_mapped, r->c.file_mapped_ok,
+		 r->c.file_mapped);
+	json_kv_u64(&j, "pages", sz / MEMCHECK_PAGE);
+	json_kv_u64(&j, "pages_verified", sz / MEMCHECK_PAGE - r->rd.bad);
+	json_kv_u64(&j, "mismatches", r->rd.bad);
+	json_kv_i64(&j, "first_mismatch", r->rd.first);
+	json_kv_u64(&j, "mmap_mismatches", r->mm.bad);
+	json_kv_i64(&j, "write_ms", r->write_ms);
+	json_kv_i64(&j, "read_ms", r->read_ms);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+/* --corrupt: one word of the middle page rewritten behind the pattern */
+static int file_spoil(int fd, uint64_t pages)
+{
+	uint64_t w = 0x5a;
+	off_t at = (off_t)((pages / 2) * MEMCHECK_PAGE + 7 * 8);
+
+	return pwrite(fd, &w, sizeof(w), at) == (ssize_t)sizeof(w) ? 0 : -EIO;
+}
+
+static int pagecache_run(const struct ctl_opts *o, int fd, uint64_t sz, char *buf, struct pc_run *r)
+{
+	uint64_t pages = sz / MEMCHECK_PAGE;
+	int64_t t0 = ms_now();
+	int err;
+
+	thp_read(&r->a);
+	if ((err = file_write(fd, pages, o->seed, buf)) ||
+	    (o->corrupt && (err = file_spoil(fd, pages))))
+		return err;
+	thp_read(&r->b);
+	r->write_ms = ms_now() - t0;
+	t0 = ms_now();
+	if ((err = file_verify(fd, pages, o->seed, buf, &r->rd)) ||
+	    (err = file_verify_mmap(fd, sz, o->seed, &r->mm)))
+		return err;
+	thp_read(&r->c);
+	r->read_ms = ms_now() - t0;
+	return 0;
+}
+
+static int op_pagecache(const struct ctl_opts *o)
+{
+	struct pc_run r;
+	char *buf = NULL;
+	uint64_t sz;
+	int fd, err;
+
+	if (!o->file || !o->size || size_parse(o->size, &sz) || sz < MEMCHECK_PAGE)
+		return ctl_fail("pagecache", "--file PATH and --size SIZE are required");
+	sz &= ~(uint64_t)(MEMCHECK_PAGE - 1);
+	fd = open(o->file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ctl_fail("pagecache", "%s: %s", o->file, strerror(errno));
+	buf = malloc(FCHUNK);
+	err = buf ? pagecache_run(o, fd, sz, buf, &r) : -ENOMEM;
+	free(buf);
+	close(fd);
+	if (err)
+		return ctl_fail("pagecache", "%s: %s", o->file, strerror(-err));
+	pagecache_report(o, sz, &r);
+	return r.rd.bad || r.mm.bad ? 1 : 0;
+}
+
+/* ---- compact: fragmentation, compaction and huge page allocations ---- */
+
+#define HUGE_SZ (2u << 20)
+
+static const char *const compact_events[] = {
+	"compact_stall",	"compact_success",  "compact_fail",    "compact_migrate_scanned",
+	"compact_free_scanned", "compact_isolated", "thp_fault_alloc", "thp_fault_fallback",
+};
+#define N_COMPACT (sizeof(compact_events) / sizeof(compact_events[0]))
+
+struct vm_snap {
+	uint64_t v[N_COMPACT];
+	bool ok[N_COMPACT];
+	uint64_t free_2m; /* free blocks of 2M and more, in 2M units (/proc/buddyinfo) */
+	bool buddy_ok;
+};
+
+/* Free 2M blocks: each zone line of /proc/buddyinfo lists free blocks per
+ * order 0..10; order 9 is 2M, order 10 two of them. */
+static bool buddy_free_2m(const char *text, uint64_t *n)
+{
+	bool any = false;
+
+	*n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *z = strstr(l, "zone");
+		const char *nl = strchr(l, '\n');
+		unsigned long long c[11];
+
+		if (!z || (nl && z > nl))
+			continue;
+		z += 4;
+		while (*z == ' ')
+			z++;
+		while (*z && *z != ' ')
+			z++; /* the zone's name */
+		if (sscanf(z, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &c[0],
+			   &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8], &c[9],
+			   &c[10]) != 11)
+			continue;
+		*n += c[9] + 2 * c[10];
+		any = true;
+	}
+	return any;
+}
+
+static void vm_snap_read(struct vm_snap *s)
+{
+	static char vm[16384], bi[2048];
+	bool vok = !cg_read("/proc", "vmstat", vm, sizeof(vm));
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < N_COMPACT; i++)
+		s->ok[i] = vok && memcheck_vmstat(vm, compact_events[i], &s->v[i]);
+	s->buddy_ok =
+	    !cg_read("/proc", "buddyinfo", bi, sizeof(bi)) && buddy_free_2m(bi, &s->free_2m);
+}
+
+static void vm_snap_report(struct json_out *j, const char *key, const struct vm_snap *a,
+			   const struct vm_snap *b)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	for (size_t i = 0; i < N_COMPACT; i++)
+		kv_delta(j, compact_events[i], a->ok[i], a->v[i], b->ok[i], b->v[i]);
+	json_obj_end(j);
+}
+
+static uint64_t memfree_kb(void)
+{
+	char mi[8192];
+	uint64_t kb = 0;
+
+	return !cg_read("/proc", "meminfo", mi, sizeof(mi)) && meminfo_line(mi, "MemFree", &kb) ? kb
+												: 0;
+}
+
+/* Free memory to leave: just above the kernel's reserve (min_free_kbytes,
+ * raised with THP on), below the low watermark (1.25 times it) that a huge
+ * page allocation must stay above: what is left free cannot serve one. */
+static uint64_t frag_floor_kb(void)
+{
+	uint64_t min = 0;
+
+	if (!cg_u64("/proc/sys/vm", "min_free_kbytes", &min))
+		min = 16384;
+	return min * 11 / 10 + 2048;
+}
+
+/* Fragments free memory: fills 4 KiB pages, up to sz or until MemFree is
+ * down to frag_floor_kb(), then gives every other page back, so hardly a 2M
+ * block is left free; the rest stays held until exit (movable: compaction
+ * may migrate it). The bytes filled in *held. */
+static char *fragment(uint64_t sz, uint64_t *held)
+{
+	char *p = ctl_map(sz);
+	uint64_t per = HUGE_SZ / MEMCHECK_PAGE, pages = 0, floor = frag_floor_kb();
+
+	if (!p)
+		return NULL;
+	while (pages + per <= sz / MEMCHECK_PAGE) {
+		if (memfree_kb() < floor)
+			break;
+		for (uint64_t i = pages; i < pages + per; i++)
+			memcheck_fill(p + i * MEMCHECK_PAGE, i, 1);
+		pages += per;
+	}
+	for (uint64_t i = 1; i < pages; i += 2)
+		madvise(p + i * MEMCHECK_PAGE, MEMCHECK_PAGE, MADV_DONTNEED);
+	*held = pages * MEMCHECK_PAGE / 2;
+	return p;
+}
+
+/* Percent of a MADV_HUGEPAGE region of sz that came as huge pages: one
+ * write per 2M, then AnonHugePages of the region; -errno when smaps has
+ * no entry for it. The region is given back. */
+static int try_huge(uint64_t sz, uint64_t *pct)
+{
+	char *raw = mmap(NULL, sz + HUGE_SZ, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p;
+	uint64_t kb = 0;
+	FILE *f;
+	int err;
+
+	if (raw == MAP_FAILED)
+		return -errno;
+	p = (char *)(((uintptr_t)raw + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1));
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw)); /* a region of its own in smaps */
+	munmap(p + sz, HUGE_SZ - (size_t)(p - raw));
+	madvise(p, sz, MADV_HUGEPAGE);
+	for (uint64_t off = 0; off < sz; off += HUGE_SZ)
+		p[off] = 1;
+	f = fopen("/proc/self/smaps", "re");
+	err = f ? memcheck_smaps_huge_kb(f, (uintptr_t)p, &kb) : -errno;
+	if (f)
+		fclose(f);
+	munmap(p, sz);
+	*pct = (kb << 10) * 100 / sz;
+	return err;
+}
+
+struct compact_run {
+	struct vm_snap s0, s1, s2, s3;
+	uint64_t before_pct, after_pct;
+	int before_err, after_err, compact_err, rounds;
+	int64_t compact_ms;
+};
+
+static void compact_report(uint64_t held, uint64_t tsz, const struct compact_run *r)
+{
+	struct json_out j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_kv_str(&j, "op", "compact");
+	json_kv_u64(&j, "held_kb", held >> 10);
+	json_kv_u64(&j, "try_kb", tsz >> 10);
+	json_kv_i64(&j, "compact_rounds", r->rounds);
+	json_kv_u64_or_null(&j, "free_2m_fragmented", r->s1.buddy_ok, r->s1.free_2m);
+	json_kv_u64_or_null(&j, "free_2m_compacted", r->s2.buddy_ok, r->s2.free_2m);
+	json_kv_u64_or_null(&j, "huge_pct_before", !r->before_err, r->before_pct);
+	json_kv_u64_or_null(&j, "huge_pct_after", !r->after_err, r->after_pct);
+	vm_snap_report(&j, "during_before", &r->s0, &r->s1);
+	vm_snap_report(&j, "during_compact", &r->s1, &r->s2);
+	vm_snap_report(&j, "during_after", &r->s2, &r->s3);
+	json_kv_i64(&j, "compact_ms", r->compact_ms);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+static int op_compact(const struct ctl_opts *o)
+{
+	struct compact_run r = { 0 };
+	uint64_t sz, held, tsz;
+	int64_t t0;
+
+	if (!o->size || ctl_size(o->size, &sz) || ctl_size(o->try_size, &tsz))
+		return ctl_fail("compact", "--size SIZE|RATIOx is required; --try SIZE");
+	tsz = (tsz + HUGE_SZ - 1) & ~(uint64_t)(HUGE_SZ - 1);
+	if (!fragment(sz, &held))
+		return ctl_fail("compact", "mmap: %s", strerror(errno));
+	vm_snap_read(&r.s0);
+	r.before_err = try_huge(tsz, &r.before_pct);
+	vm_snap_read(&r.s1);
+	t0 = ms_now();
+	r.s2 = r.s1;
+	/* a pass of compact_memory now and then stops early (scanning a tenth of
+	 * what a full one does); up to three, until the try would fit */
+	while (!o->no_compact && !r.compact_err && r.rounds < 3 &&
+	       (!r.s2.buddy_ok || r.s2.free_2m < tsz / HUGE_SZ)) {
+		r.compact_err = cg_write("/proc/sys/vm", "compact_memory", "1");
+		r.rounds++;
+		vm_snap_read(&r.s2);
+	}
+	r.compact_ms = ms_now() - t0;
+	r.after_err = try_huge(tsz, &r.after_pct);
+	vm_snap_read(&r.s3);
+	if (r.compact_err)
+		return ctl_fail("compact", "/proc/sys/vm/compact_memory: %s",
+				strerror(-r.compact_err));
+	compact_report(held, tsz, &r);
+	return 0;
+}
+
 /* ---- options ---- */
 
 static const struct option ctl_longopts[] = {
-	{ "size", required_argument, NULL, 's' },    { "max", required_argument, NULL, 'm' },
-	{ "high", required_argument, NULL, 'H' },    { "swap-max", required_argument, NULL, 'w' },
-	{ "group", required_argument, NULL, 'g' },   { "seed", required_argument, NULL, 'S' },
-	{ "outside", required_argument, NULL, 'o' }, { "timeout", required_argument, NULL, 't' },
-	{ "trigger", required_argument, NULL, 'T' }, { "quiet", required_argument, NULL, 'q' },
-	{ "corrupt", no_argument, NULL, 'c' },	     { NULL, 0, NULL, 0 },
+	{ "size", required_argument, NULL, 's' },
+	{ "max", required_argument, NULL, 'm' },
+	{ "high", required_argument, NULL, 'H' },
+	{ "swap-max", required_argument, NULL, 'w' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "outside", required_argument, NULL, 'o' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "trigger", required_argument, NULL, 'T' },
+	{ "quiet", required_argument, NULL, 'q' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "try", required_argument, NULL, 'y' },
+	{ "no-compact", no_argument, NULL, 'N' },
+	{ "corrupt", no_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static int ctl_u64(const char *s, uint64_t *v)
@@ -567,6 +1010,15 @@ static int ctl_opt(struct ctl_opts *o, int c, const char *arg)
 	case 'g':
 		o->group = arg;
 		return strchr(arg, '/') || !*arg ? -EINVAL : 0;
+	case 'f':
+		o->file = arg;
+		return 0;
+	case 'y':
+		o->try_size = arg;
+		return 0;
+	case 'N':
+		o->no_compact = true;
+		return 0;
 	case 'T':
 		o->trigger = arg;
 		return 0;
@@ -588,7 +1040,8 @@ static int ctl_opt(struct ctl_opts *o, int c, const char *arg)
 
 bool memctl_is_op(const char *op)
 {
-	return !strcmp(op, "memcg") || !strcmp(op, "psi-wait");
+	return !strcmp(op, "memcg") || !strcmp(op, "psi-wait") || !strcmp(op, "pagecache") ||
+	       !strcmp(op, "compact");
 }
 
 int memctl_main(int argc, char **argv)
@@ -596,6 +1049,7 @@ int memctl_main(int argc, char **argv)
 	struct ctl_opts o = { .op = argv[1],
 			      .group = NULL,
 			      .trigger = "some 150000 1000000",
+			      .try_size = "32M",
 			      .seed = 1,
 			      .outside_sz = 8u << 20,
 			      .timeout_ms = 60000,
@@ -617,5 +1071,9 @@ int memctl_main(int argc, char **argv)
 			o.group = "ktb-memcg";
 		return op_memcg(&o);
 	}
+	if (!strcmp(o.op, "pagecache"))
+		return op_pagecache(&o);
+	if (!strcmp(o.op, "compact"))
+		return op_compact(&o);
 	return op_psi_wait(&o);
 }

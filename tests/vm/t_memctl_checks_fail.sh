@@ -1,0 +1,35 @@
+# label: vm
+# Each check of the memory-controller and large-page scenarios (memcg-limit,
+# memory-pressure-notify, pagecache-thp, compaction-thp) fails, and says why, when what it guards is broken:
+# the scenario files with one thing changed under each check (scenario, sed
+# expression, what the failure must say), in the style of
+# t_mem_checks_fail.sh.
+. "$(dirname "$0")/lib.sh"
+T=$'\t'
+# no memory controller: ktb-mem memcg says so rather than report 0 events
+ktb_run run --artifacts "$(artifacts)" --append cgroup_disable=memory "$KTB_SRC/scenarios/memcg-limit.yaml"
+expect_rc 1
+expect_out 'step 1 .*OOM-killed inside its group.*exit: expected 0, got 1'
+expect_out 'no cgroup v2 memory controller'
+# PSI off: no trigger can be registered, and psi-wait says so
+ktb_run run --artifacts "$(artifacts)" --append psi=0 "$KTB_SRC/scenarios/memory-pressure-notify.yaml"
+expect_rc 1
+expect_out 'step 1 .*exit: expected 0, got 1'
+expect_out 'trigger .* on /proc/pressure/memory'
+
+mutations <<EOF_TABLE
+memcg-limit${T}s/--max 64M --high 62M --seed 5/--max 256M --high 250M --seed 5/${T}step 1 .*max_kb: expected 65536, got 262144.*load_killed: expected true, got false.*current_max_kb: expected <= 65536.*peak_kb: expected <= 65536.*events.max: expected >= 1.*events.oom_kill: expected 1, got 0
+memcg-limit${T}s/--high 62M --seed 5/--high 62M --seed 5 --corrupt/${T}step 1 .*outside_mismatches: expected 0, got 1
+memcg-limit${T}s/--swap-max 128M --seed 6/--swap-max 128M --seed 6 --corrupt/${T}step 3 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*outside_mismatches: expected 0, got 1
+memcg-limit${T}s/swapon "\$dev"/:/; s/--swap-max 128M --seed 6/--swap-max 128M --seed 6 --timeout 10000/${T}step 3 .*exit: expected 0, got 1.*load_completed: expected true, got false.*mismatches: expected 0, got null.*swap_current_max_kb: expected >= 32768, got 0
+memcg-limit${T}s/--max 64M --high 48M --swap-max 128M/--max 64M --swap-max 128M/${T}step 3 .*peak_kb: expected <= 53248.*current_max_kb: expected <= 53248.*events.high: expected >= 1, got 0.*events.max: expected 0
+memcg-limit${T}s/--swap-max 16M --seed 7/--swap-max 64M --seed 7/${T}step 4 .*swap_max_kb: expected 16384, got 65536.*load_killed: expected true, got false.*swap_current_max_kb: expected <= 16384.*swap_events.max: expected >= 1, got 0
+memory-pressure-notify${T}s/^      ktb-mem psi-wait --group/      (ktb-mem pressure --size 1.5x >\/dev\/null \&); sleep 6; ktb-mem psi-wait --group/${T}step 1 .*system.early_wakeups: expected 0, got [1-9]
+memory-pressure-notify${T}s/--max 48M --size 96M/--max 48M --size 16M/${T}step 1 .*system.fired: expected true, got false.*system.latency_ms: expected <= 5000, got null.*cgroup.fired: expected true, got false
+memory-pressure-notify${T}s/--size 1.5x --quiet 2000 --timeout 15000/--size 0.2x --quiet 2000 --timeout 8000/${T}step 2 .*system.fired: expected true, got false
+pagecache-thp${T}s/huge=always,size=96M/huge=never,size=96M/${T}step 1 .*stdout did not match
+pagecache-thp${T}s/--file \/mnt\/huge\/data/--file \/mnt\/small\/other/${T}step 2 .*shmem_huge_kb: expected >= 30720, got 0.*thp_file_alloc: expected >= 15, got 0.*thp_file_mapped: expected >= 15, got 0
+pagecache-thp${T}s/--size 32M --seed 3/--size 32M --seed 3 --corrupt/${T}step 2 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*mmap_mismatches: expected 0, got 1
+pagecache-thp${T}s/huge=never,size=96M/huge=always,size=96M/${T}step 3 .*shmem_huge_kb: expected 0, got 32768.*thp_file_alloc: expected 0, got 16.*thp_file_mapped: expected 0, got 16
+EOF_TABLE
+exit 0
