@@ -9,7 +9,8 @@
  *   hold      fill memory in a background holder that waits for check
  *   check     make the holder verify its pages, report, and exit
  *   psi       memory pressure now and over a quiet window
- *   memcg, psi-wait  the memory controller and PSI triggers (memctl.h)
+ *   memcg, psi-wait, pagecache, compact  the memory controller, PSI
+ *             triggers, huge pages in the page cache, compaction (memctl.h)
  * Exit 0 clean, 1 mismatches or failures, 2 usage. */
 #include "json_out.h"
 #include "memcheck.h"

@@ -1,4 +1,5 @@
-/* memctl: the memory-controller commands of ktb-mem (memctl.h). The load
+/* memctl: the memory-controller, page cache and compaction commands of
+ * ktb-mem (memctl.h). For memcg and psi-wait the load
  * runs in a child moved into the group; the parent stays outside it, so it
  * can watch the group, and its own pattern-filled buffer shows whether an
  * OOM kill stayed inside. */
@@ -546,19 +547,6 @@ struct thp_counters {
 	bool shmem_huge_ok, file_huge_ok, file_alloc_ok, file_fallback_ok, file_mapped_ok;
 };
 
-/* "Name:   N kB" of /proc/meminfo: true with N when the line is there */
-static bool meminfo_line(const char *text, const char *name, uint64_t *kb)
-{
-	size_t len = strlen(name);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ':') {
-			*kb = strtoull(l + len + 1, NULL, 10);
-			return true;
-		}
-	return false;
-}
-
 static void thp_read(struct thp_counters *c)
 {
 	static char mi[8192], vm[16384];
@@ -566,8 +554,8 @@ static void thp_read(struct thp_counters *c)
 	bool vok = !cg_read("/proc", "vmstat", vm, sizeof(vm));
 
 	memset(c, 0, sizeof(*c));
-	c->shmem_huge_ok = mok && meminfo_line(mi, "ShmemHugePages", &c->shmem_huge_kb);
-	c->file_huge_ok = mok && meminfo_line(mi, "FileHugePages", &c->file_huge_kb);
+	c->shmem_huge_ok = mok && memcheck_meminfo_line(mi, "ShmemHugePages", &c->shmem_huge_kb);
+	c->file_huge_ok = mok && memcheck_meminfo_line(mi, "FileHugePages", &c->file_huge_kb);
 	c->file_alloc_ok = vok && memcheck_vmstat(vm, "thp_file_alloc", &c->file_alloc);
 	c->file_fallback_ok = vok && memcheck_vmstat(vm, "thp_file_fallback", &c->file_fallback);
 	c->file_mapped_ok = vok && memcheck_vmstat(vm, "thp_file_mapped", &c->file_mapped);
@@ -774,35 +762,6 @@ struct vm_snap {
 	bool buddy_ok;
 };
 
-/* Free 2M blocks: each zone line of /proc/buddyinfo lists free blocks per
- * order 0..10; order 9 is 2M, order 10 two of them. */
-static bool buddy_free_2m(const char *text, uint64_t *n)
-{
-	bool any = false;
-
-	*n = 0;
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *z = strstr(l, "zone");
-		const char *nl = strchr(l, '\n');
-		unsigned long long c[11];
-
-		if (!z || (nl && z > nl))
-			continue;
-		z += 4;
-		while (*z == ' ')
-			z++;
-		while (*z && *z != ' ')
-			z++; /* the zone's name */
-		if (sscanf(z, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &c[0],
-			   &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8], &c[9],
-			   &c[10]) != 11)
-			continue;
-		*n += c[9] + 2 * c[10];
-		any = true;
-	}
-	return any;
-}
-
 static void vm_snap_read(struct vm_snap *s)
 {
 	static char vm[16384], bi[2048];
@@ -811,8 +770,8 @@ static void vm_snap_read(struct vm_snap *s)
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < N_COMPACT; i++)
 		s->ok[i] = vok && memcheck_vmstat(vm, compact_events[i], &s->v[i]);
-	s->buddy_ok =
-	    !cg_read("/proc", "buddyinfo", bi, sizeof(bi)) && buddy_free_2m(bi, &s->free_2m);
+	s->buddy_ok = !cg_read("/proc", "buddyinfo", bi, sizeof(bi)) &&
+		      memcheck_buddy_free_2m(bi, &s->free_2m);
 }
 
 static void vm_snap_report(struct json_out *j, const char *key, const struct vm_snap *a,
@@ -830,8 +789,10 @@ static uint64_t memfree_kb(void)
 	char mi[8192];
 	uint64_t kb = 0;
 
-	return !cg_read("/proc", "meminfo", mi, sizeof(mi)) && meminfo_line(mi, "MemFree", &kb) ? kb
-												: 0;
+	return !cg_read("/proc", "meminfo", mi, sizeof(mi)) &&
+		       memcheck_meminfo_line(mi, "MemFree", &kb)
+		   ? kb
+		   : 0;
 }
 
 /* Free memory to leave: just above the kernel's reserve (min_free_kbytes,

@@ -3,6 +3,10 @@
  *             memory.high and memory.swap.max, watched from outside it
  *   psi-wait  PSI triggers (system-wide and a group's memory.pressure),
  *             pressure started after a quiet spell, when poll() woke
+ *   pagecache a pattern file written and read back, and the page cache's
+ *             huge page counters (a tmpfs mounted huge=always)
+ *   compact   free memory fragmented on purpose, huge pages tried before
+ *             and after compact_memory, the compaction counters
  * Each prints one JSON object on stdout. A counter the kernel lacks is
  * null, never 0, so no check can pass on it.
  * Returns the exit status: 0 measured, 1 mismatches or failure, 2 usage. */

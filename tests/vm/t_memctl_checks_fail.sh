@@ -1,9 +1,9 @@
 # label: vm
-# Each check of the memory-controller and large-page scenarios (memcg-limit,
-# memory-pressure-notify, pagecache-thp, compaction-thp) fails, and says why, when what it guards is broken:
-# the scenario files with one thing changed under each check (scenario, sed
-# expression, what the failure must say), in the style of
-# t_mem_checks_fail.sh.
+# Each check of the memory-controller and large-page scenarios
+# (memcg-limit, memory-pressure-notify, pagecache-thp, compaction-thp) fails,
+# and says why, when what it guards is broken: the scenario files with one
+# thing changed under each check (scenario, sed expression, what the failure
+# must say), in the style of t_mem_checks_fail.sh.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 # no memory controller: ktb-mem memcg says so rather than report 0 events
@@ -31,5 +31,9 @@ pagecache-thp${T}s/huge=always,size=96M/huge=never,size=96M/${T}step 1 .*stdout 
 pagecache-thp${T}s/--file \/mnt\/huge\/data/--file \/mnt\/small\/other/${T}step 2 .*shmem_huge_kb: expected >= 30720, got 0.*thp_file_alloc: expected >= 15, got 0.*thp_file_mapped: expected >= 15, got 0
 pagecache-thp${T}s/--size 32M --seed 3/--size 32M --seed 3 --corrupt/${T}step 2 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*mmap_mismatches: expected 0, got 1
 pagecache-thp${T}s/huge=never,size=96M/huge=always,size=96M/${T}step 3 .*shmem_huge_kb: expected 0, got 32768.*thp_file_alloc: expected 0, got 16.*thp_file_mapped: expected 0, got 16
+compaction-thp${T}s/run: ktb-mem compact --size 1x --try 64M\$/run: ktb-mem compact --size 8M --try 64M/${T}step 2 .*free_2m_fragmented: expected <= 12, got.*huge_pct_before: expected <= 40, got.*compact_rounds: expected >= 1, got 0
+compaction-thp${T}s/run: ktb-mem compact --size 1x --try 64M\$/run: ktb-mem compact --size 1x --try 64M --no-compact/${T}step 2 .*compact_rounds: expected >= 1, got 0.*during_compact.compact_migrate_scanned: expected >= 1000, got 0.*during_compact.compact_isolated: expected >= 1000, got 0
+compaction-thp${T}s/echo madvise > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/echo never > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/${T}step 3 .*during_before.compact_stall: expected >= 1, got 0
+compaction-thp${T}s/echo never > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/echo always > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/${T}step 1 .*stdout did not match
 EOF_TABLE
 exit 0
