@@ -94,9 +94,9 @@ static int cg_write(const char *dir, const char *file, const char *text)
 	return err;
 }
 
-static int cg_read(const char *dir, const char *file, char *buf, size_t len)
+static int file_read(const char *path, char *buf, size_t len)
 {
-	int fd = open(cg_path(dir, file), O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n, got = 0;
 
 	if (fd < 0)
@@ -106,6 +106,11 @@ static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 	close(fd);
 	buf[got] = '\0';
 	return 0;
+}
+
+static int cg_read(const char *dir, const char *file, char *buf, size_t len)
+{
+	return file_read(cg_path(dir, file), buf, len);
 }
 
 /* A file holding one number: true with it in *v; false when the file is
@@ -420,13 +425,40 @@ static int op_memcg(const struct ctl_opts *o)
 struct trig {
 	const char *name;
 	int fd;
-	bool fired;
+	bool fired, stalled;
 	unsigned early;
-	int64_t woken_ms;
+	int64_t woken_ms, stall_ms; /* since the triggers were registered */
+	uint64_t total0;	    /* "some" stall time when the load started */
+	char path[512];
 };
+
+/* The "some" total of a PSI file, in microseconds; false when unreadable. */
+static bool psi_total(const char *path, uint64_t *us)
+{
+	char buf[512];
+	struct psi_line l;
+
+	if (file_read(path, buf, sizeof(buf)) || memcheck_psi(buf, "some", &l))
+		return false;
+	*us = l.total_us;
+	return true;
+}
+
+/* When the stall time first grew after the load started: when pressure
+ * really began (the load first fills what is free, stalling nothing). */
+static void trig_stall(struct trig *t, int64_t t0)
+{
+	uint64_t us;
+
+	if (!t->stalled && psi_total(t->path, &us) && us > t->total0) {
+		t->stalled = true;
+		t->stall_ms = ms_now() - t0;
+	}
+}
 
 static int trig_open(struct trig *t, const char *path, const char *spec)
 {
+	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0)
 		return -errno;
@@ -454,9 +486,14 @@ static void trig_poll(struct trig *t, int n, int64_t t0, int64_t dl, bool quiet)
 		left += pf[i].fd >= 0;
 	}
 	while (left && ms_now() < dl) {
-		if (poll(pf, (nfds_t)n, (int)(dl - ms_now())) <= 0)
+		int64_t wait = dl - ms_now();
+
+		/* after the quiet spell, wake every 10 ms to see the stall begin */
+		if (poll(pf, (nfds_t)n, (int)(!quiet && wait > 10 ? 10 : wait)) < 0)
 			continue;
 		for (int i = 0; i < n; i++) {
+			if (!quiet)
+				trig_stall(&t[i], t0);
 			if (!(pf[i].revents & (POLLPRI | POLLERR)))
 				continue;
 			if (quiet) {
@@ -480,6 +517,10 @@ static void trig_report(struct json_out *j, const struct trig *t, int64_t load_m
 	json_kv_u64_or_null(j, "woken_ms", t->fired, (uint64_t)t->woken_ms);
 	json_kv_u64_or_null(j, "latency_ms", t->fired && t->woken_ms >= load_ms,
 			    (uint64_t)(t->woken_ms - load_ms));
+	json_kv_u64_or_null(j, "stall_ms", t->stalled, (uint64_t)t->stall_ms);
+	json_kv_u64_or_null(j, "after_stall_ms",
+			    t->fired && t->stalled && t->woken_ms >= t->stall_ms,
+			    (uint64_t)(t->woken_ms - t->stall_ms));
 	json_obj_end(j);
 }
 
@@ -504,7 +545,7 @@ static void psi_report(const struct ctl_opts *o, const struct trig *t, int n, in
 
 static int op_psi_wait(const struct ctl_opts *o)
 {
-	struct trig t[2] = { { "system", -1, false, 0, 0 }, { "cgroup", -1, false, 0, 0 } };
+	struct trig t[2] = { { .name = "system", .fd = -1 }, { .name = "cgroup", .fd = -1 } };
 	char dir[512] = "", msg[256];
 	int n = 1, pfd[2], err;
 	int64_t t0, load_ms;
@@ -525,6 +566,8 @@ static int op_psi_wait(const struct ctl_opts *o)
 	t0 = ms_now();
 	trig_poll(t, n, t0, t0 + (int64_t)o->quiet_ms, true);
 	load_ms = ms_now() - t0;
+	for (int i = 0; i < n; i++)
+		psi_total(t[i].path, &t[i].total0);
 	pid = load_start(o, o->group ? dir : NULL, sz, pfd, true);
 	if (pid < 0)
 		return ctl_fail("psi-wait", "fork: %s", strerror(errno));
