@@ -75,6 +75,10 @@ static void usage(FILE *f)
 		"                     [--group NAME] [--outside SIZE] [--timeout MS] [--seed N]\n"
 		"       ktb-mem psi-wait [--size SIZE|RATIOx] [--group NAME] [--max SIZE]\n"
 		"                     [--high SIZE] [--trigger SPEC] [--quiet MS] [--timeout MS]\n"
+		"                     [--external] [--background DIR]\n"
+		"       ktb-mem psi-wait --collect DIR [--timeout MS]\n"
+		"       ktb-mem pagecache --file PATH --size SIZE [--seed N] [--corrupt]\n"
+		"       ktb-mem compact --size SIZE|RATIOx [--try SIZE] [--no-compact]\n"
 		"SIZE: bytes with k/M/G, or RATIOx, a multiple of MemTotal (1.5x).\n"
 		"--corrupt: self-test; spoil one page after filling, so verify must fail.\n");
 }

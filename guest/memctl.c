@@ -31,9 +31,9 @@
 #define CTL_SAMPLE_US 10000 /* memory.current every 10 ms */
 
 struct ctl_opts {
-	const char *op, *size, *max, *high, *swap_max, *group, *trigger, *file, *try_size;
+	const char *op, *size, *max, *high, *swap_max, *group, *trigger, *file, *try_size, *state;
 	uint64_t seed, outside_sz, timeout_ms, quiet_ms;
-	bool corrupt, no_compact;
+	bool corrupt, no_compact, external, background, collect;
 };
 
 /* What the load child sends its parent once it has verified its pages. */
@@ -543,18 +543,88 @@ static void psi_report(const struct ctl_opts *o, const struct trig *t, int n, in
 	json_finish(&j);
 }
 
-static int op_psi_wait(const struct ctl_opts *o)
+/* --background: the command returns once the quiet spell is over (the
+ * byte on ready_fd), a child polls on and writes its report to DIR. */
+static int psi_bg_fork(const struct ctl_opts *o, int *ready_fd)
 {
-	struct trig t[2] = { { .name = "system", .fd = -1 }, { .name = "cgroup", .fd = -1 } };
-	char dir[512] = "", msg[256];
-	int n = 1, pfd[2], err;
-	int64_t t0, load_ms;
-	uint64_t sz;
+	char tmp[600];
+	int pfd[2], fd;
 	pid_t pid;
 
-	if (ctl_size(o->size ? o->size : "1.5x", &sz))
-		return ctl_fail("psi-wait", "bad --size %s", o->size ? o->size : "");
-	if (o->group && cg_make(o, dir, sizeof(dir), msg, sizeof(msg)))
+	if ((mkdir(o->state, 0755) && errno != EEXIST) || pipe(pfd))
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s/report.json", o->state);
+	unlink(tmp);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid) {
+		close(pfd[1]);
+		*ready_fd = pfd[0];
+		return 1;
+	}
+	close(pfd[0]);
+	setsid();
+	snprintf(tmp, sizeof(tmp), "%s/report.tmp", o->state);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		_exit(3);
+	dup2(fd, 1);
+	close(fd);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 2);
+		close(fd);
+	}
+	*ready_fd = pfd[1];
+	return 0;
+}
+
+static int psi_bg_armed(int ready_fd)
+{
+	char c;
+
+	if (read(ready_fd, &c, 1) != 1)
+		return ctl_fail("psi-wait", "the background poller died before it was armed");
+	printf("{\"op\":\"psi-wait\",\"armed\":true,\"early_wakeups\":%d}\n", c - '0');
+	return 0;
+}
+
+static void psi_bg_done(const struct ctl_opts *o)
+{
+	char a[600], b[600];
+
+	fflush(stdout);
+	snprintf(a, sizeof(a), "%s/report.tmp", o->state);
+	snprintf(b, sizeof(b), "%s/report.json", o->state);
+	rename(a, b);
+	_exit(0);
+}
+
+/* --collect: the background poller's report, once it is written */
+static int op_psi_collect(const struct ctl_opts *o)
+{
+	char path[600], buf[2048];
+	int64_t dl = ms_now() + (int64_t)o->timeout_ms;
+
+	snprintf(path, sizeof(path), "%s/report.json", o->state);
+	while (file_read(path, buf, sizeof(buf))) {
+		if (ms_now() > dl)
+			return ctl_fail("psi-wait", "no report in %s within %llu ms", path,
+					(unsigned long long)o->timeout_ms);
+		usleep(100000);
+	}
+	fputs(buf, stdout);
+	return 0;
+}
+
+static int psi_open(const struct ctl_opts *o, struct trig *t, char *dir, size_t dlen)
+{
+	char msg[256];
+	int err;
+
+	if (o->group && cg_make(o, dir, dlen, msg, sizeof(msg)))
 		return ctl_fail("psi-wait", "%s", msg);
 	if ((err = trig_open(&t[0], "/proc/pressure/memory", o->trigger)))
 		return ctl_fail("psi-wait", "trigger \"%s\" on /proc/pressure/memory: %s",
@@ -562,22 +632,56 @@ static int op_psi_wait(const struct ctl_opts *o)
 	if (o->group && (err = trig_open(&t[1], cg_path(dir, "memory.pressure"), o->trigger)))
 		return ctl_fail("psi-wait", "trigger on %s/memory.pressure: %s", dir,
 				strerror(-err));
-	n = o->group ? 2 : 1;
+	return 0;
+}
+
+static int op_psi_wait(const struct ctl_opts *o)
+{
+	struct trig t[2] = { { .name = "system", .fd = -1 }, { .name = "cgroup", .fd = -1 } };
+	char dir[512] = "";
+	int n = o->group ? 2 : 1, pfd[2], ready = -1, bg = 0;
+	int64_t t0, load_ms;
+	uint64_t sz;
+	pid_t pid = 0;
+
+	if (o->collect)
+		return op_psi_collect(o);
+	if (ctl_size(o->size ? o->size : "1.5x", &sz))
+		return ctl_fail("psi-wait", "bad --size %s", o->size ? o->size : "");
+	if (o->background && (bg = psi_bg_fork(o, &ready)) < 0)
+		return ctl_fail("psi-wait", "%s: %s", o->state, strerror(-bg));
+	if (bg > 0)
+		return psi_bg_armed(ready);
+	if (psi_open(o, t, dir, sizeof(dir))) {
+		if (o->background)
+			_exit(1); /* the error is in the report; the parent sees no byte */
+		return 1;
+	}
 	t0 = ms_now();
 	trig_poll(t, n, t0, t0 + (int64_t)o->quiet_ms, true);
 	load_ms = ms_now() - t0;
 	for (int i = 0; i < n; i++)
 		psi_total(t[i].path, &t[i].total0);
-	pid = load_start(o, o->group ? dir : NULL, sz, pfd, true);
-	if (pid < 0)
+	if (ready >= 0) {
+		char c = (char)('0' + (t[0].early > 9 ? 9 : t[0].early));
+
+		if (write(ready, &c, 1) != 1)
+			_exit(3);
+		close(ready);
+	}
+	if (!o->external && (pid = load_start(o, o->group ? dir : NULL, sz, pfd, true)) < 0)
 		return ctl_fail("psi-wait", "fork: %s", strerror(errno));
 	trig_poll(t, n, t0, ms_now() + (int64_t)o->timeout_ms, false);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	close(pfd[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(pfd[0]);
+	}
 	psi_report(o, t, n, load_ms);
 	if (o->group)
 		rmdir(dir);
+	if (o->background)
+		psi_bg_done(o);
 	return 0;
 }
 
@@ -983,6 +1087,9 @@ static const struct option ctl_longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
 	{ "try", required_argument, NULL, 'y' },
 	{ "no-compact", no_argument, NULL, 'N' },
+	{ "external", no_argument, NULL, 'E' },
+	{ "background", required_argument, NULL, 'B' },
+	{ "collect", required_argument, NULL, 'C' },
 	{ "corrupt", no_argument, NULL, 'c' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1022,6 +1129,15 @@ static int ctl_opt(struct ctl_opts *o, int c, const char *arg)
 		return 0;
 	case 'N':
 		o->no_compact = true;
+		return 0;
+	case 'E':
+		o->external = true;
+		return 0;
+	case 'B':
+	case 'C':
+		o->state = arg;
+		o->background = c == 'B';
+		o->collect = c == 'C';
 		return 0;
 	case 'T':
 		o->trigger = arg;
