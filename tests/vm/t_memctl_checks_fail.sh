@@ -1,10 +1,10 @@
 # label: vm
 # Each check of the memory-controller and large-page scenarios
 # (memcg-limit, memory-pressure-notify, memory-pressure-balloon,
-# pagecache-thp, compaction-thp) fails,
-# and says why, when what it guards is broken: the scenario files with one
-# thing changed under each check (scenario, sed expression, what the failure
-# must say), in the style of t_mem_checks_fail.sh.
+# pagecache-thp, compaction-thp) fails, and says why, when what it guards is
+# broken: the scenario files with one thing changed under each check
+# (scenario, sed expression, what the failure must say), in the style of
+# t_mem_checks_fail.sh.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 # no memory controller: ktb-mem memcg says so rather than report 0 events
