@@ -9,9 +9,12 @@
  *   hold      fill memory in a background holder that waits for check
  *   check     make the holder verify its pages, report, and exit
  *   psi       memory pressure now and over a quiet window
+ *   memcg, psi-wait, pagecache, compact  the memory controller, PSI
+ *             triggers, huge pages in the page cache, compaction (memctl.h)
  * Exit 0 clean, 1 mismatches or failures, 2 usage. */
 #include "json_out.h"
 #include "memcheck.h"
+#include "memctl.h"
 #include "size.h"
 
 #include <errno.h>
@@ -60,15 +63,24 @@ static int64_t now_ms(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ktb-mem pressure --size SIZE|RATIOx [--seed N] [--corrupt]\n"
-		   "       ktb-mem zswap --size SIZE|RATIOx [--seed N] [--corrupt]\n"
-		   "       ktb-mem bind --node N [--size SIZE]\n"
-		   "       ktb-mem thp [--size SIZE]\n"
-		   "       ktb-mem hold --size SIZE [--seed N] [--corrupt] [--state DIR]\n"
-		   "       ktb-mem check [--state DIR] [--timeout MS]\n"
-		   "       ktb-mem psi [--settle MS]\n"
-		   "SIZE: bytes with k/M/G, or RATIOx, a multiple of MemTotal (1.5x).\n"
-		   "--corrupt: self-test; spoil one page after filling, so verify must fail.\n");
+	fprintf(f,
+		"usage: ktb-mem pressure --size SIZE|RATIOx [--seed N] [--corrupt]\n"
+		"       ktb-mem zswap --size SIZE|RATIOx [--seed N] [--corrupt]\n"
+		"       ktb-mem bind --node N [--size SIZE]\n"
+		"       ktb-mem thp [--size SIZE]\n"
+		"       ktb-mem hold --size SIZE [--seed N] [--corrupt] [--state DIR]\n"
+		"       ktb-mem check [--state DIR] [--timeout MS]\n"
+		"       ktb-mem psi [--settle MS]\n"
+		"       ktb-mem memcg --size SIZE --max SIZE [--high SIZE] [--swap-max SIZE]\n"
+		"                     [--group NAME] [--outside SIZE] [--timeout MS] [--seed N]\n"
+		"       ktb-mem psi-wait [--size SIZE|RATIOx] [--group NAME] [--max SIZE]\n"
+		"                     [--high SIZE] [--trigger SPEC] [--quiet MS] [--timeout MS]\n"
+		"                     [--external] [--background DIR]\n"
+		"       ktb-mem psi-wait --collect DIR [--timeout MS]\n"
+		"       ktb-mem pagecache --file PATH --size SIZE [--seed N] [--corrupt]\n"
+		"       ktb-mem compact --size SIZE|RATIOx [--try SIZE] [--no-compact]\n"
+		"SIZE: bytes with k/M/G, or RATIOx, a multiple of MemTotal (1.5x).\n"
+		"--corrupt: self-test; spoil one page after filling, so verify must fail.\n");
 }
 
 /* Reads a whole small file (procfs) into buf. 0 or -errno. */
@@ -777,6 +789,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc >= 2 && memctl_is_op(argv[1]))
+		return memctl_main(argc, argv);
 	if (parse_args(&o, argc, argv)) {
 		usage(stderr);
 		return 2;

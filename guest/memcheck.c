@@ -68,6 +68,47 @@ uint64_t memcheck_meminfo_kb(const char *text, const char *name)
 	return line_value(text, name, ':', &v) ? v : 0;
 }
 
+bool memcheck_meminfo_line(const char *text, const char *name, uint64_t *kb)
+{
+	return line_value(text, name, ':', kb);
+}
+
+/* One zone line: "Node 0, zone   DMA32  c0 c1 ... c10"; true with the
+ * 2M units in *n. */
+static bool buddy_line(const char *l, uint64_t *n)
+{
+	const char *z = strstr(l, "zone");
+	const char *nl = strchr(l, '\n');
+	unsigned long long c[11];
+
+	if (!z || (nl && z > nl))
+		return false;
+	z += 4;
+	while (*z == ' ')
+		z++;
+	while (*z && *z != ' ' && *z != '\n')
+		z++; /* the zone's name */
+	if (sscanf(z, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &c[0], &c[1], &c[2],
+		   &c[3], &c[4], &c[5], &c[6], &c[7], &c[8], &c[9], &c[10]) != 11)
+		return false;
+	*n = c[9] + 2 * c[10];
+	return true;
+}
+
+bool memcheck_buddy_free_2m(const char *text, uint64_t *n)
+{
+	bool any = false;
+	uint64_t z;
+
+	*n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (buddy_line(l, &z)) {
+			*n += z;
+			any = true;
+		}
+	return any;
+}
+
 int memcheck_psi(const char *text, const char *kind, struct psi_line *out)
 {
 	size_t len = strlen(kind);

@@ -38,6 +38,15 @@ struct psi_line {
 /* Parse the kind line ("some"/"full") of a PSI file. 0 or -EINVAL. */
 int memcheck_psi(const char *text, const char *kind, struct psi_line *out);
 
+/* "name: N kB" of /proc/meminfo: true with N in *kb; false when no line
+ * has the name (then the caller reports null, not 0). */
+bool memcheck_meminfo_line(const char *text, const char *name, uint64_t *kb);
+
+/* Free blocks of 2M and more in /proc/buddyinfo text, in 2M units (order 9
+ * counts one, order 10 two), summed over every zone line; false when no
+ * line has the 11 orders. */
+bool memcheck_buddy_free_2m(const char *text, uint64_t *n);
+
 /* A size for ktb-mem: "256M" (bytes) or "1.5x" (that many times
  * memtotal). 0, -EINVAL or -ERANGE. */
 int memcheck_size(const char *s, uint64_t memtotal, uint64_t *out);

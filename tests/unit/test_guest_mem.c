@@ -154,13 +154,49 @@ static void test_smaps(void **state)
 	fclose(f);
 }
 
+static void test_meminfo_line(void **state)
+{
+	const char *mi =
+	    "MemTotal:  302528 kB\nShmemHugePages:    2048 kB\nFileHugePages:       0 kB\n";
+	uint64_t kb = 7;
+
+	(void)state;
+	assert_true(memcheck_meminfo_line(mi, "ShmemHugePages", &kb));
+	assert_int_equal(kb, 2048);
+	assert_true(memcheck_meminfo_line(mi, "FileHugePages", &kb));
+	assert_int_equal(kb, 0);
+	/* absent: false, so the report says null; a prefix is not the name */
+	assert_false(memcheck_meminfo_line(mi, "FilePmdMapped", &kb));
+	assert_false(memcheck_meminfo_line(mi, "Shmem", &kb));
+}
+
+static void test_buddy(void **state)
+{
+	const char *bi = "Node 0, zone      DMA      0      0      0      0      0      1      1   "
+			 "   1      0      1      3 \n"
+			 "Node 0, zone    DMA32     10      8     11      8      8      6      6   "
+			 "   6      7      4     84 \n";
+	uint64_t n = 99;
+
+	(void)state;
+	/* order 9 counts one 2M block, order 10 two: 1 + 2*3 + 4 + 2*84 */
+	assert_true(memcheck_buddy_free_2m(bi, &n));
+	assert_int_equal(n, 179);
+	assert_true(memcheck_buddy_free_2m("Node 0, zone   Normal 1 2 3 4 5 6 7 8 9 0 0\n", &n));
+	assert_int_equal(n, 0);
+	/* no zone line with 11 orders: false, not 0 blocks */
+	assert_false(memcheck_buddy_free_2m("Node 0, zone   Normal 1 2 3\n", &n));
+	assert_false(memcheck_buddy_free_2m("", &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fill_verify),    cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
 		cmocka_unit_test(test_size),	       cmocka_unit_test(test_saved_pct),
-		cmocka_unit_test(test_smaps),
+		cmocka_unit_test(test_smaps),	       cmocka_unit_test(test_meminfo_line),
+		cmocka_unit_test(test_buddy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
