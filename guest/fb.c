@@ -75,6 +75,19 @@ static int fb_get_mode(int fd, struct fb_mode *m)
 	return 0;
 }
 
+/* Sets the mode it has, so that the DRM fbdev emulation commits it to the
+ * CRTC: nothing else does while the framebuffer console defers its
+ * takeover (Debian's kernel) and no text has reached the screen. */
+static void fb_set_mode(int fd)
+{
+	struct fb_var_screeninfo v;
+
+	if (ioctl(fd, FBIOGET_VSCREENINFO, &v))
+		return;
+	v.activate = FB_ACTIVATE_NOW | FB_ACTIVATE_FORCE;
+	ioctl(fd, FBIOPUT_VSCREENINFO, &v);
+}
+
 /* Writes the pattern line by line at each line's stride offset. */
 static int fb_draw(int fd, const struct fb_mode *m, uint32_t *line)
 {
@@ -194,6 +207,7 @@ static int fb_run(const char *op, struct json_out *j)
 	if (!line)
 		goto out;
 	if (!strcmp(op, "draw")) {
+		fb_set_mode(fd);
 		ioctl(fd, FBIOBLANK, FB_BLANK_UNBLANK);
 		ret = fb_draw(fd, &m, line);
 		if (ret)

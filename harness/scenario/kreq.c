@@ -242,6 +242,7 @@ static const struct kreq_opts kind_opts[] = {
 	[STEP_MEASURE] = { { { NULL, NULL } } },
 	[STEP_POWER_LOSS] = { { { NULL, NULL } } },
 	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
+	[STEP_SCREEN] = { { { NULL, NULL } } },
 };
 _Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
 

@@ -47,7 +47,8 @@ enum step_need {
 	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
 	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING, "as since within settle")                  \
 	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
-	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")
+	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                          \
+	X(SCREEN, screen, EXPECT_JSON, NEEDS_NOTHING, "same_as poll")
 
 /* clang-format takes the expansion below for an expression */
 /* clang-format off */
@@ -105,6 +106,9 @@ struct step {
 	char *settle;	  /* measure: first wait until the value stops moving, at most this long */
 	char *power_loss; /* "all" or a hybrid disk id: whose volatile cache is lost */
 	char *hybrid_stats; /* a hybrid disk id: its back end's stats as the output */
+	char *screen;	    /* capture the display, saved as screen-NAME.ppm */
+	char *same_as;	    /* screen: the earlier capture it must equal */
+	char *poll;	    /* screen: capture until it equals same_as, at most this long */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
@@ -113,6 +117,7 @@ struct step {
 	uint64_t balloon_bytes;
 	int64_t within_ms;
 	int64_t settle_ms;
+	int64_t poll_ms;
 	enum sleep_state sleep_state;
 	enum wake_source wake_by;
 	int line; /* line of the step in the file */

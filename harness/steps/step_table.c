@@ -3,6 +3,7 @@
 #include "step_basic.h"
 #include "step_mem.h"
 #include "step_pm.h"
+#include "step_screen.h"
 #include "step_storage.h"
 #include "step_storage_mp.h"
 

@@ -115,6 +115,7 @@ static const struct lib_case {
 	{ "s3-io-integrity", { "CONFIG_SUSPEND", "CONFIG_BLK_DEV_NVME" }, { NULL } },
 	{ "s3-sata", { "CONFIG_SUSPEND", "CONFIG_SATA_AHCI" }, { NULL } },
 	{ "display-bochs", { "CONFIG_SUSPEND", "CONFIG_ACPI_SLEEP" }, { "CONFIG_HIBERNATION" } },
+	{ "s3-display", { "CONFIG_SUSPEND", "CONFIG_ACPI_SLEEP" }, { "CONFIG_HIBERNATION" } },
 	{ "pm-freezer-fail",
 	  { "CONFIG_SUSPEND", "CONFIG_ACPI_SLEEP", "CONFIG_DM_MULTIPATH" },
 	  { "CONFIG_HIBERNATION" } },

@@ -197,7 +197,7 @@ static const struct bad_case {
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
-	  "hybrid_stats, "
+	  "hybrid_stats, screen, same_as, poll, "
 	  "expect)" },
 	{ "bad-s2idle-wake", 3, 11, "steps[0].wake",
 	  "qmp cannot end s2idle: QEMU's system_wakeup "
