@@ -8,8 +8,9 @@
  *   info   the mode and connectors, no pixels
  * The pattern depends only on the mode, so check after a resume compares
  * with what draw wrote without keeping any state. Writes go through write()
- * rather than mmap: the fbdev emulation's shadow buffer reaches the screen
- * on write at once, on a mapped page only after its deferred-I/O delay.
+ * rather than mmap, which the fbdev emulation treats as damage at once.
+ * With Linux 6.1's bochs-drm they still do not reach the scanout QEMU
+ * shows (docs/pm.md, the display across S3 and S4).
  * Exit 0 done (check: same), 1 check differs or no framebuffer, 2 usage. */
 #include "json_out.h"
 #include "sysfs.h"
