@@ -366,13 +366,14 @@ install_busybox() {
 
 install_guest() {
 	local f
-	for f in init ktb-probe ktb-io ktb-mem; do
+	for f in init ktb-probe ktb-io ktb-mem ktb-fb; do
 		[[ -x $GUEST_DIR/$f ]] || die "no guest binary $GUEST_DIR/$f: build it (cmake --build build)"
 	done
 	install_elf "$GUEST_DIR/init" /init
 	install_elf "$GUEST_DIR/ktb-probe" /usr/bin/ktb-probe
 	install_elf "$GUEST_DIR/ktb-io" /usr/bin/ktb-io
 	install_elf "$GUEST_DIR/ktb-mem" /usr/bin/ktb-mem
+	install_elf "$GUEST_DIR/ktb-fb" /usr/bin/ktb-fb
 }
 
 install_binaries() {

@@ -421,6 +421,8 @@ static void boot_shares(struct boot_cli *c, struct machine *m)
 	if (boot_execs(c) && !c->shares_count && !have)
 		add_share(c, NULL);
 	free(cwd);
+	if (!c->shares_count)
+		return;
 	m->shares = xrealloc(m->shares, (m->shares_count + c->shares_count) * sizeof(*m->shares));
 	memcpy(m->shares + m->shares_count, c->shares, c->shares_count * sizeof(*c->shares));
 	m->shares_count += c->shares_count;

@@ -24,7 +24,9 @@
 
 #define APT_LISTS "/var/lib/apt/lists"
 
-const char *const image_guest_files[] = { "init", "ktb-probe", "ktb-io", "ktb-mem", NULL };
+const char *const image_guest_files[] = {
+	"init", "ktb-probe", "ktb-io", "ktb-mem", "ktb-fb", NULL
+};
 
 /* --- hashing -------------------------------------------------------------- */
 

@@ -252,6 +252,7 @@ static const struct kreq_opts kind_opts[] = {
 	[STEP_POWER_LOSS] = { { { NULL, NULL } } },
 	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
 	[STEP_KTAP] = { { { NULL, NULL } } }, /* what its tests need: kernel.requires */
+	[STEP_SCREEN] = { { { NULL, NULL } } },
 };
 _Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
 

@@ -225,6 +225,9 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("power_loss", OPT, struct step, power_loss),
 	STR("hybrid_stats", OPT, struct step, hybrid_stats),
 	CYAML_FIELD_IGNORE("ktap", OPT),
+	STR("screen", OPT, struct step, screen),
+	STR("same_as", OPT, struct step, same_as),
+	STR("poll", OPT, struct step, poll),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -1293,6 +1296,40 @@ static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const ch
 
 	snprintf(f, sizeof(f), "%s.hybrid_stats", path);
 	return check_hybrid_disk(c, st->hybrid_stats, f, false);
+}
+
+/* An earlier screen step saved its capture as name. */
+static bool screen_saved_before(const struct scenario *s, const struct step *st, const char *name)
+{
+	for (const struct step *p = s->steps; p < st; p++)
+		if (p->kind == STEP_SCREEN && !strcmp(p->screen, name))
+			return true;
+	return false;
+}
+
+/* screen: NAME [same_as: EARLIER] [poll: DURATION]; the machine has a
+ * display, NAME is a file-name-safe word, EARLIER an earlier capture. */
+static int step_check_screen(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.screen", path);
+	if (c->s->machine->display == DISPLAY_NONE)
+		return fail(c, f, "the machine has no display; give it display: bochs-display");
+	if (!name_valid_metric(st->screen))
+		return fail(c, f, "\"%s\" does not match [a-z0-9_]+", st->screen);
+	if (screen_saved_before(c->s, st, st->screen))
+		return fail(c, f, "an earlier screen step already saved \"%s\"", st->screen);
+	snprintf(f, sizeof(f), "%s.same_as", path);
+	if (st->same_as && !screen_saved_before(c->s, st, st->same_as))
+		return fail(c, f, "no earlier screen step saved \"%s\"; give one screen: %s",
+			    st->same_as, st->same_as);
+	snprintf(f, sizeof(f), "%s.poll", path);
+	if (st->poll && !st->same_as)
+		return fail(c, f, "poll: captures until the screen equals same_as; give same_as");
+	if (st->poll && duration_field(c, f, st->poll, &st->poll_ms, "5s, 30s") < 0)
+		return -EINVAL;
+	return 0;
 }
 
 /* ", run, wait, ..." from KTB_STEP_KINDS: the list past its first ", ". */

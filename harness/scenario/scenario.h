@@ -49,7 +49,8 @@ enum step_need {
 	X(MEASURE, measure, EXPECT_JSON, NEEDS_NOTHING, "as since within settle")                  \
 	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
 	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                          \
-	X(KTAP, ktap, 0, NEEDS_NOTHING, "")
+	X(KTAP, ktap, 0, NEEDS_NOTHING, "")                                                        \
+	X(SCREEN, screen, EXPECT_JSON, NEEDS_NOTHING, "same_as poll")
 
 /* clang-format takes the expansion below for an expression */
 /* clang-format off */
@@ -112,6 +113,9 @@ struct step {
 	 * loader from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
 	char *ktap;
 	bool ktap_console;
+	char *screen;  /* capture the display, saved as screen-NAME.ppm */
+	char *same_as; /* screen: the earlier capture it must equal */
+	char *poll;    /* screen: capture until it equals same_as, at most this long */
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
@@ -120,6 +124,7 @@ struct step {
 	uint64_t balloon_bytes;
 	int64_t within_ms;
 	int64_t settle_ms;
+	int64_t poll_ms;
 	enum sleep_state sleep_state;
 	enum wake_source wake_by;
 	int line; /* line of the step in the file */

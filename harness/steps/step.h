@@ -4,8 +4,8 @@
  * (step_table.c). Each kind lives in its own file with its
  * own header (step_basic.h: run, wait, qmp; step_pm.h: suspend;
  * step_storage_mp.h: fail_path, restore_path; step_mem.h: balloon, measure;
- * step_storage.h: power_loss, hybrid_stats; step_ktap.h: ktap), which declares
- * its step_ops. */
+ * step_storage.h: power_loss, hybrid_stats; step_ktap.h: ktap; step_screen.h: screen), which
+ * declares its step_ops. */
 #ifndef KTB_STEP_H
 #define KTB_STEP_H
 
@@ -35,6 +35,7 @@ struct run_ctx {
 	/* the boot (boots) in which the guest saved its ICH9 LPC ACPI registers
 	 * (step_pm.c); any other value: not saved since the machine came up */
 	unsigned lpc_saved_boot;
+	int64_t wake_ms; /* loop time of the last wake request or S4 restore (step_pm.c); 0: none */
 };
 
 /* The runner's half of a step kind: how a step of it runs. Its keyword,

@@ -379,6 +379,7 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 	if (st->wake_by == WAKE_KEY)
 		args = json_loads(key, 0, NULL);
 	cy->t_wake = loop_now(c->vm.loop);
+	c->wake_ms = cy->t_wake;
 	ret = st->wake_by == WAKE_QMP ? vm_pm_wakeup(&c->vm, &err) : -ENOTSUP;
 	if (ret == -ENOTSUP)
 		ret = vm_qmp(&c->vm, cmd, args, NULL, &err, deadline);
@@ -760,6 +761,7 @@ static int hib_restore(struct run_ctx *c, struct sleep_cycle *cy, struct step_re
 		return ret;
 	}
 	cy->t_wake = c->vm.start_ms;
+	c->wake_ms = cy->t_wake;
 	cy->resume_ms = c->vm.ready_ms - c->vm.start_ms;
 	cy->cycle_ms = c->vm.ready_ms - cy->t_req;
 	return 0;

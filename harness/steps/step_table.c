@@ -4,6 +4,7 @@
 #include "step_ktap.h"
 #include "step_mem.h"
 #include "step_pm.h"
+#include "step_screen.h"
 #include "step_storage.h"
 #include "step_storage_mp.h"
 

@@ -204,6 +204,7 @@ static void key_setup(struct key_fixture *f)
 	free(put("guest/ktb-probe", "probe v1"));
 	free(put("guest/ktb-io", "io v1"));
 	free(put("guest/ktb-mem", "mem v1"));
+	free(put("guest/ktb-fb", "fb v1"));
 	free(put("mods/a.ko", "module a"));
 	f->debs[0] = "linux-image-k=1.0";
 	f->debs[1] = "qemu-guest-agent=1:7.2";

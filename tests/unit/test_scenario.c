@@ -209,6 +209,12 @@ static const struct bad_case {
 	{ "bad-requires-dup", 2, 45, "kernel.requires[2]",
 	  "CONFIG_KPROBES is already kernel.requires[0]" },
 	{ "bad-unknown-machine", 4, 3, "machine", "unknown key \"gpus\"" },
+	{ "bad-screen-nodisplay", 2, 13, "steps[0].screen",
+	  "the machine has no display; give it display: bochs-display" },
+	{ "bad-screen-same-as", 5, 14, "steps[0].same_as",
+	  "no earlier screen step saved \"before\"; give one screen: before" },
+	{ "bad-screen-poll", 5, 11, "steps[0].poll",
+	  "poll: captures until the screen equals same_as; give same_as" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]",
 	  "unknown key \"wwn\" (expected one of: "
 	  "id, bus, size, sector, paths, rotational, image, multipath, zoned, hybrid)" },
@@ -217,7 +223,7 @@ static const struct bad_case {
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
-	  "hybrid_stats, ktap, "
+	  "hybrid_stats, ktap, screen, same_as, poll, "
 	  "expect)" },
 	{ "bad-ktap-key", 2, 25, "steps[0].ktap", "\"timeout\" is not a ktap key" },
 	{ "bad-ktap-both", 2, 11, "steps[0].ktap", "run: and console: both" },
