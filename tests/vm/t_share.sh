@@ -20,8 +20,9 @@ echo "sub-$token" >"$h/sub/sub.txt"
 for t in 9p virtiofs; do
 	# the host's file in the guest, at the path given, over transport t
 	rm -f "$h/out.txt"
-	ktb_run boot --share "$h:/mnt/h,rw,$t" --exec 'cat /mnt/h/in.txt; grep " /mnt/h " /proc/mounts'
+	ktb_run boot -v --share "$h:/mnt/h,rw,$t" --exec 'cat /mnt/h/in.txt; grep " /mnt/h " /proc/mounts'
 	expect_rc 0
+	expect_out "sharing $h at /mnt/h \\(rw, $t\\)"
 	expect_out "^$token\$"
 	expect_out "^ktb0 /mnt/h $t rw"
 
