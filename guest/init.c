@@ -449,12 +449,16 @@ static void init_mkdir_p(const char *path)
 	mkdir(buf, 0755);
 }
 
-/* One "TAG:PATH:ro|rw" of ktb.shares: a 9p export of QEMU's mounted at PATH.
- * The virtio channel is there once 9pnet_virtio has probed the device, which
- * may trail the module's load a little: ENOENT is retried. */
+/* One "TAG:PATH:ro|rw[:virtiofs]" of ktb.shares: a 9p export of QEMU's (or,
+ * with ":virtiofs", a virtiofsd's) mounted at PATH. The virtio channel is
+ * there once 9pnet_virtio or virtiofs has probed the device, which may trail
+ * the module's load a little: ENOENT (9p) and EINVAL (virtiofs: "tag not
+ * found") are retried. */
 static void init_share_one(char *spec)
 {
 	char *tag = strtok(spec, ":"), *path = strtok(NULL, ":"), *mode = strtok(NULL, ":");
+	char *transport = strtok(NULL, ":");
+	bool vfs = transport && !strcmp(transport, "virtiofs");
 	unsigned long flags = MS_NOSUID | MS_NODEV;
 	int64_t deadline = init_now_ms() + INIT_PORT_WAIT_MS;
 	int ret;
@@ -467,13 +471,18 @@ static void init_share_one(char *spec)
 		flags |= MS_RDONLY;
 	init_mkdir_p(path);
 	do {
-		ret = mount(tag, path, "9p", flags, "trans=virtio,version=9p2000.L,msize=262144");
-		if (!ret || errno != ENOENT)
+		if (vfs)
+			ret = mount(tag, path, "virtiofs", flags, NULL);
+		else
+			ret = mount(tag, path, "9p", flags,
+				    "trans=virtio,version=9p2000.L,msize=262144");
+		if (!ret || (errno != ENOENT && !(vfs && errno == EINVAL)))
 			break;
 		init_sleep_ms(INIT_POLL_MS);
 	} while (init_now_ms() < deadline);
 	if (ret)
-		init_log("share %s: mount on %s: %s", tag, path, strerror(errno));
+		init_log("share %s: mount %s on %s: %s", tag, vfs ? "virtiofs" : "9p", path,
+			 strerror(errno));
 }
 
 static void init_shares(void)

@@ -1,6 +1,7 @@
 /* Disks on bus hybrid: their settings, the shared guest RAM their back end
  * needs, and the command line of that back end (ktb-hybrid). */
 #include "hybrid_disk.h"
+#include "share.h"
 
 #include "disk_path.h"
 
@@ -110,9 +111,14 @@ int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err)
 	return h->fail_writes ? range_check(d, h->fail_writes, f, err) : 0;
 }
 
+bool machine_shared_ram(const struct machine *m)
+{
+	return machine_has_hybrid(m) || machine_has_virtiofs(m);
+}
+
 int hybrid_memory_args(const struct machine *m, struct argv *a)
 {
-	if (!machine_has_hybrid(m) || m->numa) /* NUMA nodes get memfd backends */
+	if (!machine_shared_ram(m) || m->numa) /* NUMA nodes get memfd backends */
 		return 0;
 	argv_add(a, "-object");
 	argv_addf(a, "memory-backend-memfd,id=ram0,size=%llu,share=on",

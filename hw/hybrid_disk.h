@@ -13,6 +13,9 @@ int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err);
 int hybrid_memory_args(const struct machine *m, struct argv *a);
 /* True when some disk is on bus hybrid (guest RAM must then be shared). */
 bool machine_has_hybrid(const struct machine *m);
+/* True when a vhost-user back end maps guest RAM (a hybrid disk's or a
+ * virtiofs share's virtiofsd): the RAM must then be shared memory. */
+bool machine_shared_ram(const struct machine *m);
 /* The argument vector that starts disk d's back end (argv[0] is binary). */
 int hybrid_backend_argv(const struct disk *d, const struct hw_launch *l, const char *binary,
 			struct argv *out);

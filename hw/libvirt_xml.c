@@ -235,20 +235,37 @@ static void domain_sockets(FILE *f, const struct hw_launch *l)
 }
 
 /* Paths travel inside QEMU option strings: a comma would split them. */
-/* The same 9p export as shares_to_args: accessmode squash is QEMU's
- * security_model=none. */
+/* The same exports as shares_to_args: a 9p one with accessmode squash
+ * (QEMU's security_model=none), a virtiofs one with libvirt starting the
+ * virtiofsd it names (accessmode passthrough: virtiofsd's only mode). */
 static void domain_shares(FILE *f, const struct machine *m)
 {
 	char tag[16];
 
 	for (unsigned i = 0; i < m->shares_count; i++) {
-		fprintf(f, "    <filesystem type='mount' accessmode='squash'>\n"
-			   "      <driver type='path'/>\n      <source dir='");
+		if (m->shares[i].virtiofs)
+			fprintf(f, "    <filesystem type='mount' accessmode='passthrough'>\n"
+				   "      <driver type='virtiofs'/>\n      <binary path='");
+		else
+			fprintf(f, "    <filesystem type='mount' accessmode='squash'>\n"
+				   "      <driver type='path'/>\n      <source dir='");
+		if (m->shares[i].virtiofs) {
+			xml_put(f, share_virtiofsd());
+			fprintf(f, "'/>\n      <source dir='");
+		}
 		xml_put(f, m->shares[i].host);
 		fprintf(f, "'/>\n      <target dir='%s'/>\n%s    </filesystem>\n",
 			share_tag(i, tag, sizeof(tag)),
 			m->shares[i].writable ? "" : "      <readonly/>\n");
 	}
+}
+
+/* virtiofsd maps guest RAM: it must be shared memory. */
+static void domain_memory_backing(FILE *f, const struct machine *m)
+{
+	if (machine_has_virtiofs(m))
+		fprintf(f, "  <memoryBacking>\n    <source type='memfd'/>\n"
+			   "    <access mode='shared'/>\n  </memoryBacking>\n");
 }
 
 static int domain_check_paths(const struct hw_launch *l, struct hw_error *err)
@@ -279,6 +296,7 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 	xml_elem(f, "  ", "name", dom->name);
 	fprintf(f, "  <memory unit='KiB'>%llu</memory>\n  <vcpu>%u</vcpu>\n",
 		(unsigned long long)(m->memory_bytes / HW_KIB), m->cpus ? m->cpus : 1);
+	domain_memory_backing(f, m);
 	domain_os(f, l);
 	fprintf(f, "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n");
 	domain_cpu(f, m, l->kvm);

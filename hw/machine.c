@@ -247,7 +247,7 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 	if (!ret)
 		ret = display_to_args(m, out);
 	if (!ret)
-		ret = shares_to_args(m, out);
+		ret = shares_to_args(m, l, out);
 	if (ret < 0)
 		argv_free(out);
 	return ret;

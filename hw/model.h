@@ -108,12 +108,15 @@ struct balloon {
 	bool free_page_reporting;
 };
 
-/* A host folder the guest mounts at boot (hw/share.c): 9p over virtio. */
+/* A host folder the guest mounts at boot (hw/share.c): virtiofs where a
+ * virtiofsd is installed and the share is writable, else 9p over virtio. */
 struct share {
-	char *host;	/* the host's folder; machine_validate makes it absolute */
-	char *guest;	/* absolute path in the guest; NULL: the host's (absolute) path */
-	bool *readonly; /* as written; NULL: read-only */
-	bool writable;	/* filled by machine_validate() from readonly */
+	char *host;	 /* the host's folder; machine_validate makes it absolute */
+	char *guest;	 /* absolute path in the guest; NULL: the host's (absolute) path */
+	bool *readonly;	 /* as written; NULL: read-only */
+	char *transport; /* "9p", "virtiofs" or "auto"; NULL: auto */
+	bool writable;	 /* filled by machine_validate() from readonly */
+	bool virtiofs;	 /* filled by machine_validate() from transport */
 };
 
 struct machine {

@@ -247,7 +247,7 @@ int numa_to_args(const struct machine *m, struct argv *a)
 	n = nu->nodes_count;
 	for (unsigned i = 0; i < n; i++) {
 		/* a vhost-user back end maps guest RAM: it must be shareable */
-		ret = numa_node_to_args(nu, i, machine_has_hybrid(m), a);
+		ret = numa_node_to_args(nu, i, machine_shared_ram(m), a);
 		if (ret < 0)
 			return ret;
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *share_tag(unsigned i, char *buf, size_t len)
 {
@@ -85,6 +86,71 @@ static int share_guest(struct share *s, const char *field, struct hw_error *err)
 	return 0;
 }
 
+const char *share_virtiofsd(void)
+{
+	static const char *const where[] = { "/usr/libexec/virtiofsd", "/usr/lib/qemu/virtiofsd" };
+	const char *env = getenv("KTB_VIRTIOFSD");
+
+	if (env)
+		return *env ? env : NULL;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (!access(where[i], X_OK))
+			return where[i];
+	return NULL;
+}
+
+const char *share_transport(const struct share *s)
+{
+	return s->virtiofs ? "virtiofs" : "9p";
+}
+
+bool machine_has_virtiofs(const struct machine *m)
+{
+	for (unsigned i = 0; i < m->shares_count; i++)
+		if (m->shares[i].virtiofs)
+			return true;
+	return false;
+}
+
+const char *shares_transport(const struct machine *m)
+{
+	bool vfs = machine_has_virtiofs(m), p9 = false;
+
+	for (unsigned i = 0; i < m->shares_count; i++)
+		p9 = p9 || !m->shares[i].virtiofs;
+	if (!m->shares_count)
+		return NULL;
+	return vfs ? (p9 ? "9p+virtiofs" : "virtiofs") : "9p";
+}
+
+/* ro stays on 9p whatever: virtiofsd cannot refuse writes, and a guest's
+ * read-only mount is only the guest's word. */
+static int share_pick(struct share *s, const char *field, struct hw_error *err)
+{
+	const char *t = s->transport ? s->transport : "auto";
+	bool can = share_virtiofsd() != NULL;
+
+	if (!strcmp(t, "9p")) {
+		s->virtiofs = false;
+	} else if (!strcmp(t, "virtiofs")) {
+		if (!s->writable)
+			return hw_fail(err, field,
+				       "a read-only share stays on 9p (virtiofsd cannot refuse "
+				       "writes); make it writable or give transport 9p");
+		if (!can)
+			return hw_fail(err, field,
+				       "no virtiofsd (in /usr/libexec, /usr/lib/qemu or "
+				       "$KTB_VIRTIOFSD); install it or give transport 9p");
+		s->virtiofs = true;
+	} else if (!strcmp(t, "auto")) {
+		s->virtiofs = s->writable && can && geteuid() == 0;
+	} else {
+		return hw_fail(err, field, "\"%.40s\" is no transport; give 9p, virtiofs or auto",
+			       t);
+	}
+	return 0;
+}
+
 int shares_validate(struct machine *m, struct hw_error *err)
 {
 	char field[64];
@@ -108,31 +174,87 @@ int shares_validate(struct machine *m, struct hw_error *err)
 					      "%s is already the guest path of shares[%u]; give "
 					      "each share its own",
 					      s->guest, j);
+		snprintf(field, sizeof(field), "machine.shares[%u].transport", i);
+		if (!ret)
+			ret = share_pick(s, field, err);
 	}
 	return ret;
+}
+
+char *share_socket_path(const struct hw_launch *l, unsigned i)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/ktb%u.virtiofs", l->disk_dir ? l->disk_dir : ".", i) < 0)
+		return NULL;
+	return p;
+}
+
+/* sandbox=namespace: the daemon sees only the shared folder; cache=auto:
+ * the host's later writes reach the guest on the next open. */
+int share_virtiofsd_argv(const struct machine *m, const struct hw_launch *l, unsigned i,
+			 struct argv *out)
+{
+	const char *bin = share_virtiofsd();
+	char *sock = share_socket_path(l, i);
+
+	argv_init(out);
+	if (!bin || !sock) {
+		free(sock);
+		return -ENOENT;
+	}
+	argv_add(out, bin);
+	argv_addf(out, "--socket-path=%s", sock);
+	argv_add(out, "-o");
+	argv_addf(out, "source=%s", m->shares[i].host);
+	argv_add_list(out,
+		      (const char *const[]){ "-o", "cache=auto", "-o", "sandbox=namespace", NULL });
+	free(sock);
+	if (out->err)
+		argv_free(out);
+	return out->err;
 }
 
 /* security_model=none: files the guest writes belong to the user QEMU runs
  * as, so the host reads them after the run; readonly=on makes the server
  * refuse writes (EROFS) whatever the guest's mount says. */
-int shares_to_args(const struct machine *m, struct argv *a)
+static void share_9p_args(const struct share *s, unsigned i, struct argv *a)
 {
-	char tag[16];
+	char tag[16], *host = hw_escape(s->host);
 
+	argv_add(a, "-fsdev");
+	if (host)
+		argv_addf(a, "local,id=fsdev%u,path=%s,security_model=none%s", i, host,
+			  s->writable ? "" : ",readonly=on");
+	else
+		argv_take(a, NULL);
+	free(host);
+	argv_add(a, "-device");
+	argv_addf(a, "virtio-9p-pci,fsdev=fsdev%u,mount_tag=%s", i, share_tag(i, tag, sizeof(tag)));
+}
+
+static void share_virtiofs_args(const struct hw_launch *l, unsigned i, struct argv *a)
+{
+	char tag[16], *sock = share_socket_path(l, i), *esc = sock ? hw_escape(sock) : NULL;
+
+	argv_add(a, "-chardev");
+	if (esc)
+		argv_addf(a, "socket,id=vfs%u,path=%s", i, esc);
+	else
+		argv_take(a, NULL);
+	free(esc);
+	free(sock);
+	argv_add(a, "-device");
+	argv_addf(a, "vhost-user-fs-pci,chardev=vfs%u,tag=%s", i, share_tag(i, tag, sizeof(tag)));
+}
+
+int shares_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a)
+{
 	for (unsigned i = 0; i < m->shares_count; i++) {
-		const struct share *s = &m->shares[i];
-		char *host = hw_escape(s->host);
-
-		argv_add(a, "-fsdev");
-		if (host)
-			argv_addf(a, "local,id=fsdev%u,path=%s,security_model=none%s", i, host,
-				  s->writable ? "" : ",readonly=on");
+		if (m->shares[i].virtiofs)
+			share_virtiofs_args(l, i, a);
 		else
-			argv_take(a, NULL);
-		free(host);
-		argv_add(a, "-device");
-		argv_addf(a, "virtio-9p-pci,fsdev=fsdev%u,mount_tag=%s", i,
-			  share_tag(i, tag, sizeof(tag)));
+			share_9p_args(&m->shares[i], i, a);
 	}
 	return a->err;
 }
@@ -149,8 +271,9 @@ char *shares_cmdline(const struct machine *m)
 	if (!f)
 		return NULL;
 	for (unsigned i = 0; i < m->shares_count; i++)
-		fprintf(f, "%s%s:%s:%s", i ? "," : "ktb.shares=", share_tag(i, tag, sizeof(tag)),
-			m->shares[i].guest, m->shares[i].writable ? "rw" : "ro");
+		fprintf(f, "%s%s:%s:%s%s", i ? "," : "ktb.shares=", share_tag(i, tag, sizeof(tag)),
+			m->shares[i].guest, m->shares[i].writable ? "rw" : "ro",
+			m->shares[i].virtiofs ? ":virtiofs" : "");
 	if (fclose(f)) {
 		free(s);
 		return NULL;

@@ -1,33 +1,65 @@
 /* Host folders in the guest: a machine's shares checked (the host folder
- * exists, the guest path is absolute and plain, no two alike) and rendered
- * as QEMU's own 9p server (-fsdev local + virtio-9p-pci: no daemon) and as
- * the kernel argument the guest's init mounts them from. Each share is
- * exported under the mount tag share_tag() names, by its index. */
+ * exists, the guest path is absolute and plain, no two alike), each given
+ * its transport, and rendered as QEMU arguments and as the kernel argument
+ * the guest's init mounts them from. Each share is exported under the mount
+ * tag share_tag() names, by its index.
+ *
+ * Transports: 9p is QEMU's own server (-fsdev local + virtio-9p-pci: no
+ * daemon, readonly=on refuses writes). virtiofs is a virtiofsd per share
+ * (the vm layer spawns it, argv from share_virtiofsd_argv) that QEMU reaches
+ * over vhost-user; guest RAM is then shared memory (machine_shared_ram).
+ * virtiofsd has no read-only mode, so a read-only share always stays on 9p:
+ * "ro refuses writes" is the host's doing, not the guest's mount option. */
 #ifndef KTB_HW_SHARE_H
 #define KTB_HW_SHARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "argv.h"
 #include "model.h"
 
-/* How the shares reach the guest; the word ktb boot and the machine step's
- * data print. */
-#define SHARE_TRANSPORT "9p"
+/* The virtiofsd binary: $KTB_VIRTIOFSD (set but empty: none, so shares
+ * stay on 9p), else the first of /usr/libexec/virtiofsd and
+ * /usr/lib/qemu/virtiofsd that is executable; NULL: none. */
+const char *share_virtiofsd(void);
+
+/* "virtiofs" or "9p" for a validated share: the word ktb boot's banner and
+ * the machine step's data print. */
+const char *share_transport(const struct share *s);
+
+/* The machine's transports for the machine step: "9p", "virtiofs" or
+ * "9p+virtiofs" (NULL without shares). */
+const char *shares_transport(const struct machine *m);
+
+/* True when some share goes over virtiofs. */
+bool machine_has_virtiofs(const struct machine *m);
+
+/* The vhost-user socket of share i's virtiofsd, in l->disk_dir. Caller
+ * frees; NULL on no memory. */
+char *share_socket_path(const struct hw_launch *l, unsigned i);
+
+/* virtiofsd's argv for share i (a virtiofs one): 0 or -errno. */
+int share_virtiofsd_argv(const struct machine *m, const struct hw_launch *l, unsigned i,
+			 struct argv *out);
 
 /* The mount tag of share i: "ktb0", "ktb1", ... (buf of 16 bytes). */
 const char *share_tag(unsigned i, char *buf, size_t len);
 
 /* Resolve each host folder (realpath: it must exist and be a folder),
- * default the guest path to it, fill writable. 0 or -EINVAL with err on
- * "machine.shares[I].host" or ".guest". */
+ * default the guest path to it, fill writable and virtiofs: "auto" is
+ * virtiofs for a writable share when share_virtiofsd() finds one and ktb
+ * runs as root (the C virtiofsd needs it), else 9p; "virtiofs" on a
+ * read-only share, or without a virtiofsd, is an error. 0 or -EINVAL with
+ * err on "machine.shares[I].host", ".guest" or ".transport". */
 int shares_validate(struct machine *m, struct hw_error *err);
 
-/* -fsdev and -device for each share (m validated). */
-int shares_to_args(const struct machine *m, struct argv *a);
+/* -fsdev and -device for each 9p share, -chardev and vhost-user-fs-pci for
+ * each virtiofs one (m validated). */
+int shares_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a);
 
-/* "ktb.shares=ktb0:/mnt/src:ro,ktb1:/out:rw" for init, or NULL without
- * shares. Caller frees. */
+/* "ktb.shares=ktb0:/mnt/src:ro,ktb1:/out:rw:virtiofs" for init, or NULL
+ * without shares. Caller frees. */
 char *shares_cmdline(const struct machine *m);
 
 #endif

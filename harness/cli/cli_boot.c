@@ -39,8 +39,9 @@ static void boot_usage(FILE *f)
 	    "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
 	    "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
 	    "  --kernel K --modules DIR --recipe R --append ARGS\n"
-	    "  --share[=HOST[:GUEST][,ro|,rw]]  a host folder in the guest (default: the current\n"
-	    "                    folder, read-only, at the same path); repeatable\n"
+	    "  --share[=HOST[:GUEST][,ro|,rw][,9p|,virtiofs]]  a host folder in the guest\n"
+	    "                    (default: the current folder, read-only, at the same path;\n"
+	    "                    rw over virtiofs where virtiofsd is installed); repeatable\n"
 	    "  --exec CMD        run CMD in the guest (in the shared current folder), print its\n"
 	    "                    output, power off, exit with its status (125: no machine)\n"
 	    "  --script FILE     the same with a script copied into the guest\n"
@@ -167,11 +168,30 @@ static int parse_sleep(const char *s, unsigned *flags)
 	return ret;
 }
 
-/* HOST[:GUEST][,ro|,rw]; NULL: the current folder. The folder must be
- * there now: the error names the option, not the machine's field. */
+/* Strip the trailing ",ro", ",rw", ",9p", ",virtiofs" words off copy, in
+ * any order, into sh. */
+static void share_flags(char *copy, struct share *sh)
+{
+	char *comma;
+
+	while ((comma = strrchr(copy, ','))) {
+		if (!strcmp(comma, ",ro") || !strcmp(comma, ",rw"))
+			*sh->readonly = !strcmp(comma, ",ro");
+		else if (!strcmp(comma, ",9p") || !strcmp(comma, ",virtiofs")) {
+			free(sh->transport);
+			sh->transport = xstrdup(comma + 1);
+		} else
+			return;
+		*comma = '\0';
+	}
+}
+
+/* HOST[:GUEST][,ro|,rw][,9p|,virtiofs]; NULL: the current folder. The
+ * folder must be there now: the error names the option, not the machine's
+ * field. */
 static int add_share(struct boot_cli *c, const char *spec)
 {
-	char *copy = xstrdup(spec ? spec : "."), *comma = strrchr(copy, ','), *colon;
+	char *copy = xstrdup(spec ? spec : "."), *colon;
 	struct share *sh;
 	struct stat st;
 	int ret = 0;
@@ -181,10 +201,7 @@ static int add_share(struct boot_cli *c, const char *spec)
 	memset(sh, 0, sizeof(*sh));
 	sh->readonly = xcalloc(1, sizeof(bool));
 	*sh->readonly = true;
-	if (comma && (!strcmp(comma, ",ro") || !strcmp(comma, ",rw"))) {
-		*sh->readonly = !strcmp(comma, ",ro");
-		*comma = '\0';
-	}
+	share_flags(copy, sh);
 	colon = strchr(copy, ':');
 	if (colon) {
 		*colon = '\0';
@@ -286,6 +303,7 @@ static void shares_free(struct share *v, unsigned n)
 		free(v[i].host);
 		free(v[i].guest);
 		free(v[i].readonly);
+		free(v[i].transport);
 	}
 	free(v);
 }
@@ -335,7 +353,7 @@ static char *shares_banner(const struct machine *m)
 	for (unsigned i = 0; i < m->shares_count; i++) {
 		n = xasprintf("%s%s %s at %s (%s, %s)", s, i ? "," : "; sharing", m->shares[i].host,
 			      m->shares[i].guest, m->shares[i].writable ? "rw" : "ro",
-			      SHARE_TRANSPORT);
+			      share_transport(&m->shares[i]));
 		free(s);
 		s = n;
 	}

@@ -214,11 +214,21 @@ static bool has_hibernate(const struct machine *m, char *why, size_t len)
 	return m->hibernate != NULL;
 }
 
-/* init mounts each share over 9p on virtio (hw/share.c). */
+/* init mounts each share over 9p on virtio or over virtiofs, as
+ * shares_validate picked for it (hw/share.c). */
 static bool has_shares(const struct machine *m, char *why, size_t len)
 {
 	snprintf(why, len, "machine.shares (9p over virtio)");
-	return m->shares_count > 0;
+	for (unsigned i = 0; i < m->shares_count; i++)
+		if (!m->shares[i].virtiofs)
+			return true;
+	return false;
+}
+
+static bool has_virtiofs(const struct machine *m, char *why, size_t len)
+{
+	snprintf(why, len, "machine.shares (virtiofs)");
+	return machine_has_virtiofs(m);
 }
 
 static const struct machine_row machine_rows[] = {
@@ -233,6 +243,7 @@ static const struct machine_row machine_rows[] = {
 	{ has_hibernate, { { { "CONFIG_SWAP", NULL }, { "CONFIG_HIBERNATION", NULL } } } },
 	{ has_shares,
 	  { { { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio" }, { "CONFIG_9P_FS", "9p" } } } },
+	{ has_virtiofs, { { { "CONFIG_VIRTIO_FS", "virtiofs" } } } },
 };
 
 /* What a step of each kind needs whatever its argument: suspend writes

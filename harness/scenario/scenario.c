@@ -161,7 +161,8 @@ static const cyaml_schema_field_t balloon_fields[] = {
 
 static const cyaml_schema_field_t share_fields[] = {
 	STR("host", 0, struct share, host), STR("guest", OPT, struct share, guest),
-	CYAML_FIELD_BOOL_PTR("readonly", PTR | OPT, struct share, readonly), CYAML_FIELD_END
+	CYAML_FIELD_BOOL_PTR("readonly", PTR | OPT, struct share, readonly),
+	STR("transport", OPT, struct share, transport), CYAML_FIELD_END
 };
 
 static const cyaml_schema_value_t share_schema = {

@@ -289,7 +289,7 @@ int machine_check_compare(const struct machine *m, const json_t *seen, int64_t b
 	if (balloon_mb >= 0)
 		json_object_set_new(*data, "balloon_mb", json_integer(balloon_mb));
 	if (m->shares_count) /* how the host's folders reach the guest */
-		json_object_set_new(*data, "share_transport", json_string(SHARE_TRANSPORT));
+		json_object_set_new(*data, "share_transport", json_string(shares_transport(m)));
 	free(c.text);
 	return c.mismatches;
 }

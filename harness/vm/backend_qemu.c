@@ -1,6 +1,7 @@
 /* The qemu back end of struct vm: QEMU as a child process of ktb, started
  * under the one process policy (proc.h), its stdout the guest console, its
- * stderr qemu.log, the back ends of hybrid disks started before it. On
+ * stderr qemu.log, the back ends of hybrid disks and the virtiofsd of
+ * virtiofs shares started before it (and stopped after it). On
  * `ktb boot` (cfg.interactive) it has the terminal instead. */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +88,10 @@ static int qemu_spawn(struct vm *vm, const struct hw_launch *launch, int64_t dea
 	ret = hybrid_start(&vm->hybrid, vm->cfg.machine, &l,
 			   vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir, deadline,
 			   vm->err, sizeof(vm->err));
+	if (!ret)
+		ret = virtiofs_start(&vm->virtiofs, vm->cfg.machine, &l,
+				     vm->cfg.artifacts ? vm->cfg.artifacts : vm->cfg.workdir,
+				     deadline, vm->err, sizeof(vm->err));
 	if (ret)
 		goto out;
 	if (vm->cfg.banner)
@@ -138,6 +143,7 @@ static void qemu_stop(struct vm *vm)
 	qemu_quit(vm);
 	proc_stop(&vm->proc, 1000);
 	hybrid_stop(&vm->hybrid);
+	virtiofs_stop(&vm->virtiofs);
 }
 
 static void qemu_power_cut(struct vm *vm)

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "hybrid.h"
+#include "virtiofs.h"
 #include "image.h"
 #include "loop.h"
 #include "machine.h"
@@ -48,8 +49,9 @@ struct vm {
 	struct console *console;
 	struct qmp *qmp;
 	struct qga *qga;
-	struct proc proc;	    /* the qemu back end's QEMU */
-	struct hybrid_procs hybrid; /* back ends of hybrid disks, started before QEMU */
+	struct proc proc;		/* the qemu back end's QEMU */
+	struct hybrid_procs hybrid;	/* back ends of hybrid disks, started before QEMU */
+	struct virtiofs_procs virtiofs; /* virtiofsd of virtiofs shares, started before QEMU */
 	FILE *console_log, *qmp_log, *qga_log;
 	char *qmp_path, *qga_path, *qemu_log_path;
 	int64_t start_ms; /* QEMU started (loop clock) */

@@ -156,7 +156,10 @@ static const struct lib_case {
 	  { "CONFIG_HIBERNATION", "CONFIG_SWAP", "CONFIG_ACPI_SLEEP", "CONFIG_PVH" },
 	  { "CONFIG_SUSPEND" } },
 	{ "s3-s4-s3", { "CONFIG_HIBERNATION", "CONFIG_SWAP", "CONFIG_SUSPEND" }, { "CONFIG_PVH" } },
-	{ "share-9p", { "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" }, { "CONFIG_SUSPEND" } },
+	{ "share-9p", { "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" }, { "CONFIG_VIRTIO_FS" } },
+	{ "share-virtiofs",
+	  { "CONFIG_VIRTIO_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" },
+	  { "CONFIG_SUSPEND" } },
 };
 
 static const struct lib_case *lib_case(const char *name)
@@ -528,6 +531,8 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					"m",
 					"CONFIG_9P_FS",
 					"m",
+					"CONFIG_VIRTIO_FS",
+					"m",
 					"CONFIG_TRANSPARENT_HUGEPAGE",
 					"y",
 					"CONFIG_POSIX_TIMERS",
@@ -541,12 +546,23 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					NULL };
 
 /* images/default.yaml's modules and the dependencies the build adds. */
-static const char *const debian61_modules[] = {
-	"virtio_pci",	  "virtio_blk",	  "virtio_scsi", "virtio_console",
-	"virtio_balloon", "sd_mod",	  "scsi_mod",	 "nvme",
-	"ahci",		  "libata",	  "dm_mod",	 "dm_multipath",
-	"button",	  "9pnet_virtio", "9p",		 NULL
-};
+static const char *const debian61_modules[] = { "virtio_pci",
+						"virtio_blk",
+						"virtio_scsi",
+						"virtio_console",
+						"virtio_balloon",
+						"sd_mod",
+						"scsi_mod",
+						"nvme",
+						"ahci",
+						"libata",
+						"dm_mod",
+						"dm_multipath",
+						"button",
+						"9pnet_virtio",
+						"9p",
+						"virtiofs",
+						NULL };
 
 /* Every scenario of the library but kunit-boot runs on Debian's kernel. */
 static void test_debian61(void **state)

@@ -1,8 +1,12 @@
 /* Shared host folders (hw/share.c and the loader's machine.shares): what
  * validation refuses and names, the defaults it fills, the QEMU arguments
- * (-fsdev + virtio-9p-pci, readonly=on unless rw), init's kernel argument,
- * the machine step's facts, the libvirt <filesystem>, and a scenario's
- * relative host folder (resolved against the file, kept inside its folder). */
+ * (-fsdev + virtio-9p-pci, readonly=on unless rw; for virtiofs -chardev +
+ * vhost-user-fs-pci, shared guest RAM and virtiofsd's argv), which
+ * transport a share gets (ro stays on 9p), init's kernel argument, the
+ * machine step's facts, the libvirt <filesystem>, and a scenario's relative
+ * host folder (resolved against the file, kept inside its folder). The
+ * virtiofsd is named through $KTB_VIRTIOFSD so the host's does not matter:
+ * empty (none, 9p) unless a test names one. */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -38,7 +42,7 @@ static int setup(void **state)
 	sub = xasprintf("%s/sub", dir);
 	mkdir(sub, 0755);
 	free(sub);
-	return 0;
+	return setenv("KTB_VIRTIOFSD", "", 1);
 }
 
 static int teardown(void **state)
@@ -75,6 +79,7 @@ static void shares_free(struct share *sh, unsigned n)
 		free(sh[i].host);
 		free(sh[i].guest);
 		free(sh[i].readonly);
+		free(sh[i].transport);
 	}
 }
 
@@ -318,13 +323,191 @@ static void test_scenario(void **state)
 	free(real);
 }
 
+/* An explicit transport that cannot be had, or no transport at all, is
+ * named on the share's transport field. */
+static void test_transport_refusals(void **state)
+{
+	static const bool no = false;
+	static const struct {
+		const char *transport, *virtiofsd;
+		bool ro;
+		const char *msg;
+	} rows[] = {
+		{ "virtiofs", "/opt/virtiofsd", true, "stays on 9p" },
+		{ "virtiofs", "", false, "no virtiofsd" },
+		{ "nfs", "/opt/virtiofsd", false, "no transport" },
+	};
+	struct share sh;
+	struct machine m;
+	struct hw_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		setenv("KTB_VIRTIOFSD", rows[i].virtiofsd, 1);
+		share_set(&sh, dir, "/mnt/x", rows[i].ro ? NULL : &no);
+		sh.transport = xstrdup(rows[i].transport);
+		machine_with(&m, &sh, 1);
+		assert_int_not_equal(machine_validate(&m, &err), 0);
+		assert_string_equal(err.field, "machine.shares[0].transport");
+		if (!strstr(err.msg, rows[i].msg))
+			fail_msg("%s: %s", rows[i].transport, err.msg);
+		shares_free(&sh, 1);
+	}
+	setenv("KTB_VIRTIOFSD", "", 1);
+}
+
+/* auto: a read-only share stays on 9p (QEMU refuses its writes), a
+ * writable one goes over virtiofs where there is a virtiofsd (as root);
+ * "9p" forces 9p. */
+static void test_transport_auto(void **state)
+{
+	static const bool no = false;
+	struct share sh[3];
+	struct machine m;
+	struct hw_error err;
+
+	(void)state;
+	setenv("KTB_VIRTIOFSD", "/opt/virtiofsd", 1);
+	share_set(&sh[0], dir, "/mnt/ro", NULL);
+	share_set(&sh[1], dir, "/mnt/rw", &no);
+	share_set(&sh[2], dir, "/mnt/p9", &no);
+	sh[2].transport = xstrdup("9p");
+	machine_with(&m, sh, 3);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_string_equal(share_transport(&sh[0]), "9p");
+	assert_string_equal(share_transport(&sh[1]), geteuid() == 0 ? "virtiofs" : "9p");
+	assert_string_equal(share_transport(&sh[2]), "9p");
+	shares_free(sh, 3);
+	/* no virtiofsd: 9p */
+	setenv("KTB_VIRTIOFSD", "", 1);
+	share_set(&sh[0], dir, "/mnt/rw", &no);
+	machine_with(&m, sh, 1);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_string_equal(share_transport(&sh[0]), "9p");
+	assert_string_equal(shares_transport(&m), "9p");
+	shares_free(sh, 1);
+}
+
+static void test_virtiofs_argv(void **state)
+{
+	static const bool no = false;
+	struct hw_launch l = { .disk_dir = "/w" };
+	struct share sh[2];
+	struct machine m;
+	struct hw_error err;
+	struct argv a, d;
+	char *real = realpath(dir, NULL), *want, *cmd;
+
+	(void)state;
+	setenv("KTB_VIRTIOFSD", "/opt/virtiofsd", 1);
+	share_set(&sh[0], dir, "/mnt/ro", NULL);
+	share_set(&sh[1], dir, "/mnt/rw", &no);
+	sh[1].transport = xstrdup("virtiofs");
+	machine_with(&m, sh, 2);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_string_equal(shares_transport(&m), "9p+virtiofs");
+	assert_int_equal(machine_to_argv(&m, &l, &a, &err), 0);
+	assert_true(argv_has(&a, "virtio-9p-pci,fsdev=fsdev0,mount_tag=ktb0", true));
+	assert_false(argv_has(&a, "local,id=fsdev1", false));
+	assert_true(argv_has(&a, "socket,id=vfs1,path=/w/ktb1.virtiofs", true));
+	assert_true(argv_has(&a, "vhost-user-fs-pci,chardev=vfs1,tag=ktb1", true));
+	/* virtiofsd maps guest RAM */
+	assert_true(argv_has(&a, "memory-backend-memfd,id=ram0,size=", false));
+	assert_true(argv_has(&a, "memory-backend=ram0", true));
+	cmd = shares_cmdline(&m);
+	assert_string_equal(cmd, "ktb.shares=ktb0:/mnt/ro:ro,ktb1:/mnt/rw:rw:virtiofs");
+	free(cmd);
+	assert_int_equal(share_virtiofsd_argv(&m, &l, 1, &d), 0);
+	assert_string_equal(d.v[0], "/opt/virtiofsd");
+	assert_true(argv_has(&d, "--socket-path=/w/ktb1.virtiofs", true));
+	want = xasprintf("source=%s", real);
+	assert_true(argv_has(&d, want, true));
+	free(want);
+	argv_free(&d);
+	argv_free(&a);
+	free(real);
+	shares_free(sh, 2);
+	setenv("KTB_VIRTIOFSD", "", 1);
+}
+
+/* NUMA nodes get one backend each: with a virtiofs share each is memfd. */
+static void test_virtiofs_numa(void **state)
+{
+	struct hw_launch l = { .disk_dir = "/w" };
+	struct scenario *s = NULL;
+	struct hw_error err;
+	struct argv a;
+	char msg[1024] = "";
+
+	(void)state;
+	setenv("KTB_VIRTIOFSD", "/opt/virtiofsd", 1);
+	assert_int_equal(load("name: sh\nmachine:\n  cpus: 2\n  memory: 512M\n  numa:\n"
+			      "    nodes:\n      - {cpus: [0], memory: 256M}\n"
+			      "      - {cpus: [1], memory: 256M}\n  shares:\n"
+			      "    - {host: ., readonly: false, transport: virtiofs}\n"
+			      "steps:\n  - run: \"true\"\n",
+			      &s, msg, sizeof(msg)),
+			 0);
+	assert_int_equal(machine_to_argv(s->machine, &l, &a, &err), 0);
+	assert_true(argv_has(&a, "memory-backend-memfd,share=on,size=268435456,id=m0", true));
+	assert_true(argv_has(&a, "memory-backend-memfd,share=on,size=268435456,id=m1", true));
+	assert_false(argv_has(&a, "memory-backend=ram0", true));
+	argv_free(&a);
+	scenario_free(s);
+	setenv("KTB_VIRTIOFSD", "", 1);
+}
+
+static void test_libvirt_virtiofs(void **state)
+{
+	static const bool no = false;
+	static const struct hw_launch l = { .kernel = "/k/vmlinux", .disk_dir = "/w" };
+	static const struct hw_domain dom = { .name = "ktb-1-share" };
+	struct share sh;
+	struct machine m;
+	struct hw_error err;
+	char *xml = NULL, *real = realpath(dir, NULL), *src;
+
+	(void)state;
+	setenv("KTB_VIRTIOFSD", "/opt/virtiofsd", 1);
+	share_set(&sh, dir, "/mnt/rw", &no);
+	sh.transport = xstrdup("virtiofs");
+	machine_with(&m, &sh, 1);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_int_equal(machine_to_domain_xml(&m, &l, &dom, &xml, &err), 0);
+	assert_true(xml_wellformed(xml));
+	src = xasprintf("<filesystem type='mount' accessmode='passthrough'>\n"
+			"      <driver type='virtiofs'/>\n"
+			"      <binary path='/opt/virtiofsd'/>\n"
+			"      <source dir='%s'/>\n"
+			"      <target dir='ktb0'/>\n    </filesystem>",
+			real);
+	if (!strstr(xml, src))
+		fail_msg("%s", xml);
+	assert_non_null(strstr(xml, "<memoryBacking>\n    <source type='memfd'/>\n"
+				    "    <access mode='shared'/>\n  </memoryBacking>"));
+	free(src);
+	free(xml);
+	free(real);
+	shares_free(&sh, 1);
+	setenv("KTB_VIRTIOFSD", "", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refusals),  cmocka_unit_test(test_duplicate),
-		cmocka_unit_test(test_defaults),  cmocka_unit_test(test_argv_and_cmdline),
-		cmocka_unit_test(test_no_shares), cmocka_unit_test(test_facts),
-		cmocka_unit_test(test_libvirt),	  cmocka_unit_test(test_scenario),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_duplicate),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_argv_and_cmdline),
+		cmocka_unit_test(test_no_shares),
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_libvirt),
+		cmocka_unit_test(test_scenario),
+		cmocka_unit_test(test_transport_refusals),
+		cmocka_unit_test(test_transport_auto),
+		cmocka_unit_test(test_virtiofs_argv),
+		cmocka_unit_test(test_virtiofs_numa),
+		cmocka_unit_test(test_libvirt_virtiofs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

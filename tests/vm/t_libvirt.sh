@@ -1,12 +1,13 @@
 # label: vm
 # The libvirt backend gives the same verdicts as the qemu backend: smoke,
-# s3-basic, a scsi and a sata disk scenario, the NUMA scenario and share-9p
-# (a read-only and a read-write host folder: <filesystem>) run both ways (each backend two at a time), every step has the same status, the same
+# s3-basic, a scsi and a sata disk scenario, the NUMA scenario, share-9p
+# (a read-only and a read-write host folder: <filesystem>) and
+# share-virtiofs (libvirt's virtiofs <filesystem>, shared memfd RAM) run both ways (each backend two at a time), every step has the same status, the same
 # metrics are measured, and no domain is left behind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libvirt_lib.sh"
 scen=()
-for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node share-9p; do
+for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node share-9p share-virtiofs; do
 	scen+=("$KTB_SRC/scenarios/$s.yaml")
 done
 
@@ -43,5 +44,9 @@ dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-9p/result.json")")
 grep -q "<filesystem type='mount' accessmode='squash'>" "$dir/domain.xml" ||
 	fail "share-9p: no <filesystem> in domain.xml"
 grep -q '"mount_tag":"ktb1"' "$dir/qemu.log" || fail "share-9p: libvirt's QEMU has no ktb1 export"
+dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-virtiofs/result.json")")
+grep -q "<driver type='virtiofs'/>" "$dir/domain.xml" ||
+	fail "share-virtiofs: no virtiofs <filesystem> in domain.xml"
+grep -q "vhost-user-fs-pci" "$dir/qemu.log" || fail "share-virtiofs: libvirt's QEMU has no vhost-user-fs"
 [ -z "$(libvirt_left)" ] || fail "domains left behind: $(libvirt_left)"
 exit 0

@@ -1,7 +1,10 @@
 # label: vm
-# ktb boot --share and --exec end to end: a file written on the host is read
-# in the guest; with rw a file the guest writes is on the host after the
-# run, with ro the guest's write fails (EROFS) and nothing reaches the host;
+# ktb boot --share and --exec end to end, over both transports (9p and
+# virtiofs, forced with ,9p and ,virtiofs; the guest's /proc/mounts shows
+# which): a file written on the host is read in the guest; with rw a file
+# the guest writes is on the host after the run, with ro the guest's write
+# fails (EROFS) and nothing reaches the host (ro is 9p only: ,ro,virtiofs
+# is refused); no virtiofsd is left after a virtiofs run;
 # a bare --exec shares the current folder read-only at its own path and runs
 # there; the command's exit status comes back, its output arrives while it
 # runs, --script runs a host script; bad arguments are exit 2, a panic while
@@ -14,16 +17,45 @@ token="host-token-$$"
 echo "$token" >"$h/in.txt"
 echo "sub-$token" >"$h/sub/sub.txt"
 
-# the host's file in the guest, at the path given
-ktb_run boot --share "$h:/mnt/h,ro" --exec 'cat /mnt/h/in.txt'
-expect_rc 0
-expect_out "^$token\$"
+for t in 9p virtiofs; do
+	# the host's file in the guest, at the path given, over transport t
+	rm -f "$h/out.txt"
+	ktb_run boot -v --share "$h:/mnt/h,rw,$t" --exec 'cat /mnt/h/in.txt; grep " /mnt/h " /proc/mounts'
+	expect_rc 0
+	expect_out "sharing $h at /mnt/h \\(rw, $t\\)"
+	expect_out "^$token\$"
+	expect_out "^ktb0 /mnt/h $t rw"
 
-# rw: the guest's file is on the host afterwards
-# shellcheck disable=SC2016 # expanded in the guest
-ktb_run boot --share "$h:/mnt/h,rw" --exec 'echo "guest-wrote-$(uname -r)" >/mnt/h/out.txt'
-expect_rc 0
-grep -q '^guest-wrote-' "$h/out.txt" || fail "the guest's file is not on the host"
+	# rw: the guest's file is on the host afterwards
+	# shellcheck disable=SC2016 # expanded in the guest
+	ktb_run boot --share "$h:/mnt/h,rw,$t" --exec 'echo "guest-wrote-$(uname -r)" >/mnt/h/out.txt'
+	expect_rc 0
+	grep -q '^guest-wrote-' "$h/out.txt" || fail "$t: the guest's file is not on the host"
+done
+# virtiofsd is reaped with the machine (a process of this test's workdir)
+if pgrep -af "virtiofsd.*$work"; then fail "a virtiofsd outlived its machine"; fi
+
+# SIGTERM to ktb while the guest runs: QEMU and the virtiofsd both go
+(cd "$h" && exec "$KTB" boot --share "$h:/mnt/h,rw,virtiofs" --exec 'sleep 60' >"$out" 2>&1 </dev/null) &
+pid=$!
+for _ in $(seq 1 300); do
+	pgrep -f "virtiofsd.*$h" >/dev/null && break
+	sleep 0.1
+done
+pgrep -f "virtiofsd.*$h" >/dev/null || fail "no virtiofsd while the machine runs"
+sleep 1
+kill -TERM "$pid"
+wait "$pid" || true
+for _ in $(seq 1 50); do
+	pgrep -f "virtiofsd.*$h" >/dev/null || break
+	sleep 0.1
+done
+if pgrep -af "virtiofsd.*$h"; then fail "a virtiofsd outlived ktb's SIGTERM"; fi
+
+# ro over virtiofs: refused, virtiofsd cannot refuse writes
+ktb_run boot --share "$h:/mnt/h,ro,virtiofs" --exec true
+expect_rc 2
+expect_out 'machine.shares\[0\].transport: a read-only share stays on 9p'
 
 # ro (the default): the write fails in the guest and nothing is on the host
 ktb_run boot --share "$h:/mnt/h" --exec 'echo x >/mnt/h/ro.txt'
@@ -98,3 +130,8 @@ rc=0
 (cd "$h" && PATH=$work/bin:$PATH "$KTB" boot --exec true >"$out" 2>&1 </dev/null) || rc=$?
 expect_rc 125
 expect_out 'the machine did not come up'
+# ... with a virtiofs share: the virtiofsd QEMU never reached goes too
+rc=0
+(cd "$h" && PATH=$work/bin:$PATH "$KTB" boot --share "$h:/mnt/h,rw,virtiofs" --exec true >"$out" 2>&1 </dev/null) || rc=$?
+expect_rc 125
+if pgrep -af "virtiofsd.*$h"; then fail "a virtiofsd outlived a QEMU that did not start"; fi
