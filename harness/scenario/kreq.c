@@ -241,9 +241,13 @@ static const struct machine_row machine_rows[] = {
 	{ has_s3_verified, { { { "CONFIG_SUSPEND", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
 	{ has_s4_verified, { { { "CONFIG_HIBERNATION", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } } },
 	{ has_hibernate, { { { "CONFIG_SWAP", NULL }, { "CONFIG_HIBERNATION", NULL } } } },
+	/* the menus and cores they sit under, which make tinyconfig leaves off */
 	{ has_shares,
-	  { { { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio" }, { "CONFIG_9P_FS", "9p" } } } },
-	{ has_virtiofs, { { { "CONFIG_VIRTIO_FS", "virtiofs" } } } },
+	  { { { "CONFIG_NETWORK_FILESYSTEMS", NULL },
+	      { "CONFIG_NET_9P", "9pnet" },
+	      { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio" },
+	      { "CONFIG_9P_FS", "9p" } } } },
+	{ has_virtiofs, { { { "CONFIG_FUSE_FS", "fuse" }, { "CONFIG_VIRTIO_FS", "virtiofs" } } } },
 };
 
 /* What a step of each kind needs whatever its argument: suspend writes
