@@ -243,7 +243,8 @@ static const struct machine_row machine_rows[] = {
 	{ has_hibernate, { { { "CONFIG_SWAP", NULL }, { "CONFIG_HIBERNATION", NULL } } } },
 	/* the menus and cores they sit under, which make tinyconfig leaves off */
 	{ has_shares,
-	  { { { "CONFIG_NETWORK_FILESYSTEMS", NULL },
+	  { { { "CONFIG_INET", NULL },
+	      { "CONFIG_NETWORK_FILESYSTEMS", NULL },
 	      { "CONFIG_NET_9P", "9pnet" },
 	      { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio" },
 	      { "CONFIG_9P_FS", "9p" } } } },
