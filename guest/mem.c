@@ -133,27 +133,6 @@ static const char *counters_read(struct counters *c)
 	return missing;
 }
 
-/* The first line of an error as the JSON report, so a step always has JSON. */
-static int fail_json(const char *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail_json(const char *op, const char *fmt, ...)
-{
-	struct json_out j;
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_kv_str(&j, "op", op);
-	json_kv_str(&j, "error", msg);
-	json_obj_end(&j);
-	json_finish(&j);
-	fprintf(stderr, "ktb-mem %s: %s\n", op, msg);
-	return 1;
-}
-
 static void *map_anon(uint64_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -290,12 +269,12 @@ static int op_pressure(const struct mem_opts *o)
 	uint64_t sz = pressure_size(o, &err);
 
 	if (err)
-		return fail_json("pressure", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("pressure", "bad --size %s", o->size ? o->size : "");
 	oom_first();
 	err = pressure_run(o, sz, &r);
 	if (err)
-		return fail_json("pressure", "mmap of %llu bytes: %s", (unsigned long long)sz,
-				 strerror(-err));
+		return memcheck_fail_json("pressure", "mmap of %llu bytes: %s",
+					  (unsigned long long)sz, strerror(-err));
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "pressure");
@@ -328,11 +307,11 @@ static int op_zswap(const struct mem_opts *o)
 	uint64_t sz = pressure_size(o, &err);
 
 	if (err)
-		return fail_json("zswap", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("zswap", "bad --size %s", o->size ? o->size : "");
 	oom_first();
 	if ((err = zswap_set(false)) || (err = pressure_run(o, sz, &off)) ||
 	    (err = zswap_set(true)) || (err = pressure_run(o, sz, &on)))
-		return fail_json("zswap", "%s", strerror(-err));
+		return memcheck_fail_json("zswap", "%s", strerror(-err));
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "zswap");
@@ -447,23 +426,24 @@ static int op_bind(const struct mem_opts *o)
 	char *p;
 
 	if (o->node < 0 || o->node >= MEM_MAX_NODES)
-		return fail_json("bind", "--node N (0..%d) is required", MEM_MAX_NODES - 1);
+		return memcheck_fail_json("bind", "--node N (0..%d) is required",
+					  MEM_MAX_NODES - 1);
 	sz = opt_size(o, "16M", &err);
 	if (err || !sz)
-		return fail_json("bind", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("bind", "bad --size %s", o->size ? o->size : "");
 	pages = sz / MEMCHECK_PAGE;
 	p = map_anon(sz);
 	if (!p)
-		return fail_json("bind", "mmap: %s", strerror(errno));
+		return memcheck_fail_json("bind", "mmap: %s", strerror(errno));
 	mask[o->node / (8 * sizeof(unsigned long))] |= 1ul << (o->node % (8 * sizeof(long)));
 	if (sys_mbind(p, sz, MPOL_BIND_MODE, mask, MEM_MAX_NODES + 1, MPOL_MF_MOVE_FLAG) < 0)
-		return fail_json("bind", "mbind to node %d: %s", o->node, strerror(errno));
+		return memcheck_fail_json("bind", "mbind to node %d: %s", o->node, strerror(errno));
 	fill_all(p, pages, o->seed);
 	if (o->corrupt)
 		bind_corrupt(p, pages, o->node);
 	err = where_pages(p, pages, per_node, &unknown);
 	if (err)
-		return fail_json("bind", "move_pages: %s", strerror(-err));
+		return memcheck_fail_json("bind", "move_pages: %s", strerror(-err));
 	report_bind(o, pages, per_node, unknown);
 	munmap(p, sz);
 	return per_node[o->node] == pages ? 0 : 1;
@@ -492,18 +472,18 @@ static int op_thp(const struct mem_opts *o)
 
 	sz = opt_size(o, "8M", &err);
 	if (err || !sz)
-		return fail_json("thp", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("thp", "bad --size %s", o->size ? o->size : "");
 	sz = (sz + MEM_HUGE - 1) & ~(uint64_t)(MEM_HUGE - 1);
 	raw = map_anon(sz + MEM_HUGE);
 	if (!raw)
-		return fail_json("thp", "mmap: %s", strerror(errno));
+		return memcheck_fail_json("thp", "mmap: %s", strerror(errno));
 	p = (char *)(((uintptr_t)raw + MEM_HUGE - 1) & ~(uintptr_t)(MEM_HUGE - 1));
 	/* a region of its own, huge-page aligned, so smaps shows it apart */
 	if (p > raw)
 		munmap(raw, (size_t)(p - raw));
 	munmap(p + sz, MEM_HUGE - (size_t)(p - raw));
 	if (madvise(p, sz, MADV_HUGEPAGE) < 0)
-		return fail_json("thp", "madvise(MADV_HUGEPAGE): %s", strerror(errno));
+		return memcheck_fail_json("thp", "madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	fill_all(p, sz / MEMCHECK_PAGE, o->seed);
 	err = smaps_huge_kb(p, &kb);
 	json_init(&j, stdout);
@@ -607,22 +587,22 @@ static int op_hold(const struct mem_opts *o)
 
 	sz = opt_size(o, "64M", &err);
 	if (err || !sz)
-		return fail_json("hold", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("hold", "bad --size %s", o->size ? o->size : "");
 	if ((mkdir(o->state, 0755) && errno != EEXIST) || pipe2(pfd, O_CLOEXEC))
-		return fail_json("hold", "%s: %s", o->state, strerror(errno));
+		return memcheck_fail_json("hold", "%s: %s", o->state, strerror(errno));
 	unlink(state_path(o, "report.json"));
 	pid = fork();
 	if (pid < 0)
-		return fail_json("hold", "fork: %s", strerror(errno));
+		return memcheck_fail_json("hold", "fork: %s", strerror(errno));
 	if (!pid)
 		hold_child(o, sz, pfd);
 	close(pfd[1]);
 	if (read(pfd[0], &c, 1) != 1)
-		return fail_json("hold", "the holder died while filling %llu MB",
-				 (unsigned long long)(sz >> 20));
+		return memcheck_fail_json("hold", "the holder died while filling %llu MB",
+					  (unsigned long long)(sz >> 20));
 	f = fopen(state_path(o, "pid"), "we");
 	if (!f)
-		return fail_json("hold", "%s: %s", state_path(o, "pid"), strerror(errno));
+		return memcheck_fail_json("hold", "%s: %s", state_path(o, "pid"), strerror(errno));
 	fprintf(f, "%d\n", (int)pid);
 	fclose(f);
 	json_init(&j, stdout);
@@ -654,7 +634,7 @@ static int op_check(const struct mem_opts *o)
 	pid_t pid;
 
 	if (slurp(state_path(o, "pid"), buf, sizeof(buf)))
-		return fail_json("check", "no holder: run ktb-mem hold first");
+		return memcheck_fail_json("check", "no holder: run ktb-mem hold first");
 	pid = (pid_t)atoi(buf);
 	if (pid <= 0 || kill(pid, SIGUSR1)) {
 		printf("{\"op\": \"check\", \"alive\": false, \"pid\": %d}\n", (int)pid);
@@ -665,8 +645,8 @@ static int op_check(const struct mem_opts *o)
 	while ((ret = check_report(o)) < 0 && now_ms() < dl)
 		usleep(100000);
 	if (ret < 0)
-		return fail_json("check", "the holder did not report within %llu ms",
-				 (unsigned long long)o->timeout_ms);
+		return memcheck_fail_json("check", "the holder did not report within %llu ms",
+					  (unsigned long long)o->timeout_ms);
 	unlink(state_path(o, "pid"));
 	return ret;
 }
@@ -680,11 +660,12 @@ static int op_psi(const struct mem_opts *o)
 	 * (vmstat's are reported, null when absent) */
 	counters_read(&a);
 	if (!a.psi_ok)
-		return fail_json("psi", "cannot read /proc/pressure/memory (PSI off, psi=0?)");
+		return memcheck_fail_json("psi",
+					  "cannot read /proc/pressure/memory (PSI off, psi=0?)");
 	usleep((useconds_t)(o->settle_ms * 1000));
 	counters_read(&b);
 	if (!b.psi_ok)
-		return fail_json("psi", "cannot read /proc/pressure/memory");
+		return memcheck_fail_json("psi", "cannot read /proc/pressure/memory");
 	json_init(&j, stdout);
 	json_obj_begin(&j);
 	json_kv_str(&j, "op", "psi");

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "size.h"
 
 uint64_t memcheck_tag(uint64_t seed, uint64_t addr)
@@ -168,4 +170,23 @@ int memcheck_smaps_huge_kb(FILE *f, uintptr_t addr, uint64_t *kb)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+int memcheck_fail_json(const char *op, const char *fmt, ...)
+{
+	struct json_out j;
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_kv_str(&j, "op", op);
+	json_kv_str(&j, "error", msg);
+	json_obj_end(&j);
+	json_finish(&j);
+	fprintf(stderr, "ktb-mem %s: %s\n", op, msg);
+	return 1;
 }

@@ -59,4 +59,9 @@ int64_t memcheck_saved_pct(uint64_t before, uint64_t after);
  * addr: 0, or -ENOENT when there is no such entry or it has no such line. */
 int memcheck_smaps_huge_kb(FILE *f, uintptr_t addr, uint64_t *kb);
 
+/* ktb-mem's error as its JSON report on stdout, {"op": op, "error": msg},
+ * so a step always has JSON, and "ktb-mem OP: msg" on stderr. Returns 1,
+ * the exit status. */
+int memcheck_fail_json(const char *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -50,26 +50,6 @@ static int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int ctl_fail(const char *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ctl_fail(const char *op, const char *fmt, ...)
-{
-	struct json_out j;
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_kv_str(&j, "op", op);
-	json_kv_str(&j, "error", msg);
-	json_obj_end(&j);
-	json_finish(&j);
-	fprintf(stderr, "ktb-mem %s: %s\n", op, msg);
-	return 1;
-}
-
 static char *cg_path(const char *dir, const char *file)
 {
 	static char buf[4][512];
@@ -399,19 +379,19 @@ static int op_memcg(const struct ctl_opts *o)
 	pid_t pid;
 
 	if (!o->size || !o->max || ctl_size(o->size, &sz))
-		return ctl_fail("memcg", "--size SIZE and --max SIZE are required");
+		return memcheck_fail_json("memcg", "--size SIZE and --max SIZE are required");
 	outside = ctl_map(o->outside_sz);
 	if (!outside)
-		return ctl_fail("memcg", "mmap: %s", strerror(errno));
+		return memcheck_fail_json("memcg", "mmap: %s", strerror(errno));
 	/* the parent's own pages, outside the group: they must outlive its OOM */
 	ctl_fill(outside, o->outside_sz / MEMCHECK_PAGE, o->seed + 1);
 	if (o->corrupt) /* the self-test spoils the outside pages too */
 		ctl_spoil(outside, o->outside_sz / MEMCHECK_PAGE);
 	if (cg_make(o, dir, sizeof(dir), msg, sizeof(msg)))
-		return ctl_fail("memcg", "%s", msg);
+		return memcheck_fail_json("memcg", "%s", msg);
 	pid = load_start(o, dir, sz, pfd, false);
 	if (pid < 0)
-		return ctl_fail("memcg", "fork: %s", strerror(errno));
+		return memcheck_fail_json("memcg", "fork: %s", strerror(errno));
 	memcg_watch(o, dir, pid, pfd[0], &m);
 	close(pfd[0]);
 	out = ctl_verify(outside, o->outside_sz / MEMCHECK_PAGE, o->seed + 1);
@@ -586,7 +566,8 @@ static int psi_bg_armed(int ready_fd)
 	char c;
 
 	if (read(ready_fd, &c, 1) != 1)
-		return ctl_fail("psi-wait", "the background poller died before it was armed");
+		return memcheck_fail_json("psi-wait",
+					  "the background poller died before it was armed");
 	printf("{\"op\":\"psi-wait\",\"armed\":true,\"early_wakeups\":%d}\n", c - '0');
 	return 0;
 }
@@ -611,8 +592,8 @@ static int op_psi_collect(const struct ctl_opts *o)
 	snprintf(path, sizeof(path), "%s/report.json", o->state);
 	while (file_read(path, buf, sizeof(buf))) {
 		if (ms_now() > dl)
-			return ctl_fail("psi-wait", "no report in %s within %llu ms", path,
-					(unsigned long long)o->timeout_ms);
+			return memcheck_fail_json("psi-wait", "no report in %s within %llu ms",
+						  path, (unsigned long long)o->timeout_ms);
 		usleep(100000);
 	}
 	fputs(buf, stdout);
@@ -625,13 +606,13 @@ static int psi_open(const struct ctl_opts *o, struct trig *t, char *dir, size_t 
 	int err;
 
 	if (o->group && cg_make(o, dir, dlen, msg, sizeof(msg)))
-		return ctl_fail("psi-wait", "%s", msg);
+		return memcheck_fail_json("psi-wait", "%s", msg);
 	if ((err = trig_open(&t[0], "/proc/pressure/memory", o->trigger)))
-		return ctl_fail("psi-wait", "trigger \"%s\" on /proc/pressure/memory: %s",
-				o->trigger, strerror(-err));
+		return memcheck_fail_json("psi-wait", "trigger \"%s\" on /proc/pressure/memory: %s",
+					  o->trigger, strerror(-err));
 	if (o->group && (err = trig_open(&t[1], cg_path(dir, "memory.pressure"), o->trigger)))
-		return ctl_fail("psi-wait", "trigger on %s/memory.pressure: %s", dir,
-				strerror(-err));
+		return memcheck_fail_json("psi-wait", "trigger on %s/memory.pressure: %s", dir,
+					  strerror(-err));
 	return 0;
 }
 
@@ -647,9 +628,9 @@ static int op_psi_wait(const struct ctl_opts *o)
 	if (o->collect)
 		return op_psi_collect(o);
 	if (ctl_size(o->size ? o->size : "1.5x", &sz))
-		return ctl_fail("psi-wait", "bad --size %s", o->size ? o->size : "");
+		return memcheck_fail_json("psi-wait", "bad --size %s", o->size ? o->size : "");
 	if (o->background && (bg = psi_bg_fork(o, &ready)) < 0)
-		return ctl_fail("psi-wait", "%s: %s", o->state, strerror(-bg));
+		return memcheck_fail_json("psi-wait", "%s: %s", o->state, strerror(-bg));
 	if (bg > 0)
 		return psi_bg_armed(ready);
 	if (psi_open(o, t, dir, sizeof(dir))) {
@@ -670,7 +651,7 @@ static int op_psi_wait(const struct ctl_opts *o)
 		close(ready);
 	}
 	if (!o->external && (pid = load_start(o, o->group ? dir : NULL, sz, pfd, true)) < 0)
-		return ctl_fail("psi-wait", "fork: %s", strerror(errno));
+		return memcheck_fail_json("psi-wait", "fork: %s", strerror(errno));
 	trig_poll(t, n, t0, ms_now() + (int64_t)o->timeout_ms, false);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
@@ -877,17 +858,17 @@ static int op_pagecache(const struct ctl_opts *o)
 	int fd, err;
 
 	if (!o->file || !o->size || size_parse(o->size, &sz) || sz < MEMCHECK_PAGE)
-		return ctl_fail("pagecache", "--file PATH and --size SIZE are required");
+		return memcheck_fail_json("pagecache", "--file PATH and --size SIZE are required");
 	sz &= ~(uint64_t)(MEMCHECK_PAGE - 1);
 	fd = open(o->file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return ctl_fail("pagecache", "%s: %s", o->file, strerror(errno));
+		return memcheck_fail_json("pagecache", "%s: %s", o->file, strerror(errno));
 	buf = malloc(FCHUNK);
 	err = buf ? pagecache_run(o, fd, sz, buf, &r) : -ENOMEM;
 	free(buf);
 	close(fd);
 	if (err)
-		return ctl_fail("pagecache", "%s: %s", o->file, strerror(-err));
+		return memcheck_fail_json("pagecache", "%s: %s", o->file, strerror(-err));
 	pagecache_report(o, sz, &r);
 	return r.rd.bad || r.mm.bad ? 1 : 0;
 }
@@ -1044,10 +1025,10 @@ static int op_compact(const struct ctl_opts *o)
 	int64_t t0;
 
 	if (!o->size || ctl_size(o->size, &sz) || ctl_size(o->try_size, &tsz))
-		return ctl_fail("compact", "--size SIZE|RATIOx is required; --try SIZE");
+		return memcheck_fail_json("compact", "--size SIZE|RATIOx is required; --try SIZE");
 	tsz = (tsz + HUGE_SZ - 1) & ~(uint64_t)(HUGE_SZ - 1);
 	if (!fragment(sz, &held))
-		return ctl_fail("compact", "mmap: %s", strerror(errno));
+		return memcheck_fail_json("compact", "mmap: %s", strerror(errno));
 	vm_snap_read(&r.s0);
 	r.before_err = try_huge(tsz, &r.before_pct);
 	vm_snap_read(&r.s1);
@@ -1065,8 +1046,8 @@ static int op_compact(const struct ctl_opts *o)
 	r.after_err = try_huge(tsz, &r.after_pct);
 	vm_snap_read(&r.s3);
 	if (r.compact_err)
-		return ctl_fail("compact", "/proc/sys/vm/compact_memory: %s",
-				strerror(-r.compact_err));
+		return memcheck_fail_json("compact", "/proc/sys/vm/compact_memory: %s",
+					  strerror(-r.compact_err));
 	compact_report(held, tsz, &r);
 	return 0;
 }

@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spawn.h"
+#include "util.h"
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t sig_seen;
@@ -62,6 +64,20 @@ int proc_poll(struct proc *p)
 
 	from_child(p, &cp);
 	return ret;
+}
+
+int proc_wait_path(struct proc *p, const char *path, int64_t deadline)
+{
+	struct timespec pause = { 0, 20 * 1000000 };
+
+	while (access(path, F_OK) < 0) {
+		if (proc_poll(p))
+			return -ECHILD;
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&pause, NULL);
+	}
+	return 0;
 }
 
 int proc_wait(struct proc *p, int timeout_ms)

@@ -7,6 +7,7 @@
 #define KTB_PROC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "spawn.h" /* what proc_* are built on; spawn_tool for hw_launch.run */
@@ -31,6 +32,11 @@ struct proc_opts {
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
 /* Reap without blocking. 1 when the child has exited, else 0. */
 int proc_poll(struct proc *p);
+/* Wait until the child has created path (a back end's socket: connecting
+ * to it would take the place of whoever it is for, so only its existence
+ * is checked), polling every 20 ms. 0, -ECHILD when the child exited
+ * first, -ETIMEDOUT at deadline (now_ms). */
+int proc_wait_path(struct proc *p, const char *path, int64_t deadline);
 /* Wait up to timeout_ms for the child to exit by itself. 1 exited, 0 not. */
 int proc_wait(struct proc *p, int timeout_ms);
 /* SIGTERM the group, wait grace_ms, SIGKILL, reap. Safe to call twice. */

@@ -2,11 +2,8 @@
 
 #include <errno.h>
 
-/* The whole-run document of result.c, indented and in insertion order so
- * that diffs between runs line up. */
-int report_json(const struct run_result *r, FILE *f)
+int report_json_write(json_t *j, FILE *f)
 {
-	json_t *j = run_result_to_json(r);
 	int ret = 0;
 
 	if (!j)
@@ -15,4 +12,10 @@ int report_json(const struct run_result *r, FILE *f)
 		ret = -EIO;
 	json_decref(j);
 	return ret;
+}
+
+/* The whole-run document of result.c. */
+int report_json(const struct run_result *r, FILE *f)
+{
+	return report_json_write(run_result_to_json(r), f);
 }

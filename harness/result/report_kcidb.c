@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_json.h"
 #include "util.h"
 
 /* How long one path component may get: step names are commands. */
@@ -332,13 +333,5 @@ json_t *kcidb_document(const struct run_result *r)
 
 int report_kcidb(const struct run_result *r, FILE *f)
 {
-	json_t *j = kcidb_document(r);
-	int ret = 0;
-
-	if (!j)
-		return -ENOMEM;
-	if (json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF)
-		ret = -EIO;
-	json_decref(j);
-	return ret;
+	return report_json_write(kcidb_document(r), f);
 }

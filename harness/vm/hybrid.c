@@ -22,23 +22,6 @@ const char *hybrid_binary(void)
 	return s && *s ? s : KTB_HYBRID_BIN_DEFAULT;
 }
 
-/* The back end creates its control socket, then its vhost-user socket:
- * once the latter exists, both answer. Connecting to the vhost-user socket
- * itself would take QEMU's place, so only its existence is checked. */
-static int wait_listening(struct proc *p, const char *sock, int64_t deadline)
-{
-	struct timespec pause = { 0, 20 * 1000000 };
-
-	while (access(sock, F_OK) < 0) {
-		if (proc_poll(p))
-			return -ECHILD;
-		if (now_ms() >= deadline)
-			return -ETIMEDOUT;
-		nanosleep(&pause, NULL);
-	}
-	return 0;
-}
-
 static int start_one(struct proc *p, const struct disk *d, const struct hw_launch *l,
 		     const char *log_dir, int64_t deadline, char *why, size_t len)
 {
@@ -54,7 +37,9 @@ static int start_one(struct proc *p, const struct disk *d, const struct hw_launc
 	ret = proc_spawn(p, a.v, &po);
 	if (ret < 0)
 		snprintf(why, len, "cannot start %s: %s", a.v[0], strerror(-ret));
-	else if ((ret = wait_listening(p, sock, deadline)) < 0)
+	/* the control socket comes first, then the vhost-user one: once the
+	 * latter exists, both answer */
+	else if ((ret = proc_wait_path(p, sock, deadline)) < 0)
 		snprintf(why, len, "the back end of hybrid disk %s %s (see %s)", d->id,
 			 ret == -ECHILD ? proc_describe(p) : "did not listen in time", log);
 	argv_free(&a);

@@ -10,22 +10,6 @@
 #include "share.h"
 #include "util.h"
 
-/* virtiofsd creates its socket once it is ready for QEMU; connecting to it
- * would take QEMU's place, so only its existence is checked. */
-static int wait_socket(struct proc *p, const char *sock, int64_t deadline)
-{
-	struct timespec pause = { 0, 20 * 1000000 };
-
-	while (access(sock, F_OK) < 0) {
-		if (proc_poll(p))
-			return -ECHILD;
-		if (now_ms() >= deadline)
-			return -ETIMEDOUT;
-		nanosleep(&pause, NULL);
-	}
-	return 0;
-}
-
 static int start_one(struct proc *p, const struct machine *m, unsigned i, const struct hw_launch *l,
 		     const char *log_dir, int64_t deadline, char *why, size_t len)
 {
@@ -43,7 +27,7 @@ static int start_one(struct proc *p, const struct machine *m, unsigned i, const 
 	ret = proc_spawn(p, a.v, &po);
 	if (ret < 0)
 		snprintf(why, len, "cannot start %s: %s", a.v[0], strerror(-ret));
-	else if ((ret = wait_socket(p, sock, deadline)) < 0)
+	else if ((ret = proc_wait_path(p, sock, deadline)) < 0)
 		snprintf(why, len, "virtiofsd of share %s %s (see %s)", m->shares[i].host,
 			 ret == -ECHILD ? proc_describe(p) : "did not listen in time", log);
 	argv_free(&a);
