@@ -117,7 +117,6 @@ static const struct lib_case {
 	{ "memory-pressure-balloon",
 	  { "CONFIG_VIRTIO_BALLOON", "CONFIG_SWAP", "CONFIG_PSI" },
 	  { "CONFIG_MEMCG" } },
-	{ "pagecache-thp", { "CONFIG_TRANSPARENT_HUGEPAGE" }, { "CONFIG_SWAP" } },
 	{ "compaction-thp",
 	  { "CONFIG_COMPACTION", "CONFIG_TRANSPARENT_HUGEPAGE" },
 	  { "CONFIG_SWAP" } },
