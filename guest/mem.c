@@ -699,15 +699,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
-}
-
 static int parse_opt(struct mem_opts *o, int c, const char *arg)
 {
 	uint64_t v;
@@ -717,19 +708,19 @@ static int parse_opt(struct mem_opts *o, int c, const char *arg)
 		o->size = arg;
 		return 0;
 	case 'S':
-		return parse_u64(arg, &o->seed);
+		return memcheck_u64(arg, &o->seed);
 	case 'd':
 		o->state = arg;
 		return 0;
 	case 'w':
-		return parse_u64(arg, &o->settle_ms);
+		return memcheck_u64(arg, &o->settle_ms);
 	case 't':
-		return parse_u64(arg, &o->timeout_ms);
+		return memcheck_u64(arg, &o->timeout_ms);
 	case 'c':
 		o->corrupt = true;
 		return 0;
 	case 'n':
-		if (parse_u64(arg, &v) || v >= MEM_MAX_NODES)
+		if (memcheck_u64(arg, &v) || v >= MEM_MAX_NODES)
 			return -EINVAL;
 		o->node = (int)v;
 		return 0;

@@ -190,3 +190,12 @@ int memcheck_fail_json(const char *op, const char *fmt, ...)
 	fprintf(stderr, "ktb-mem %s: %s\n", op, msg);
 	return 1;
 }
+
+int memcheck_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+}

@@ -64,4 +64,8 @@ int memcheck_smaps_huge_kb(FILE *f, uintptr_t addr, uint64_t *kb);
  * the exit status. */
 int memcheck_fail_json(const char *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A whole number option (decimal, 0x hex, 0 octal) into *v: 0, or -EINVAL
+ * for anything else, a sign included, or one out of range. */
+int memcheck_u64(const char *s, uint64_t *v);
+
 #endif

@@ -1075,15 +1075,6 @@ static const struct option ctl_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int ctl_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
-}
-
 static int ctl_opt(struct ctl_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -1127,11 +1118,11 @@ static int ctl_opt(struct ctl_opts *o, int c, const char *arg)
 		o->corrupt = true;
 		return 0;
 	case 'S':
-		return ctl_u64(arg, &o->seed);
+		return memcheck_u64(arg, &o->seed);
 	case 't':
-		return ctl_u64(arg, &o->timeout_ms);
+		return memcheck_u64(arg, &o->timeout_ms);
 	case 'q':
-		return ctl_u64(arg, &o->quiet_ms);
+		return memcheck_u64(arg, &o->quiet_ms);
 	case 'o':
 		return size_parse(arg, &o->outside_sz);
 	default:
