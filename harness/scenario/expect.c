@@ -37,7 +37,10 @@ static void why_add(char **why, const char *fmt, ...)
 /* A value as compact, ASCII-only JSON, cut at SHOW_MAX with "...". */
 static char *expect_show(const json_t *v)
 {
-	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	/* 15 digits: 0.99 reads 0.99, not the 17-digit double nearest it */
+	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII |
+					JSON_REAL_PRECISION(15))
+		    : NULL;
 
 	if (!s)
 		return xstrdup(v ? "?" : "nothing");

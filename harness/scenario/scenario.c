@@ -200,6 +200,10 @@ static const cyaml_schema_field_t path_ref_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_value_t metric_path_schema = {
+	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
+};
+
 static const cyaml_schema_field_t step_fields[] = {
 	STR("name", OPT, struct step, name),
 	STR("run", OPT, struct step, run),
@@ -213,6 +217,7 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("pm_test", OPT, struct step, pm_test),
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
 	STR("refused", OPT, struct step, refused),
+	STR("asleep_screen", OPT, struct step, asleep_screen),
 	CYAML_FIELD_MAPPING_PTR("fail_path", PTR | OPT, struct step, fail_path, path_ref_fields),
 	CYAML_FIELD_MAPPING_PTR("restore_path", PTR | OPT, struct step, restore_path,
 				path_ref_fields),
@@ -229,6 +234,8 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("screen", OPT, struct step, screen),
 	STR("same_as", OPT, struct step, same_as),
 	STR("poll", OPT, struct step, poll),
+	CYAML_FIELD_SEQUENCE("metrics", PTR | OPT, struct step, metrics, &metric_path_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
 	CYAML_FIELD_END
 };
@@ -1120,6 +1127,50 @@ static int step_check_refused(struct load_ctx *c, struct step *st, const char *p
 	return 0;
 }
 
+/* An earlier step saved a capture as name: a screen step, or a suspend
+ * step's asleep_screen. */
+static bool screen_saved_before(const struct scenario *s, const struct step *st, const char *name)
+{
+	for (const struct step *p = s->steps; p < st; p++)
+		if ((p->kind == STEP_SCREEN && !strcmp(p->screen, name)) ||
+		    (p->kind == STEP_SUSPEND && p->asleep_screen &&
+		     !strcmp(p->asleep_screen, name)))
+			return true;
+	return false;
+}
+
+/* A capture's name (field f): the machine has a display, the name is a
+ * file-name-safe word no earlier step used. */
+static int check_screen_name(struct load_ctx *c, const struct step *st, const char *name,
+			     const char *f)
+{
+	if (c->s->machine->display == DISPLAY_NONE)
+		return fail(c, f, "the machine has no display; give it display: bochs-display");
+	if (!name_valid_metric(name))
+		return fail(c, f, "\"%s\" does not match [a-z0-9_]+", name);
+	if (screen_saved_before(c->s, st, name))
+		return fail(c, f, "an earlier step already saved the capture \"%s\"", name);
+	return 0;
+}
+
+/* asleep_screen: NAME on a suspend step: S3 or s2idle (under S4 the
+ * machine is off), one cycle, no pm_test (nothing sleeps). */
+static int step_check_asleep_screen(struct load_ctx *c, struct step *st, const char *path)
+{
+	char f[64];
+
+	if (!st->asleep_screen)
+		return 0;
+	snprintf(f, sizeof(f), "%s.asleep_screen", path);
+	if (st->sleep_state == SLEEP_STATE_S4)
+		return fail(c, f, "s4 powers the machine off: there is no screen while asleep");
+	if (st->pm_test)
+		return fail(c, f, "with pm_test the guest never sleeps; drop one of them");
+	if (st->cycles > 1)
+		return fail(c, f, "one capture per step: give cycles: 1");
+	return check_screen_name(c, st, st->asleep_screen, f);
+}
+
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
 {
 	static const char *const states[] = { SLEEP_STATE_TABLE(HW_NAMES_STR) };
@@ -1154,14 +1205,73 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		st->cycles = 1;
 	if (k == SLEEP_STATE_S4 && st->cycles > 1)
 		return fail(c, f, "one hibernation per step; repeat the step instead");
-	if (step_check_refused(c, st, path))
+	if (step_check_refused(c, st, path) || step_check_asleep_screen(c, st, path))
 		return -EINVAL;
 	return step_check_wake(c, st, path);
 }
 
+char *step_metric_name(const char *path)
+{
+	char *name = xstrdup(path);
+
+	for (char *p = name; *p; p++)
+		if (*p == '.')
+			*p = '_';
+	return name;
+}
+
+/* Does one of metrics[0..n) name metric name? */
+static bool metric_in(char **metrics, unsigned n, const char *name)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < n && !found; i++) {
+		char *other = step_metric_name(metrics[i]);
+
+		found = !strcmp(other, name);
+		free(other);
+	}
+	return found;
+}
+
+/* The step that sets metric name before st's field i: an earlier run
+ * step's metrics or measure's as, or st's own earlier field; -1 if none. */
+static int metric_set_before(const struct scenario *s, const struct step *st, unsigned i,
+			     const char *name)
+{
+	for (const struct step *p = s->steps; p < st; p++)
+		if (metric_in(p->metrics, p->metrics_count, name) ||
+		    (p->kind == STEP_MEASURE && p->as && !strcmp(p->as, name)))
+			return (int)(p - s->steps);
+	return metric_in(st->metrics, i, name) ? (int)(st - s->steps) : -1;
+}
+
+/* run: any command (expect is checked for every kind); metrics: fields of
+ * its JSON output by path (a.b.0), each a metric named by the path with
+ * '.' as '_', set by no other step. */
 static int step_check_run(struct load_ctx *c, struct step *st, const char *path)
 {
-	(void)c, (void)st, (void)path; /* any command; expect is checked for every kind */
+	char f[96];
+
+	for (unsigned i = 0; i < st->metrics_count; i++) {
+		const char *m = st->metrics[i];
+		char *name = step_metric_name(m);
+		bool words = name_valid_metric(name) && *m != '.' && m[strlen(m) - 1] != '.' &&
+			     !strstr(m, "..");
+		int other = metric_set_before(c->s, st, i, name), ret = 0;
+
+		snprintf(f, sizeof(f), "%s.metrics[%u]", path, i);
+		if (!words)
+			ret =
+			    fail(c, f,
+				 "\"%s\" is not a field path: words of [a-z0-9_] joined by '.'", m);
+		else if (other >= 0)
+			ret = fail(c, f, "%s sets the metric %s, which steps[%d] already sets", m,
+				   name, other);
+		free(name);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -1299,15 +1409,6 @@ static int step_check_hybrid_stats(struct load_ctx *c, struct step *st, const ch
 	return check_hybrid_disk(c, st->hybrid_stats, f, false);
 }
 
-/* An earlier screen step saved its capture as name. */
-static bool screen_saved_before(const struct scenario *s, const struct step *st, const char *name)
-{
-	for (const struct step *p = s->steps; p < st; p++)
-		if (p->kind == STEP_SCREEN && !strcmp(p->screen, name))
-			return true;
-	return false;
-}
-
 /* screen: NAME [same_as: EARLIER] [poll: DURATION]; the machine has a
  * display, NAME is a file-name-safe word, EARLIER an earlier capture. */
 static int step_check_screen(struct load_ctx *c, struct step *st, const char *path)
@@ -1315,15 +1416,11 @@ static int step_check_screen(struct load_ctx *c, struct step *st, const char *pa
 	char f[64];
 
 	snprintf(f, sizeof(f), "%s.screen", path);
-	if (c->s->machine->display == DISPLAY_NONE)
-		return fail(c, f, "the machine has no display; give it display: bochs-display");
-	if (!name_valid_metric(st->screen))
-		return fail(c, f, "\"%s\" does not match [a-z0-9_]+", st->screen);
-	if (screen_saved_before(c->s, st, st->screen))
-		return fail(c, f, "an earlier screen step already saved \"%s\"", st->screen);
+	if (check_screen_name(c, st, st->screen, f))
+		return -EINVAL;
 	snprintf(f, sizeof(f), "%s.same_as", path);
 	if (st->same_as && !screen_saved_before(c->s, st, st->same_as))
-		return fail(c, f, "no earlier screen step saved \"%s\"; give one screen: %s",
+		return fail(c, f, "no earlier step saved the capture \"%s\"; give one screen: %s",
 			    st->same_as, st->same_as);
 	snprintf(f, sizeof(f), "%s.poll", path);
 	if (st->poll && !st->same_as)

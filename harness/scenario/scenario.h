@@ -39,10 +39,11 @@ enum step_need {
  * struct step and the schema's step_fields; step_check_KEYWORD in
  * scenario.c; harness/steps/step_FILE.c and .h with step_KEYWORD_ops. */
 #define KTB_STEP_KINDS(X)                                                                          \
-	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING, "")                  \
+	X(RUN, run, EXPECT_EXIT | EXPECT_STDOUT | EXPECT_JSON, NEEDS_NOTHING, "metrics")           \
 	X(WAIT, wait, 0, NEEDS_NOTHING, "for")                                                     \
 	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING, "arguments")                                       \
-	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP, "wake after pm_test cycles refused")         \
+	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP,                                              \
+	  "wake after pm_test cycles refused asleep_screen")                                       \
 	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                             \
 	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                       \
 	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
@@ -85,18 +86,19 @@ struct path_ref {
 };
 
 struct step {
-	char *name;		       /* optional label; default "<kind>: <argument>" */
-	char *run;		       /* shell command in the guest */
-	char *wait;		       /* duration; with wait_for: deadline for a console regex */
-	char *wait_for;		       /* YAML key "for" */
-	char *qmp;		       /* command name, or a JSON object text {"execute": ...} */
-	json_t *arguments;	       /* qmp arguments (YAML mapping), may be NULL */
-	char *suspend;		       /* s3 | s2idle | s4 */
-	char *wake;		       /* qmp | rtc (s3), key | button (s2idle) */
-	char *after;		       /* time asleep before the wake, default 1s */
-	char *pm_test;		       /* freezer | devices | platform | processors | core */
-	unsigned cycles;	       /* suspend/resume cycles in this step, default 1 */
-	char *refused;		       /* "freezing": the kernel must refuse, its freezer failing */
+	char *name;	     /* optional label; default "<kind>: <argument>" */
+	char *run;	     /* shell command in the guest */
+	char *wait;	     /* duration; with wait_for: deadline for a console regex */
+	char *wait_for;	     /* YAML key "for" */
+	char *qmp;	     /* command name, or a JSON object text {"execute": ...} */
+	json_t *arguments;   /* qmp arguments (YAML mapping), may be NULL */
+	char *suspend;	     /* s3 | s2idle | s4 */
+	char *wake;	     /* qmp | rtc (s3), key | button (s2idle) */
+	char *after;	     /* time asleep before the wake, default 1s */
+	char *pm_test;	     /* freezer | devices | platform | processors | core */
+	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
+	char *refused;	     /* "freezing": the kernel must refuse, its freezer failing */
+	char *asleep_screen; /* suspend: capture the display while asleep (screen-NAME.ppm) */
 	struct path_ref *fail_path;    /* take path N of a multipath disk away */
 	struct path_ref *restore_path; /* bring it back */
 	char *timeout;		       /* per-step deadline, default 60s (suspend: 60s a cycle) */
@@ -113,9 +115,11 @@ struct step {
 	 * loader from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
 	char *ktap;
 	bool ktap_console;
-	char *screen;  /* capture the display, saved as screen-NAME.ppm */
-	char *same_as; /* screen: the earlier capture it must equal */
-	char *poll;    /* screen: capture until it equals same_as, at most this long */
+	char *screen;	/* capture the display, saved as screen-NAME.ppm */
+	char *same_as;	/* screen: the earlier capture it must equal */
+	char *poll;	/* screen: capture until it equals same_as, at most this long */
+	char **metrics; /* run: fields of the JSON output (a.b.0) copied into the metrics */
+	unsigned metrics_count;
 	struct expect *expect;
 	/* filled by scenario_load: */
 	enum step_kind kind;
@@ -165,5 +169,8 @@ void scenario_free(struct scenario *s);
 const char *step_kind_name(enum step_kind k);
 /* The machine parts (enum step_need flags) a step of kind k drives. */
 unsigned step_kind_needs(enum step_kind k);
+/* The metric a run step's metrics entry sets: the field path with '.' as
+ * '_' ("system.latency_ms" sets system_latency_ms). Malloc'd. */
+char *step_metric_name(const char *path);
 
 #endif

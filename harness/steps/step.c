@@ -48,6 +48,27 @@ void step_judge(struct step_result *sr, const struct expect *e)
 	}
 }
 
+void step_metrics(struct run_ctx *c, const struct step *st, struct step_result *sr)
+{
+	for (unsigned i = 0; i < st->metrics_count; i++) {
+		json_t *v = sr->data ? expect_json_path(sr->data, st->metrics[i]) : NULL;
+		char *name = step_metric_name(st->metrics[i]);
+
+		if (json_is_number(v)) {
+			json_object_set(c->r->metrics, name, v);
+		} else if (sr->status == ST_PASS) {
+			char *shown = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+
+			sr->status = ST_FAIL;
+			sr->message =
+			    xasprintf("metrics: %s is not a number in the output (got %s)",
+				      st->metrics[i], shown ? shown : "nothing");
+			free(shown);
+		}
+		free(name);
+	}
+}
+
 /* What a guest command that ran out of time was doing: the state, wait
  * channel and kernel stack of it and its children, and the memory counters,
  * so that a step that hangs once in thirty runs leaves evidence behind. */

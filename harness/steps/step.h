@@ -53,6 +53,10 @@ struct step_ops {
 void step_wait_failed(struct run_ctx *c, struct step_result *sr, int ret, const struct step *st);
 /* Pass or fail sr against e, parsing sr->out as JSON when needed. */
 void step_judge(struct step_result *sr, const struct expect *e);
+/* A run step's metrics: each field of its parsed output copied into the
+ * scenario's metrics (step_metric_name); one that is missing or not a
+ * number fails a step that had passed, naming it. */
+void step_metrics(struct run_ctx *c, const struct step *st, struct step_result *sr);
 /* Run cmd in the guest through the agent: its exit code, stdout and stderr
  * into sr. 0, or the wait's error, already turned into sr's status. */
 int step_guest_exec(struct run_ctx *c, const char *cmd, const struct step *st,

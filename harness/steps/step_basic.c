@@ -13,8 +13,10 @@
 static void step_run(struct run_ctx *c, const struct step *st, struct step_result *sr,
 		     int64_t deadline)
 {
-	if (!step_guest_exec(c, st->run, st, sr, deadline))
+	if (!step_guest_exec(c, st->run, st, sr, deadline)) {
 		step_judge(sr, st->expect);
+		step_metrics(c, st, sr);
+	}
 }
 
 static bool console_watch_done(void *ctx)

@@ -12,6 +12,7 @@
 #include "loop.h"
 #include "pmlog.h"
 #include "step_pm.h"
+#include "step_screen.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -351,6 +352,27 @@ static int pm_refused_collect(struct run_ctx *c, struct sleep_cycle *cy, struct 
 	return ret ? ret : -EIO;
 }
 
+/* asleep_screen: the display as the host sees it while the guest sleeps,
+ * just before the wake (what the screen showed while "off"). */
+static int pm_asleep_screen(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
+			    struct step_result *sr, int64_t deadline)
+{
+	char *err = NULL;
+	int ret = screen_capture(c, st->asleep_screen, &cy->asleep_screen, &err, deadline);
+
+	if (ret == -EREMOTEIO)
+		pm_fail(sr, ST_ERROR,
+			xasprintf("QMP screendump refused while asleep: %s", err ? err : ""));
+	else if (ret == -EINVAL || ret == -E2BIG || ret == -ENODATA)
+		pm_fail(sr, ST_ERROR,
+			xasprintf("the capture while asleep is not a P6 PPM QEMU would write (%s)",
+				  strerror(-ret)));
+	else if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	free(err);
+	return ret;
+}
+
 static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		   struct step_result *sr, int64_t deadline)
 {
@@ -373,6 +395,8 @@ static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle 
 		step_wait_failed(c, sr, ret, NULL);
 		return ret;
 	}
+	if (st->asleep_screen && pm_asleep_screen(c, st, cy, sr, deadline))
+		return -EIO;
 	cmd = st->wake_by == WAKE_QMP	? "system_wakeup"
 	      : st->wake_by == WAKE_KEY ? "send-key"
 					: "system_powerdown";
@@ -1039,6 +1063,8 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 
 		json_array_append_new(json_object_get(data, "cycles"), pm_cycle_json(i, &cy, st));
 		json_decref(cy.wakeup_sources);
+		if (cy.asleep_screen)
+			json_object_set_new(data, "asleep_screen", cy.asleep_screen);
 		if (ret && cy.refused && pm_freeze_failed(c, st, sr, i + 1, data, deadline)) {
 			froze_failed = true;
 			break;

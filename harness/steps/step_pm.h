@@ -23,6 +23,7 @@ struct sleep_cycle {
 	json_t *wakeup_sources; /* the sources whose count grew during it */
 	int wakeup_irq;		/* the IRQ that ended the sleep, 0 if none */
 	bool refused;		/* the sleep command exited non-zero */
+	json_t *asleep_screen;	/* the capture taken while asleep (asleep_screen) */
 };
 
 /* The sleep command exited non-zero: the kernel refused, err (its stderr,

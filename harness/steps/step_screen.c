@@ -78,6 +78,17 @@ static json_t *capture_describe(const struct capture *cap)
 			 "black", (double)black / (double)n);
 }
 
+int screen_capture(struct run_ctx *c, const char *name, json_t **desc, char **err, int64_t deadline)
+{
+	struct capture cap = { 0 };
+	int ret = capture_take(c, name, &cap, err, deadline);
+
+	if (!ret)
+		*desc = capture_describe(&cap);
+	capture_free(&cap);
+	return ret;
+}
+
 /* Pixels of cap that differ from ref; UINT64_MAX when the sizes differ. */
 static uint64_t capture_differ(const struct capture *cap, const struct capture *ref)
 {

@@ -10,4 +10,12 @@
 
 extern const struct step_ops step_screen_ops;
 
+/* Captures the display now into artifacts/screen-NAME.ppm and sets *desc
+ * to its description (file, width, height, sha256, black), as the screen
+ * step's output has them: the suspend step's asleep_screen. 0, or -errno
+ * (-EREMOTEIO: QMP refused, *err says why; -EINVAL, -E2BIG, -ENODATA:
+ * not a PPM QEMU would write). */
+int screen_capture(struct run_ctx *c, const char *name, json_t **desc, char **err,
+		   int64_t deadline);
+
 #endif

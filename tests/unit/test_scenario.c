@@ -71,6 +71,33 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* metrics on run steps: the field paths as written. */
+static void test_metrics(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-metrics.yaml");
+	char *name = step_metric_name(s->steps[0].metrics[1]);
+
+	(void)state;
+	assert_int_equal(s->steps[0].metrics_count, 2);
+	assert_string_equal(s->steps[0].metrics[0], "huge_pct");
+	assert_string_equal(name, "system_latency_ms");
+	free(name);
+	scenario_free(s);
+}
+
+/* asleep_screen: a capture a later screen step may compare with. */
+static void test_asleep_screen(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-asleep-screen.yaml");
+	struct step *st = s->steps;
+
+	(void)state;
+	assert_int_equal(st[0].kind, STEP_SUSPEND);
+	assert_string_equal(st[0].asleep_screen, "dark");
+	assert_string_equal(st[2].same_as, "dark");
+	scenario_free(s);
+}
+
 /* ktap's three forms: a command, {run: CMD}, {console: true}. */
 static void test_ktap(void **state)
 {
@@ -212,7 +239,19 @@ static const struct bad_case {
 	{ "bad-screen-nodisplay", 2, 13, "steps[0].screen",
 	  "the machine has no display; give it display: bochs-display" },
 	{ "bad-screen-same-as", 5, 14, "steps[0].same_as",
-	  "no earlier screen step saved \"before\"; give one screen: before" },
+	  "no earlier step saved the capture \"before\"; give one screen: before" },
+	{ "bad-metrics-path", 4, 18, "steps[0].metrics[1]",
+	  "\"a..b\" is not a field path: words of [a-z0-9_] joined by '.'" },
+	{ "bad-metrics-dup", 7, 9, "steps[1].metrics[0]",
+	  "x.y sets the metric x_y, which steps[0] already sets" },
+	{ "bad-metrics-kind", 4, 14, "steps[0].metrics",
+	  "\"metrics\" belongs to a run step, this is a wait step" },
+	{ "bad-asleep-screen-s4", 10, 20, "steps[0].asleep_screen",
+	  "s4 powers the machine off: there is no screen while asleep" },
+	{ "bad-asleep-screen-dup", 8, 20, "steps[1].asleep_screen",
+	  "an earlier step already saved the capture \"asleep\"" },
+	{ "bad-asleep-screen-cycles", 8, 20, "steps[0].asleep_screen",
+	  "one capture per step: give cycles: 1" },
 	{ "bad-screen-poll", 5, 11, "steps[0].poll",
 	  "poll: captures until the screen equals same_as; give same_as" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]",
@@ -221,9 +260,10 @@ static const struct bad_case {
 	{ "bad-unknown-step", 4, 5, "steps[2]",
 	  "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
+	  "asleep_screen, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
-	  "hybrid_stats, ktap, screen, same_as, poll, "
+	  "hybrid_stats, ktap, screen, same_as, poll, metrics, "
 	  "expect)" },
 	{ "bad-ktap-key", 2, 25, "steps[0].ktap", "\"timeout\" is not a ktap key" },
 	{ "bad-ktap-both", 2, 11, "steps[0].ktap", "run: and console: both" },
@@ -610,13 +650,14 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requires),     cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_full),	     cmocka_unit_test(test_numa_distances),
-		cmocka_unit_test(test_steps),	     cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_missing_file), cmocka_unit_test(test_error_format),
-		cmocka_unit_test(test_multipath),    cmocka_unit_test(test_library),
-		cmocka_unit_test(test_hostile),	     cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size), cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_requires),      cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),	      cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),	      cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file),  cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),     cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),	      cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),  cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_asleep_screen), cmocka_unit_test(test_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 # label: vm
 # Each check of the memory-controller and large-page scenarios
 # (memcg-limit, memory-pressure-notify, memory-pressure-balloon,
-# compaction-thp) fails, and says why, when what it guards is
+# pagecache-thp, compaction-thp) fails, and says why, when what it guards is
 # broken: the scenario files with one thing changed under each check
 # (scenario, sed expression, what the failure must say), in the style of
 # t_mem_checks_fail.sh.
@@ -34,6 +34,11 @@ memory-pressure-notify${T}s/^      ktb-mem psi-wait --group/      (ktb-mem press
 memory-pressure-notify${T}s/--max 48M --size 96M --quiet 2000/--max 48M --size 16M --quiet 1000/${T}step 1 .*load_start_ms: expected >= 2000, got 10[0-9][0-9].*system.fired: expected true, got false.*system.latency_ms: expected <= 10000, got null.*system.after_stall_ms: expected <= 2000, got null.*cgroup.fired: expected true, got false.*cgroup.latency_ms: expected <= 10000, got null.*cgroup.after_stall_ms: expected <= 2000, got null
 memory-pressure-notify${T}s/--size 1.5x --quiet 2000 --timeout 30000/--size 0.2x --quiet 2000 --timeout 8000/${T}step 2 .*system.fired: expected true, got false.*system.latency_ms: expected <= 30000, got null.*system.after_stall_ms: expected <= 2000, got null
 memory-pressure-notify${T}s/run: ktb-mem psi-wait --size 1.5x/run: (ktb-mem pressure --size 1x >\/dev\/null \&); sleep 6; ktb-mem psi-wait --size 1.5x/${T}step 2 .*system.early_wakeups: expected 0, got [1-9]
+pagecache-thp${T}s/huge=always,size=96M/huge=never,size=96M/${T}step 1 .*stdout did not match
+pagecache-thp${T}s/--file \/mnt\/huge\/data/--file \/mnt\/small\/other/${T}step 2 .*shmem_huge_kb: expected >= 30720, got 0.*thp_file_alloc: expected >= 15, got 0.*thp_file_mapped: expected >= 15, got 0
+pagecache-thp${T}s/--size 32M --seed 3/--size 32M --seed 3 --corrupt/${T}step 2 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*mmap_mismatches: expected 0, got 1.*pages_verified: expected 8192, got 8191
+pagecache-thp${T}s/--size 32M --seed 4/--size 32M --seed 4 --corrupt/${T}step 3 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*mmap_mismatches: expected 0, got 1.*pages_verified: expected 8192, got 8191
+pagecache-thp${T}s/huge=never,size=96M/huge=always,size=96M/${T}step 3 .*shmem_huge_kb: expected 0, got 32768.*thp_file_alloc: expected 0, got 16.*thp_file_mapped: expected 0, got 16
 compaction-thp${T}s/run: ktb-mem compact --size 1x --try 64M\$/run: ktb-mem compact --size 8M --try 64M/${T}step 2 .*free_2m_fragmented: expected <= 12, got.*huge_pct_before: expected <= 40, got.*compact_rounds: expected >= 1, got 0
 compaction-thp${T}s/run: ktb-mem compact --size 1x --try 64M\$/run: ktb-mem compact --size 1x --try 64M --no-compact/${T}step 2 .*compact_rounds: expected >= 1, got 0.*during_compact.compact_migrate_scanned: expected >= 1000, got 0.*during_compact.compact_isolated: expected >= 1000, got 0
 compaction-thp${T}s/echo madvise > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/echo never > \/sys\/kernel\/mm\/transparent_hugepage\/defrag/${T}step 3 .*during_before.compact_stall: expected >= 1, got 0.*during_before.compact_migrate_scanned: expected >= 1, got 0

@@ -36,3 +36,25 @@ stuck=$(find "$work/art" -name stuck-line-5.txt)
 grep -q '^== pid [0-9]*: sleep 30' "$stuck" || fail "the stuck command's child is not named"
 grep -q '^wchan: hrtimer_nanosleep' "$stuck" || fail "no wait channel for the sleeping child"
 grep -q '^== /proc/meminfo' "$stuck" || fail "no meminfo"
+
+# a run step's metrics: a number is kept under its path's name; a field
+# that is not a number fails the step, and no metric stands in for it
+cat >"$work/metrics.yaml" <<'YAML'
+name: metrics-from-output
+summary: one metric that is there, one that is null
+machine: {cpus: 1, memory: 256M}
+steps:
+  - run: echo '{"a":{"b":7}}'
+    metrics: [a.b]
+  - run: echo '{"c":null}'
+    metrics: [c]
+YAML
+ktb_run run --artifacts "$work/art" "$work/metrics.yaml"
+expect_rc 1
+expect_out 'step 2 .*metrics: c is not a number in the output \(got null\)'
+r=$(find "$work/art" -path '*/metrics-from-output/result.json' | head -1)
+[ -n "$r" ] || fail "no result.json for metrics-from-output"
+python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+sys.exit(0 if m.get("a_b") == 7 and "c" not in m else 1)' "$r" ||
+	fail "metrics should hold a_b 7 and no c: $(grep -o '"metrics": {[^}]*}' "$r")"
