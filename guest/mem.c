@@ -14,6 +14,7 @@
  * Exit 0 clean, 1 mismatches or failures, 2 usage. */
 #include "json_out.h"
 #include "memcheck.h"
+#include "sysfs.h"
 #include "memctl.h"
 #include "size.h"
 
@@ -83,26 +84,11 @@ static void usage(FILE *f)
 		"--corrupt: self-test; spoil one page after filling, so verify must fail.\n");
 }
 
-/* Reads a whole small file (procfs) into buf. 0 or -errno. */
-static int slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
 static uint64_t meminfo_kb(const char *name)
 {
 	static char buf[8192];
 
-	return slurp("/proc/meminfo", buf, sizeof(buf)) ? 0 : memcheck_meminfo_kb(buf, name);
+	return sysfs_slurp("/proc/meminfo", buf, sizeof(buf)) ? 0 : memcheck_meminfo_kb(buf, name);
 }
 
 /* Each counter file read and parsed, or NULL: the counters of a file that
@@ -116,7 +102,7 @@ static const char *counters_read(struct counters *c)
 	const char *missing = NULL;
 
 	memset(c, 0, sizeof(*c));
-	c->vmstat_ok = !slurp("/proc/vmstat", buf, sizeof(buf));
+	c->vmstat_ok = !sysfs_slurp("/proc/vmstat", buf, sizeof(buf));
 	if (!c->vmstat_ok)
 		missing = "/proc/vmstat";
 	else if (!memcheck_vmstat(buf, "pswpin", &c->pswpin) ||
@@ -126,7 +112,7 @@ static const char *counters_read(struct counters *c)
 		missing =
 		    "pswpin, pswpout, pgmajfault in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off?)";
 	}
-	c->psi_ok = !slurp("/proc/pressure/memory", buf, sizeof(buf)) &&
+	c->psi_ok = !sysfs_slurp("/proc/pressure/memory", buf, sizeof(buf)) &&
 		    !memcheck_psi(buf, "some", &c->some) && !memcheck_psi(buf, "full", &c->full);
 	if (!c->psi_ok && !missing)
 		missing = "/proc/pressure/memory";
@@ -620,7 +606,7 @@ static int check_report(const struct mem_opts *o)
 {
 	static char buf[1024];
 
-	if (slurp(state_path(o, "report.json"), buf, sizeof(buf)))
+	if (sysfs_slurp(state_path(o, "report.json"), buf, sizeof(buf)))
 		return -1;
 	fputs(buf, stdout);
 	return strstr(buf, "\"mismatches\": 0,") ? 0 : 1;
@@ -633,7 +619,7 @@ static int op_check(const struct mem_opts *o)
 	int ret;
 	pid_t pid;
 
-	if (slurp(state_path(o, "pid"), buf, sizeof(buf)))
+	if (sysfs_slurp(state_path(o, "pid"), buf, sizeof(buf)))
 		return memcheck_fail_json("check", "no holder: run ktb-mem hold first");
 	pid = (pid_t)atoi(buf);
 	if (pid <= 0 || kill(pid, SIGUSR1)) {

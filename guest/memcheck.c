@@ -31,17 +31,19 @@ void memcheck_fill(void *p, uint64_t idx, uint64_t seed)
 		w[i] = tag;
 }
 
-bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed)
+bool memcheck_page_ok(const uint64_t *w, uint64_t idx, uint64_t tag)
 {
-	const uint64_t *w = p;
-	uint64_t tag = memcheck_tag(seed, (uint64_t)(uintptr_t)p);
-
 	if (w[0] != idx)
 		return false;
 	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
 		if (w[i] != tag)
 			return false;
 	return true;
+}
+
+bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed)
+{
+	return memcheck_page_ok(p, idx, memcheck_tag(seed, (uint64_t)(uintptr_t)p));
 }
 
 /* The number after "name" at the start of a line, name followed by sep:

@@ -20,6 +20,9 @@ uint64_t memcheck_tag(uint64_t seed, uint64_t addr);
 /* Fill / verify one page (MEMCHECK_PAGE bytes at p, index idx). */
 void memcheck_fill(void *p, uint64_t idx, uint64_t seed);
 bool memcheck_ok(const void *p, uint64_t idx, uint64_t seed);
+/* The check behind it, for any tag: word 0 is idx, every other word tag
+ * (ktb-mem pagecache tags a file's pages by offset, not address). */
+bool memcheck_page_ok(const uint64_t *w, uint64_t idx, uint64_t tag);
 
 /* Counters from /proc/vmstat text: true with the value of name in *out, or
  * false when there is no such line (CONFIG_VM_EVENT_COUNTERS off drops the

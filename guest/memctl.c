@@ -7,6 +7,7 @@
 
 #include "json_out.h"
 #include "memcheck.h"
+#include "sysfs.h"
 #include "size.h"
 
 #include <errno.h>
@@ -74,23 +75,9 @@ static int cg_write(const char *dir, const char *file, const char *text)
 	return err;
 }
 
-static int file_read(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
 static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 {
-	return file_read(cg_path(dir, file), buf, len);
+	return sysfs_slurp(cg_path(dir, file), buf, len);
 }
 
 /* A file holding one number: true with it in *v; false when the file is
@@ -418,7 +405,7 @@ static bool psi_total(const char *path, uint64_t *us)
 	char buf[512];
 	struct psi_line l;
 
-	if (file_read(path, buf, sizeof(buf)) || memcheck_psi(buf, "some", &l))
+	if (sysfs_slurp(path, buf, sizeof(buf)) || memcheck_psi(buf, "some", &l))
 		return false;
 	*us = l.total_us;
 	return true;
@@ -590,7 +577,7 @@ static int op_psi_collect(const struct ctl_opts *o)
 	int64_t dl = ms_now() + (int64_t)o->timeout_ms;
 
 	snprintf(path, sizeof(path), "%s/report.json", o->state);
-	while (file_read(path, buf, sizeof(buf))) {
+	while (sysfs_slurp(path, buf, sizeof(buf))) {
 		if (ms_now() > dl)
 			return memcheck_fail_json("psi-wait", "no report in %s within %llu ms",
 						  path, (unsigned long long)o->timeout_ms);
@@ -702,14 +689,7 @@ static void fpage_fill(uint64_t *w, uint64_t idx, uint64_t seed)
 
 static bool fpage_ok(const uint64_t *w, uint64_t idx, uint64_t seed)
 {
-	uint64_t tag = memcheck_tag(seed, idx * MEMCHECK_PAGE);
-
-	if (w[0] != idx)
-		return false;
-	for (size_t i = 1; i < MEMCHECK_PAGE / 8; i++)
-		if (w[i] != tag)
-			return false;
-	return true;
+	return memcheck_page_ok(w, idx, memcheck_tag(seed, idx * MEMCHECK_PAGE));
 }
 
 #define FCHUNK (2u << 20) /* whole huge pages per write() */

@@ -28,6 +28,20 @@ int sysfs_read(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+int sysfs_slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
 int sysfs_read_u64(const char *path, uint64_t *v)
 {
 	char buf[64], *end;

@@ -10,6 +10,10 @@
  * Returns the length or -errno. */
 int sysfs_read(const char *path, char *buf, size_t len);
 
+/* Reads a whole file of procfs (several reads: /proc/meminfo, vmstat)
+ * into buf, NUL-terminated, cut at len - 1 bytes. 0 or -errno. */
+int sysfs_slurp(const char *path, char *buf, size_t len);
+
 /* Reads a file holding one unsigned number. 0 or -errno. */
 int sysfs_read_u64(const char *path, uint64_t *v);
 

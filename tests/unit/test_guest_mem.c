@@ -29,6 +29,9 @@ static void test_fill_verify(void **state)
 	/* the tag depends on the address: page 1's bytes at page 0's place fail */
 	memcpy(pages[2], pages[1], MEMCHECK_PAGE);
 	assert_false(memcheck_ok(pages[2], 1, 42));
+	/* any tag: a page written with page 1's address tag checks at that tag */
+	assert_true(memcheck_page_ok(pages[2], 1, memcheck_tag(42, (uintptr_t)pages[1])));
+	assert_false(memcheck_page_ok(pages[2], 1, memcheck_tag(42, (uintptr_t)pages[2])));
 }
 
 static void test_damage(void **state)
