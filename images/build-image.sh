@@ -56,6 +56,14 @@ done
 [[ -n $KERNEL_DEB || -n $KERNEL_FILE ]] || usage
 [[ $MISSING_MODULE == fail || $MISSING_MODULE == skip ]] || usage
 
+# shellcheck source=images/needs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/needs.sh"
+# every host program this script runs, checked before anything is built
+tools=(cpio depmod ldd dpkg-deb)
+[[ -n $KERNEL_DEB ]] && tools+=(apt-get)
+((${#KSELFTESTS[@]})) && tools+=(make cc rsync xz)
+needs "the guest image" "${tools[@]}" || die "install what is missing (./bootstrap does), then build again"
+
 WORK=$OUT/work
 ROOT=$WORK/initramfs
 mkdir -p "$WORK" "$ROOT" "$CACHE/debs"

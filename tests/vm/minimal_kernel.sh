@@ -8,12 +8,20 @@
 #   seconds); progress on stderr. Returns 1 when it cannot build.
 
 minimal_kernel_source=/usr/src/linux-source-6.1.tar.xz
+# shellcheck source=images/needs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../images/needs.sh"
 
 minimal_kernel() {
 	local ktb=$1 lib=$2 cache ver key dir tmp t0 jobs
 	if [ ! -r "$minimal_kernel_source" ]; then
 		echo "minimal kernel: no $minimal_kernel_source; install linux-source-6.1" \
 			"(./bootstrap test does)" >&2
+		return 1
+	fi
+	needs "the minimal kernel" make cc bc bison flex || return 1
+	if ! pkg-config --exists libelf 2>/dev/null; then
+		echo "the minimal kernel needs libelf's headers (objtool), which are not installed:" \
+			"apt-get install libelf-dev" >&2
 		return 1
 	fi
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
