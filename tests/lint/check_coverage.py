@@ -41,7 +41,9 @@ clause's key as the failure message writes it: `PATH:` / `exit:` (not after
 a letter, digit, `_` or `.`, so `mismatches:` is not `swap.mismatches:`),
 `stdout`, `metrics: PATH`, or for a step kind's own check one of its
 messages (SIGNATURES below); a fact when the pattern names its "what"
-followed by `:`. Regex escapes (`\\.`, `\\(`) are read as the character.
+followed by `:`. A json path may be named by a dotted tail (`wakeup_sources:`
+for cycles.0.wakeup_sources) that no other clause of the step ends with.
+Regex escapes (`\\.`, `\\(`) are read as the character.
 
 Presence. A clause that is only there to show a value is present marks
 itself with a comment on its line: `# presence: REASON` (the reason
@@ -99,6 +101,7 @@ class Clause:
         self.test = test  # normalised pattern text after the step -> names this clause?
         self.credits = []
         self.mark = None  # None, or the reason ("" for a mark without one)
+        self.path = None  # a json clause's path
 
 
 def key_named(key):
@@ -143,6 +146,7 @@ def step_clauses(name, rel, num, node):
     if "json" in exp:
         for path, (knode, _) in mapping(exp["json"][1]).items():
             add("json " + path, knode, key_named(path))
+            out[-1].path = path
     own = []
     if kind == "wait" and "for" in keys:
         own.append("for")
@@ -673,6 +677,24 @@ class Mapper:
         return result
 
 
+def tail_named(clause, step, seg):
+    """A json path named by its dotted tail (wakeup_sources: for
+    cycles.0.wakeup_sources), where no other clause of the step has that
+    tail: grep finds that clause's message and no other's."""
+    if not clause.path:
+        return False
+    parts = clause.path.split(".")
+    for i in range(1, len(parts)):
+        tail = ".".join(parts[i:])
+        if not key_named(tail)(seg):
+            continue
+        others = [c for c in step if c is not clause and c.path and
+                  (c.path == tail or c.path.endswith("." + tail))]
+        if not others:
+            return True
+    return False
+
+
 def credit(root, clauses, facts, cases):
     by_step = {}
     for c in clauses:
@@ -692,8 +714,9 @@ def credit(root, clauses, facts, cases):
             else:
                 smap = mapper.steps(name, expr) or {}
                 lib_step = smap.get(int(m.group(1)))
-                for c in by_step.get((name, lib_step), []):
-                    if c.test(seg):
+                step = by_step.get((name, lib_step), [])
+                for c in step:
+                    if c.test(seg) or tail_named(c, step, seg):
                         c.credits.append(case)
                         got = True
         if not got:

@@ -19,6 +19,7 @@ steps:
     expect:
       json:
         a: 1
+        cycles.0.irq: 9
         d: 4  # presence: shows the probe reports d at all
   - wait: 5s
     for: "marker"
@@ -30,6 +31,7 @@ ROWS = """. "$(dirname "$0")/lib.sh"
 T=$'\\t'
 mutations <<EOF_TABLE
 one${T}s/a: 1/a: 9/${T}step 1 .*json a: expected 9, got 1
+one${T}s/irq: 9/irq: 1/${T}step 1 .*irq: expected 1, got 9
 one${T}/^steps:/a\\  - run: "true"${T}step 3 .*the console did not show /marker/
 EOF_TABLE
 ktb_run run "$KTB_SRC/scenarios/one.yaml"
@@ -96,8 +98,9 @@ class CheckCoverage(unittest.TestCase):
             make(root)
             rc, out = check(root, "--list")
             self.assertEqual(rc, 0, out)
-            # a (its row), for (through the inserted step), d marked
-            self.assertIn("clauses: 2/3 covered by a mutation row (66.7%), 1 marked presence, "
+            # a, cycles.0.irq (named by its tail), for (through the
+            # inserted step), d marked
+            self.assertIn("clauses: 3/4 covered by a mutation row (75.0%), 1 marked presence, "
                           "0 uncovered", out)
             self.assertIn("machine facts: 1/1 covered", out)
             self.assertNotIn("credits nothing", out)
