@@ -90,8 +90,20 @@ grep -E '^(summary|bootstrap: installing)' "$log" | cut -c1-300
 # or directory" and a shell's "CMD: command not found".
 missing=$(grep -oE 'needs [^ ]+, which is not installed|(^|: )[A-Za-z0-9_.+-]+: (No such file or directory|command not found)$' "$log" |
 	sed -E 's/^needs ([^ ]+),.*/\1/; s/^(: )?([^:]+): .*/\2/' | sort -u | tr '\n' ' ')
-echo "--- the end of ./bootstrap suite's output on the fresh machine ---" >&2
-tail -40 "$log" >&2
+if [ -n "${KTB_TEST_ARTIFACTS:-}" ] && mkdir -p "$KTB_TEST_ARTIFACTS"; then
+	cp "$log" "$KTB_TEST_ARTIFACTS/fresh-suite.log" &&
+		echo "the whole output: $KTB_TEST_ARTIFACTS/fresh-suite.log" >&2
+fi
+if grep -q '^summary:' "$log"; then
+	# ktb run got as far as the library: each scenario that did not pass,
+	# with its indented account
+	echo "--- the scenarios that did not pass on the fresh machine ---" >&2
+	awk '/^(FAIL|ERROR|TIMEOUT|SKIP) / {show = 1; print; next}
+		/^[^ \t]/ {show = 0} show' "$log" | cut -c1-300 >&2
+else
+	echo "--- the end of ./bootstrap suite's output on the fresh machine ---" >&2
+	tail -40 "$log" >&2
+fi
 if [ -n "$missing" ]; then
 	echo "FAIL: ./bootstrap suite failed on a fresh Debian 12 machine; missing: $missing" >&2
 else
