@@ -457,6 +457,9 @@ int cli_run(int argc, char **argv)
 
 	if (ret)
 		goto out_args;
+	/* libvirt runs its own virtiofsd, maybe on another host: not ours to ask */
+	if (!c.backend || strcmp(c.backend, "libvirt"))
+		shares_preflight_enable();
 	ret = optind < argc ? scenarios_load_all(argv + optind, argc - optind, &set)
 			    : scenarios_load_all(def, 1, &set);
 	if (ret)
@@ -469,6 +472,7 @@ int cli_run(int argc, char **argv)
 			run_list(&set);
 		goto out;
 	}
+	shares_notes_print(&set, stderr);
 	ret = run_guard_start();
 	if (ret)
 		goto out;
