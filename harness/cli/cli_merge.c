@@ -29,15 +29,17 @@ struct merge_cli {
 
 static void merge_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ktb merge RUN.json... [options]\n"
-		"  combine the run documents of ktb run --json (CI shards) into one run\n"
-		"  --out F           the merged run document\n"
-		"  --junit F         JUnit XML\n"
-		"  --tap F           TAP\n"
-		"  --html F          one self-contained HTML page\n"
-		"  --kcidb F         the KCIDB I/O schema\n"
-		"Exit code: as the merged run's (0 passed, 1 failed, 125 errors), 2 bad input.\n");
+	fprintf(f, "usage: ktb merge RUN.json... [options]\n"
+		   "  combine the run documents of ktb run --json (CI shards) into one run\n"
+		   "  --out F           the merged run document\n"
+		   "  --junit F         JUnit XML\n"
+		   "  --tap F           TAP\n"
+		   "  --html F          one self-contained HTML page\n"
+		   "  --kcidb F         the KCIDB I/O schema\n"
+		   "Shards (ktb run --shard K/N) must make one whole run: every K of 1..N once,\n"
+		   "of one selection, kernel and run id.\n"
+		   "Exit code: as the merged run's (0 passed, 1 failed, 125 errors), 2 bad input\n"
+		   "or shards that are not one whole run.\n");
 }
 
 static int merge_parse(int argc, char **argv, struct merge_cli *c)
