@@ -117,6 +117,11 @@ struct share {
 	char *transport; /* "9p", "virtiofs" or "auto"; NULL: auto */
 	bool writable;	 /* filled by machine_validate() from readonly */
 	bool virtiofs;	 /* filled by machine_validate() from transport */
+	/* filled by machine_validate() when virtiofsd cannot serve on this host
+	 * (share_set_virtiofsd_check): for "auto", why the share went over 9p
+	 * instead; for "virtiofs" (refused set), why it cannot boot here */
+	char note[256];
+	bool refused;
 };
 
 struct machine {

@@ -123,13 +123,46 @@ const char *shares_transport(const struct machine *m)
 	return vfs ? (p9 ? "9p+virtiofs" : "virtiofs") : "9p";
 }
 
+static share_virtiofsd_check_fn virtiofsd_check;
+
+void share_set_virtiofsd_check(share_virtiofsd_check_fn check)
+{
+	virtiofsd_check = check;
+}
+
+const struct share *shares_refused(const struct machine *m, unsigned *index)
+{
+	for (unsigned i = 0; i < m->shares_count; i++)
+		if (m->shares[i].refused) {
+			if (index)
+				*index = i;
+			return &m->shares[i];
+		}
+	return NULL;
+}
+
+/* Ask the check (once per share that would go over virtiofs): true when
+ * virtiofsd can serve here, else false with virtiofsd's error in why. */
+static bool share_virtiofsd_serves(const char *bin, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (!virtiofsd_check || !virtiofsd_check(bin, why, len))
+		return true;
+	if (!why[0])
+		snprintf(why, len, "it did not answer");
+	return false;
+}
+
 /* ro stays on 9p whatever: virtiofsd cannot refuse writes, and a guest's
  * read-only mount is only the guest's word. */
 static int share_pick(struct share *s, const char *field, struct hw_error *err)
 {
 	const char *t = s->transport ? s->transport : "auto";
-	bool can = share_virtiofsd() != NULL;
+	const char *bin = share_virtiofsd();
+	char why[200];
 
+	s->note[0] = '\0';
+	s->refused = false;
 	if (!strcmp(t, "9p")) {
 		s->virtiofs = false;
 	} else if (!strcmp(t, "virtiofs")) {
@@ -137,13 +170,25 @@ static int share_pick(struct share *s, const char *field, struct hw_error *err)
 			return hw_fail(err, field,
 				       "a read-only share stays on 9p (virtiofsd cannot refuse "
 				       "writes); make it writable or give transport 9p");
-		if (!can)
+		if (!bin)
 			return hw_fail(err, field,
 				       "no virtiofsd (in /usr/libexec, /usr/lib/qemu or "
 				       "$KTB_VIRTIOFSD); install it or give transport 9p");
 		s->virtiofs = true;
+		if (!share_virtiofsd_serves(bin, why, sizeof(why))) {
+			s->refused = true;
+			snprintf(s->note, sizeof(s->note),
+				 "%s: transport virtiofs, but %s cannot serve here: %s; run "
+				 "where it can (not in a chroot) or give transport auto or 9p",
+				 field, bin, why);
+		}
 	} else if (!strcmp(t, "auto")) {
-		s->virtiofs = s->writable && can && geteuid() == 0;
+		s->virtiofs = s->writable && bin && geteuid() == 0;
+		if (s->virtiofs && !share_virtiofsd_serves(bin, why, sizeof(why))) {
+			s->virtiofs = false;
+			snprintf(s->note, sizeof(s->note), "over 9p: %s cannot serve here: %s", bin,
+				 why);
+		}
 	} else {
 		return hw_fail(err, field, "\"%.40s\" is no transport; give 9p, virtiofs or auto",
 			       t);
@@ -192,27 +237,30 @@ char *share_socket_path(const struct hw_launch *l, unsigned i)
 
 /* sandbox=namespace: the daemon sees only the shared folder; cache=auto:
  * the host's later writes reach the guest on the next open. */
-int share_virtiofsd_argv(const struct machine *m, const struct hw_launch *l, unsigned i,
-			 struct argv *out)
+int share_virtiofsd_cmd(const char *bin, const char *sock, const char *source, struct argv *out)
 {
-	const char *bin = share_virtiofsd();
-	char *sock = share_socket_path(l, i);
-
 	argv_init(out);
-	if (!bin || !sock) {
-		free(sock);
+	if (!bin || !sock || !source)
 		return -ENOENT;
-	}
 	argv_add(out, bin);
 	argv_addf(out, "--socket-path=%s", sock);
 	argv_add(out, "-o");
-	argv_addf(out, "source=%s", m->shares[i].host);
+	argv_addf(out, "source=%s", source);
 	argv_add_list(out,
 		      (const char *const[]){ "-o", "cache=auto", "-o", "sandbox=namespace", NULL });
-	free(sock);
 	if (out->err)
 		argv_free(out);
 	return out->err;
+}
+
+int share_virtiofsd_argv(const struct machine *m, const struct hw_launch *l, unsigned i,
+			 struct argv *out)
+{
+	char *sock = share_socket_path(l, i);
+	int ret = share_virtiofsd_cmd(share_virtiofsd(), sock, m->shares[i].host, out);
+
+	free(sock);
+	return ret;
 }
 
 /* security_model=none: files the guest writes belong to the user QEMU runs

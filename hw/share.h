@@ -24,6 +24,18 @@
  * /usr/lib/qemu/virtiofsd that is executable; NULL: none. */
 const char *share_virtiofsd(void);
 
+/* Can virtiofsd bin serve on this host? The socket existing proves nothing
+ * (virtiofsd sets up its sandbox once a client connects, and in a chroot
+ * that fails), so the harness asks a real one: 0 when it can, else -errno
+ * with why its own error. hw/ runs no program itself; without a check (NULL,
+ * the default) a virtiofsd that is installed is taken to work. */
+typedef int (*share_virtiofsd_check_fn)(const char *bin, char *why, size_t len);
+void share_set_virtiofsd_check(share_virtiofsd_check_fn check);
+
+/* The first share of m refused on this host (transport virtiofs where
+ * virtiofsd cannot serve) with why in its note; NULL when none is. */
+const struct share *shares_refused(const struct machine *m, unsigned *index);
+
 /* "virtiofs" or "9p" for a validated share: the word ktb boot's banner and
  * the machine step's data print. */
 const char *share_transport(const struct share *s);
@@ -39,6 +51,10 @@ bool machine_has_virtiofs(const struct machine *m);
  * frees; NULL on no memory. */
 char *share_socket_path(const struct hw_launch *l, unsigned i);
 
+/* The virtiofsd command line serving source on socket sock, as ktb runs
+ * it (and as the harness's check runs it): 0, or -ENOENT without bin. */
+int share_virtiofsd_cmd(const char *bin, const char *sock, const char *source, struct argv *out);
+
 /* virtiofsd's argv for share i (a virtiofs one): 0 or -errno. */
 int share_virtiofsd_argv(const struct machine *m, const struct hw_launch *l, unsigned i,
 			 struct argv *out);
@@ -48,10 +64,13 @@ const char *share_tag(unsigned i, char *buf, size_t len);
 
 /* Resolve each host folder (realpath: it must exist and be a folder),
  * default the guest path to it, fill writable and virtiofs: "auto" is
- * virtiofs for a writable share when share_virtiofsd() finds one and ktb
- * runs as root (the C virtiofsd needs it), else 9p; "virtiofs" on a
- * read-only share, or without a virtiofsd, is an error. 0 or -EINVAL with
- * err on "machine.shares[I].host", ".guest" or ".transport". */
+ * virtiofs for a writable share when share_virtiofsd() finds one, ktb runs
+ * as root (the C virtiofsd needs it) and the check says it can serve here,
+ * else 9p (a failed check's error in note); "virtiofs" on a read-only
+ * share, or without a virtiofsd, is an error; "virtiofs" where the check
+ * fails stays virtiofs, marked refused with the error in note, for the
+ * caller to refuse before it boots. 0 or -EINVAL with err on
+ * "machine.shares[I].host", ".guest" or ".transport". */
 int shares_validate(struct machine *m, struct hw_error *err);
 
 /* -fsdev and -device for each 9p share, -chardev and vhost-user-fs-pci for

@@ -351,9 +351,10 @@ static char *shares_banner(const struct machine *m)
 	char *s = xstrdup(""), *n;
 
 	for (unsigned i = 0; i < m->shares_count; i++) {
-		n = xasprintf("%s%s %s at %s (%s, %s)", s, i ? "," : "; sharing", m->shares[i].host,
-			      m->shares[i].guest, m->shares[i].writable ? "rw" : "ro",
-			      share_transport(&m->shares[i]));
+		n = xasprintf("%s%s %s at %s (%s, %s%s%s)", s, i ? "," : "; sharing",
+			      m->shares[i].host, m->shares[i].guest,
+			      m->shares[i].writable ? "rw" : "ro", share_transport(&m->shares[i]),
+			      m->shares[i].note[0] ? ": " : "", m->shares[i].note);
 		free(s);
 		s = n;
 	}
@@ -487,6 +488,7 @@ int cli_boot(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	ret = boot_parse(argc, argv, &c);
+	shares_preflight_enable();
 	if (!ret && c.scenario)
 		ret = scenarios_load_all((char **)&c.scenario, 1, &set);
 	if (ret)
@@ -504,6 +506,12 @@ int cli_boot(int argc, char **argv)
 	if (machine_validate(m, &he)) {
 		fprintf(stderr, "ktb boot: %s: %s\n", he.field, he.msg);
 		ret = KTB_EXIT_USAGE;
+		goto out;
+	}
+	if (shares_refused(m, NULL)) {
+		/* the machine is right, this host cannot carry it */
+		fprintf(stderr, "ktb boot: %s\n", shares_refused(m, NULL)->note);
+		ret = KTB_EXIT_UNTESTED;
 		goto out;
 	}
 	c.workdir = boot_workdir(m);

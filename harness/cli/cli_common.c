@@ -12,7 +12,9 @@
 #include "image_kconfig.h"
 #include "kvm.h"
 #include "shard.h"
+#include "share.h"
 #include "util.h"
+#include "virtiofs.h"
 
 const char *scenarios_default_dir(void)
 {
@@ -169,6 +171,49 @@ out:
 	free(weights);
 	free(of);
 	return ret;
+}
+
+void shares_preflight_enable(void)
+{
+	share_set_virtiofsd_check(virtiofs_check);
+}
+
+void shares_notes_print(const struct scenario_set *set, FILE *f)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		const struct machine *m = set->items[i]->machine;
+
+		for (unsigned j = 0; m && j < m->shares_count; j++)
+			if (m->shares[j].note[0] && !m->shares[j].refused)
+				fprintf(f, "ktb: note: %s: machine.shares[%u] (%s): %s\n",
+					set->items[i]->name, j, m->shares[j].host,
+					m->shares[j].note);
+	}
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void scenarios_selection(const struct scenario_set *set, struct run_selection *sel)
+{
+	const char **names = xcalloc(set->count + 1, sizeof(*names));
+	int64_t *weights = xcalloc(set->count + 1, sizeof(*weights));
+	char hex[65];
+
+	for (size_t i = 0; i < set->count; i++) {
+		names[i] = set->items[i]->name;
+		weights[i] = set->items[i]->timeout_ms;
+	}
+	shard_selection_hash(sel, names, weights, set->count, hex);
+	free(sel->hash);
+	sel->hash = xstrdup(hex);
+	qsort(names, set->count, sizeof(*names), name_cmp);
+	sel->scenarios = run_selection_words(names, set->count);
+	sel->scenarios_count = set->count;
+	free(names);
+	free(weights);
 }
 
 /* "6.1.0-57" is an ABI name; anything with a slash or an existing file is a path. */

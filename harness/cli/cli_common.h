@@ -26,6 +26,17 @@ void scenarios_free(struct scenario_set *set);
  * scenario weighs its timeout), freeing the rest, in the set's order. 0, or
  * KTB_EXIT_USAGE after the reason on stderr. A share may be empty. */
 int scenarios_shard(struct scenario_set *set, const char *cmd, const char *arg);
+/* What a run is cut from, before --shard: sel->scenarios (set's names,
+ * sorted) and sel->hash (shard_selection_hash, over sel's filters and
+ * repeat, which the caller filled). */
+void scenarios_selection(const struct scenario_set *set, struct run_selection *sel);
+/* From now on, machines that get validated (scenarios loaded, ktb boot's
+ * machine) ask whether virtiofsd can serve on this host before a share
+ * goes over virtiofs (virtiofs_check: probed once, cached per host). */
+void shares_preflight_enable(void);
+/* "ktb: note: NAME: machine.shares[I] (HOST): over 9p: ..." on f for each
+ * share of the set that fell back from virtiofs. */
+void shares_notes_print(const struct scenario_set *set, FILE *f);
 /* The default scenario library: <source>/scenarios. */
 const char *scenarios_default_dir(void);
 

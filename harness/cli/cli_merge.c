@@ -1,6 +1,7 @@
 /* ktb merge R1.json R2.json ...: one run from many. The scenarios keep
- * the order of the inputs; the merged run began when the first input did and
- * ended when the last one did. */
+ * the order of the inputs (shards: by K); the merged run began when the
+ * first input did and ended when the last one did. Shards must make one
+ * whole run (shard_merge_check): a partial or mixed set is refused. */
 #include "cli_merge.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "report_tap.h"
 #include "report_term.h"
 #include "runner.h"
+#include "shard.h"
 #include "util.h"
 
 struct merge_cli {
@@ -27,15 +29,17 @@ struct merge_cli {
 
 static void merge_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ktb merge RUN.json... [options]\n"
-		"  combine the run documents of ktb run --json (CI shards) into one run\n"
-		"  --out F           the merged run document\n"
-		"  --junit F         JUnit XML\n"
-		"  --tap F           TAP\n"
-		"  --html F          one self-contained HTML page\n"
-		"  --kcidb F         the KCIDB I/O schema\n"
-		"Exit code: as the merged run's (0 passed, 1 failed, 125 errors), 2 bad input.\n");
+	fprintf(f, "usage: ktb merge RUN.json... [options]\n"
+		   "  combine the run documents of ktb run --json (CI shards) into one run\n"
+		   "  --out F           the merged run document\n"
+		   "  --junit F         JUnit XML\n"
+		   "  --tap F           TAP\n"
+		   "  --html F          one self-contained HTML page\n"
+		   "  --kcidb F         the KCIDB I/O schema\n"
+		   "Shards (ktb run --shard K/N) must make one whole run: every K of 1..N once,\n"
+		   "of one selection, kernel and run id.\n"
+		   "Exit code: as the merged run's (0 passed, 1 failed, 125 errors), 2 bad input\n"
+		   "or shards that are not one whole run.\n");
 }
 
 static int merge_parse(int argc, char **argv, struct merge_cli *c)
@@ -138,18 +142,70 @@ static int absorb(struct run_result *m, struct run_result *r, const char *path)
 	return 0;
 }
 
-static int merge_all(char **paths, int n, struct run_result *m)
+/* Every input read, or KTB_EXIT_USAGE after one message naming the first
+ * that is not a run document. *runs holds n results either way (zeroed
+ * past the bad one), for run_results_free. */
+static int merge_load(char **paths, int n, struct run_result **runs)
 {
 	int ret = 0;
 
-	for (int i = 0; i < n && !ret; i++) {
-		struct run_result r;
+	*runs = xcalloc((size_t)n + 1, sizeof(**runs));
+	for (int i = 0; i < n && !ret; i++)
+		ret = load_one(paths[i], &(*runs)[i]);
+	return ret;
+}
 
-		ret = load_one(paths[i], &r);
-		if (!ret)
-			ret = absorb(m, &r, paths[i]);
-		run_result_free(&r);
+static void merge_runs_free(struct run_result *runs, int n)
+{
+	for (int i = 0; runs && i < n; i++)
+		run_result_free(&runs[i]);
+	free(runs);
+}
+
+/* The order the inputs go in: shards by K (shard-10.json sorts before
+ * shard-2.json in a glob), other runs as given. */
+static void merge_order(const struct run_result *runs, int n, int *order)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	if (!n || !runs[0].sel.shard_n)
+		return;
+	for (unsigned want = 1; want <= runs[0].sel.shard_n; want++)
+		for (int i = 0; i < n; i++)
+			if (runs[i].sel.shard_k == want)
+				order[k++] = i;
+}
+
+static int merge_all(char **paths, int n, struct run_result *m)
+{
+	struct run_result *runs = NULL;
+	int *order = xcalloc((size_t)n + 1, sizeof(*order));
+	char why[600];
+	int ret = merge_load(paths, n, &runs);
+
+	if (!ret &&
+	    shard_merge_check(runs, (const char *const *)paths, (size_t)n, why, sizeof(why))) {
+		fprintf(stderr, "ktb merge: %s\n", why);
+		ret = KTB_EXIT_USAGE;
 	}
+	if (ret)
+		goto out;
+	merge_order(runs, n, order);
+	for (int i = 0; i < n && !ret; i++)
+		ret = absorb(m, &runs[order[i]], paths[order[i]]);
+	/* the shards of one run make that run whole: its id and selection */
+	if (!ret && runs[0].sel.shard_n) {
+		m->run_id = runs[0].run_id;
+		runs[0].run_id = NULL;
+		m->sel = runs[0].sel;
+		memset(&runs[0].sel, 0, sizeof(runs[0].sel));
+		m->sel.shard_k = m->sel.shard_n = 0;
+	}
+out:
+	merge_runs_free(runs, n);
+	free(order);
 	return ret;
 }
 
@@ -174,7 +230,8 @@ int cli_merge(int argc, char **argv)
 	ret = merge_all(argv + optind, argc - optind, &m);
 	if (ret)
 		goto out;
-	m.run_id = runner_new_run_id();
+	if (!m.run_id)
+		m.run_id = runner_new_run_id();
 	report_term_summary(&m, stdout);
 	ret = merge_write(&c, &m) ? KTB_EXIT_UNTESTED : run_result_exit_code(&m);
 out:

@@ -22,12 +22,14 @@
 #include "report_term.h"
 #include "report_html.h"
 #include "runner.h"
+#include "shard.h"
 #include "util.h"
 
 struct run_cli {
 	struct kernel_choice k;
 	const char *append, *junit, *json, *html, *kcidb, *artifacts;
-	const char *shard; /* --shard K/N */
+	const char *shard;  /* --shard K/N */
+	const char *run_id; /* --run-id ID */
 	bool tap, verbose, list;
 	int jobs, repeat;
 	char **tags, **globs, **xtags; /* filters: -t TAG, -n GLOB, -x TAG (NULL-terminated) */
@@ -48,6 +50,8 @@ static void run_usage(FILE *f)
 	    "  -x TAG            not the scenarios with this tag (may be repeated)\n"
 	    "  --list            print the scenarios that would run, and stop\n"
 	    "  --shard K/N       only the K-th of N balanced shares of the selection (CI jobs)\n"
+	    "  --run-id ID       the run's id (artifacts/ID/, the reports), the same in every\n"
+	    "                    shard's job (default: derived from the selection for --shard)\n"
 	    "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
 	    "  --kernel K        Debian ABI (6.1.0-57), a path to a bzImage/vmlinux, or a\n"
 	    "                    kernel build tree (its bzImage, .config and modules)\n"
@@ -142,6 +146,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		{ "connect", required_argument, 0, 'C' },
 		{ "kcidb", required_argument, 0, 'K' },
 		{ "shard", required_argument, 0, 'S' },
+		{ "run-id", required_argument, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
 	int ch;
@@ -211,6 +216,16 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'S':
 			c->shard = optarg;
 			break;
+		case 'I': {
+			char why[200];
+
+			if (shard_run_id_check(optarg, why, sizeof(why))) {
+				fprintf(stderr, "ktb run: %s\n", why);
+				return KTB_EXIT_USAGE;
+			}
+			c->run_id = optarg;
+			break;
+		}
 		case 'T':
 			c->tap = true;
 			break;
@@ -421,6 +436,31 @@ static bool wanted(const struct run_cli *c, const struct scenario *s)
 	return tag_ok && name_ok;
 }
 
+/* What the run is cut from, for its document (ktb merge checks shards by
+ * it): the filters, --repeat, the kernel asked for, the selection, the
+ * shard. */
+static void run_selection_make(const struct run_cli *c, const struct scenario_set *set,
+			       struct run_selection *sel)
+{
+	unsigned k = 0, n = 0;
+	char why[200];
+
+	sel->tags = run_selection_words((const char *const *)c->tags, c->ntags);
+	sel->tags_count = c->ntags;
+	sel->exclude_tags = run_selection_words((const char *const *)c->xtags, c->nxtags);
+	sel->exclude_tags_count = c->nxtags;
+	sel->names = run_selection_words((const char *const *)c->globs, c->nglobs);
+	sel->names_count = c->nglobs;
+	sel->repeat = (unsigned)c->repeat;
+	sel->kernel = xstrdup(c->k.kernel);
+	sel->recipe = xstrdup(c->k.recipe);
+	scenarios_selection(set, sel);
+	if (c->shard && !shard_parse(c->shard, &k, &n, why, sizeof(why))) {
+		sel->shard_k = k;
+		sel->shard_n = n;
+	}
+}
+
 /* Keep what -t and -n select; nothing selected is bad input. */
 static int run_filter(const struct run_cli *c, struct scenario_set *set)
 {
@@ -457,11 +497,16 @@ int cli_run(int argc, char **argv)
 
 	if (ret)
 		goto out_args;
+	/* libvirt runs its own virtiofsd, maybe on another host: not ours to ask */
+	if (!c.backend || strcmp(c.backend, "libvirt"))
+		shares_preflight_enable();
 	ret = optind < argc ? scenarios_load_all(argv + optind, argc - optind, &set)
 			    : scenarios_load_all(def, 1, &set);
 	if (ret)
 		goto out_args;
 	ret = run_filter(&c, &set);
+	if (!ret)
+		run_selection_make(&c, &set, &rr.sel);
 	if (!ret && c.shard)
 		ret = scenarios_shard(&set, "run", c.shard);
 	if (ret || c.list) {
@@ -469,6 +514,7 @@ int cli_run(int argc, char **argv)
 			run_list(&set);
 		goto out;
 	}
+	shares_notes_print(&set, stderr);
 	ret = run_guard_start();
 	if (ret)
 		goto out;
@@ -476,7 +522,9 @@ int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (ret)
 		goto out;
-	rr.run_id = runner_new_run_id();
+	rr.run_id = c.run_id  ? xstrdup(c.run_id)
+		    : c.shard ? shard_run_id(&rr.sel)
+			      : runner_new_run_id();
 	rr.started_unix_ms = (int64_t)time(NULL) * 1000;
 	ret = set.count ? run_all(&c, &set, &img, &rr) : 0;
 	rr.interrupted = proc_interrupted();
@@ -490,8 +538,8 @@ int cli_run(int argc, char **argv)
 	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
 	if (run_reports(&c, &rr) && !ret)
 		ret = KTB_EXIT_UNTESTED;
-	run_result_free(&rr);
 out:
+	run_result_free(&rr);
 	guard_finish();
 	image_free(&img);
 	scenarios_free(&set);

@@ -59,6 +59,10 @@
  *   interrupted   boolean  a signal stopped the run (exit 130)
  *   scenarios     [result.json documents as above]
  *   pass_rates    with --repeat only: {NAME: {runs, pass, rate, flaky}}
+ *   selection     {hash, scenarios, tags, exclude_tags, names, repeat, kernel,
+ *                 recipe}: what the run was cut from (null when unknown)
+ *   shard         {k, n} with --shard, else null
+ *   schema_version 2
  *
  * Strings holding captured output are made valid UTF-8 (bad bytes become
  * U+FFFD) because a guest may print anything and jansson refuses bad UTF-8.
@@ -272,6 +276,34 @@ void scenario_result_free(struct scenario_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void words_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **run_selection_words(const char *const *v, size_t n)
+{
+	char **c = xcalloc(n + 1, sizeof(*c));
+
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+void run_selection_free(struct run_selection *s)
+{
+	free(s->hash);
+	words_free(s->scenarios, s->scenarios_count);
+	words_free(s->tags, s->tags_count);
+	words_free(s->exclude_tags, s->exclude_tags_count);
+	words_free(s->names, s->names_count);
+	free(s->kernel);
+	free(s->recipe);
+	memset(s, 0, sizeof(*s));
+}
+
 void run_result_free(struct run_result *r)
 {
 	if (!r)
@@ -280,6 +312,7 @@ void run_result_free(struct run_result *r)
 		scenario_result_free(&r->scenarios[i]);
 	free(r->scenarios);
 	free(r->run_id);
+	run_selection_free(&r->sel);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -424,6 +457,34 @@ static json_t *run_summary_to_json(const struct run_result *r)
 	return j;
 }
 
+static json_t *words_to_json(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_text(v[i]));
+	return a;
+}
+
+static json_t *selection_to_json(const struct run_selection *s)
+{
+	json_t *j;
+
+	if (!s->hash)
+		return json_null();
+	j = json_object();
+	json_object_set_new(j, "hash", json_text(s->hash));
+	json_object_set_new(j, "scenarios", words_to_json(s->scenarios, s->scenarios_count));
+	json_object_set_new(j, "tags", words_to_json(s->tags, s->tags_count));
+	json_object_set_new(j, "exclude_tags",
+			    words_to_json(s->exclude_tags, s->exclude_tags_count));
+	json_object_set_new(j, "names", words_to_json(s->names, s->names_count));
+	json_object_set_new(j, "repeat", json_integer(s->repeat ? s->repeat : 1));
+	json_object_set_new(j, "kernel", json_text(s->kernel));
+	json_object_set_new(j, "recipe", json_text(s->recipe));
+	return j;
+}
+
 json_t *run_result_to_json(const struct run_result *r)
 {
 	json_t *j = json_object(), *list = json_array(), *rates;
@@ -441,6 +502,11 @@ json_t *run_result_to_json(const struct run_result *r)
 	rates = run_result_pass_rates(r);
 	if (rates)
 		json_object_set_new(j, "pass_rates", rates);
+	json_object_set_new(j, "selection", selection_to_json(&r->sel));
+	json_object_set_new(j, "shard",
+			    r->sel.shard_n ? json_pack("{s:i, s:i}", "k", (int)r->sel.shard_k, "n",
+						       (int)r->sel.shard_n)
+					   : json_null());
 	/* last, so the lines readers already know keep their place */
 	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
 	return j;
@@ -624,14 +690,68 @@ static int run_doc_check(const json_t *j, char *why, size_t whylen)
 			       "those)");
 		return -EINVAL;
 	}
-	if (v && (!json_is_integer(v) || json_integer_value(v) != RESULT_SCHEMA_VERSION)) {
-		char *got = json_dumps(v, JSON_ENCODE_ANY);
+	/* a document without one is version 1 */
+	if (!v || !json_is_integer(v) || json_integer_value(v) != RESULT_SCHEMA_VERSION) {
+		char *got = v ? json_dumps(v, JSON_ENCODE_ANY) : xstrdup("1 (none given)");
 
 		snprintf(why, whylen, "result schema version %s; this ktb reads version %d",
 			 got ? got : "?", RESULT_SCHEMA_VERSION);
 		free(got);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/* A list of strings, or NULL when v is not an array of strings only. */
+static char **words_from_json(const json_t *v, size_t *n)
+{
+	char **w = xcalloc(json_array_size(v) + 1, sizeof(*w));
+	json_t *e;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach (v, i, e) {
+		if (!json_is_string(e)) {
+			words_free(w, *n);
+			*n = 0;
+			return NULL;
+		}
+		w[(*n)++] = xstrdup(json_string_value(e));
+	}
+	return w;
+}
+
+static int selection_from_json(const json_t *j, struct run_selection *s, char *why, size_t whylen)
+{
+	const json_t *sel = json_object_get(j, "selection"), *sh = json_object_get(j, "shard");
+	json_int_t k, n, repeat = 1;
+
+	if (!sel || json_is_null(sel))
+		goto shard;
+	s->hash = json_str_dup(sel, "hash");
+	s->scenarios = words_from_json(json_object_get(sel, "scenarios"), &s->scenarios_count);
+	s->tags = words_from_json(json_object_get(sel, "tags"), &s->tags_count);
+	s->exclude_tags =
+	    words_from_json(json_object_get(sel, "exclude_tags"), &s->exclude_tags_count);
+	s->names = words_from_json(json_object_get(sel, "names"), &s->names_count);
+	s->kernel = json_str_dup(sel, "kernel");
+	s->recipe = json_str_dup(sel, "recipe");
+	if (json_is_integer(json_object_get(sel, "repeat")))
+		repeat = json_integer_value(json_object_get(sel, "repeat"));
+	s->repeat = repeat > 0 && repeat <= 100000 ? (unsigned)repeat : 0;
+	if (!s->hash || !s->scenarios || !s->tags || !s->exclude_tags || !s->names || !s->repeat)
+		return say_err(why, whylen, -EINVAL,
+			       "its \"selection\" is not one ktb run writes (a hash, lists of "
+			       "strings, a repeat count)");
+shard:
+	if (!sh || json_is_null(sh))
+		return 0;
+	if (json_unpack((json_t *)sh, "{s:I, s:I}", "k", &k, "n", &n) || n < 1 || n > 1000 ||
+	    k < 1 || k > n)
+		return say_err(why, whylen, -EINVAL,
+			       "its \"shard\" is not {\"k\": K, \"n\": N} with 1 <= K <= N");
+	s->shard_k = (unsigned)k;
+	s->shard_n = (unsigned)n;
 	return 0;
 }
 
@@ -661,5 +781,8 @@ int run_result_from_json(const json_t *j, struct run_result *r, char *why, size_
 	r->duration_ms = json_integer_value(json_object_get(j, "duration_ms"));
 	/* the document keeps only whether a signal stopped the run, not which */
 	r->interrupted = json_is_true(json_object_get(j, "interrupted")) ? 2 : 0;
-	return 0;
+	ret = selection_from_json(j, &r->sel, why, whylen);
+	if (ret)
+		run_result_free(r);
+	return ret;
 }

@@ -80,8 +80,25 @@ struct scenario_result {
 	size_t missing_config_count;
 };
 
+/* What a run was cut from (ktb run; ktb merge checks that shards fit):
+ * the selection after -t/-n/-x, before --shard, and the kernel asked for.
+ * All empty (hash NULL) in a document that does not say. */
+struct run_selection {
+	char *hash;	  /* sha256 hex of the selection (shard_selection_hash) */
+	char **scenarios; /* every selected scenario's name, sorted */
+	size_t scenarios_count;
+	char **tags, **exclude_tags, **names; /* -t, -x, -n as given */
+	size_t tags_count, exclude_tags_count, names_count;
+	unsigned repeat;  /* --repeat; 1 without */
+	char *kernel;	  /* --kernel as given; NULL: the recipe's */
+	char *recipe;	  /* --recipe; NULL: default */
+	unsigned shard_k; /* --shard K/N: this run's K; 0: the whole selection */
+	unsigned shard_n; /* and N */
+};
+
 struct run_result {
-	char *run_id;
+	char *run_id; /* --run-id, else derived from the selection for a shard */
+	struct run_selection sel;
 	int64_t started_unix_ms;
 	int64_t duration_ms;
 	struct scenario_result *scenarios;
@@ -103,6 +120,9 @@ struct step_result *scenario_result_add_step(struct scenario_result *r);
 struct subtest *step_result_add_subtest(struct step_result *s);
 void scenario_result_free(struct scenario_result *r); /* frees members, not r */
 void run_result_free(struct run_result *r);	      /* frees members, not r */
+void run_selection_free(struct run_selection *s);     /* frees members, not s */
+/* A copy of a sorted, NULL-terminated list of n strings (n may be 0). */
+char **run_selection_words(const char *const *v, size_t n);
 
 /* Exit code for a whole run: 130 interrupted, else 1 something failed or
  * timed out, 125 errors or a kernel lacking what a scenario needs kept it
@@ -118,8 +138,10 @@ const struct step_result *scenario_result_failed_step(const struct scenario_resu
 
 /* The run document's "schema_version": raised when a field changes meaning
  * or goes away, so `ktb merge` never mixes documents it would misread. A
- * document without one is version 1. */
-#define RESULT_SCHEMA_VERSION 1
+ * document without one is version 1. Version 2: run_id is shared by the
+ * shards of one run, and "selection" and "shard" say what the run was cut
+ * from, so a document without them (version 1) cannot pass for a shard. */
+#define RESULT_SCHEMA_VERSION 2
 
 /* The per-scenario result.json document and the whole-run document. */
 json_t *scenario_result_to_json(const struct scenario_result *r);

@@ -234,6 +234,22 @@ static bool kernel_lacks(const struct scenario *s, const struct run_opts *o,
 	return true;
 }
 
+/* A share that asks for virtiofs where virtiofsd cannot serve (its
+ * preflight failed, hw/share.c) would only fail the boot: an error before
+ * anything boots, naming virtiofsd's own error. True when refused. */
+static bool share_refused(const struct scenario *s, struct scenario_result *r)
+{
+	const struct share *sh = shares_refused(s->machine, NULL);
+
+	if (!sh)
+		return false;
+	r->status = ST_ERROR;
+	r->message = xstrdup(sh->note);
+	if (!mkdir_p(r->artifacts, 0755))
+		write_result(r);
+	return true;
+}
+
 /* the wall clock, for the result's "started" (KCIDB's start_time) */
 static int64_t wall_ms(void)
 {
@@ -255,7 +271,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 
 	result_init(r, s, o);
 	r->started_unix_ms = wall_ms();
-	if (kernel_lacks(s, o, r)) {
+	if (share_refused(s, r) || kernel_lacks(s, o, r)) {
 		free(workdir);
 		return 0;
 	}

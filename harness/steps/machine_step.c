@@ -259,6 +259,23 @@ static char *final_message(struct compare_ctx *c, unsigned off)
 	return msg;
 }
 
+/* ["shares[0] (HOST): over 9p: virtiofsd cannot serve here: ..."], or NULL */
+static json_t *share_notes(const struct machine *m)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < m->shares_count; i++)
+		if (m->shares[i].note[0])
+			json_array_append_new(a,
+					      json_sprintf("shares[%u] (%s): %s", i,
+							   m->shares[i].host, m->shares[i].note));
+	if (!json_array_size(a)) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 int machine_check_compare(const struct machine *m, const json_t *seen, int64_t balloon_mb,
 			  char **message, json_t **data)
 {
@@ -270,6 +287,7 @@ int machine_check_compare(const struct machine *m, const json_t *seen, int64_t b
 		.cmdline = json_string_value(machine_check_lookup(seen, "kernel.cmdline")),
 	};
 	struct machine_facts facts;
+	json_t *notes;
 	unsigned checked = 0, off = m->unverified & (MACHINE_PART_BIT(MACHINE_PART_COUNT) - 1);
 
 	if (machine_expected_facts(m, &facts)) {
@@ -290,6 +308,9 @@ int machine_check_compare(const struct machine *m, const json_t *seen, int64_t b
 		json_object_set_new(*data, "balloon_mb", json_integer(balloon_mb));
 	if (m->shares_count) /* how the host's folders reach the guest */
 		json_object_set_new(*data, "share_transport", json_string(shares_transport(m)));
+	notes = share_notes(m); /* and why a share is not over virtiofs */
+	if (notes)
+		json_object_set_new(*data, "share_notes", notes);
 	free(c.text);
 	return c.mismatches;
 }

@@ -393,7 +393,8 @@ static void test_run_json(void **state)
 	j = run_result_to_json(&r);
 	keys = keys_of(j);
 	assert_string_equal(
-	    keys, "run_id,started,duration_ms,summary,interrupted,scenarios,schema_version");
+	    keys, "run_id,started,duration_ms,summary,interrupted,scenarios,selection,shard,"
+		  "schema_version");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "started")),
 			    "2025-01-31T12:00:00Z");
@@ -444,17 +445,21 @@ static void test_run_from_json(void **state)
 	run_result_free(&back);
 	json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION + 1));
 	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EPROTO);
-	assert_non_null(strstr(why, "version 2"));
-	/* before the field existed: version 1 */
+	assert_non_null(strstr(why, "version 3"));
+	/* before the field existed: version 1, which said nothing of shards */
 	json_object_del(j, "schema_version");
-	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
-	run_result_free(&back);
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	assert_non_null(
+	    strstr(why, "result schema version 1 (none given); this ktb reads version 2"));
+	assert_int_equal(back.count, 0);
+	json_object_set_new(j, "schema_version", json_integer(1));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EPROTO);
 	json_decref(j);
 	j = scenario_result_to_json(&r.scenarios[0]);
 	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "result.json"));
 	json_decref(j);
-	j = json_pack("{s:[s]}", "scenarios", "x");
+	j = json_pack("{s:[s], s:i}", "scenarios", "x", "schema_version", RESULT_SCHEMA_VERSION);
 	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
 	assert_int_equal(back.count, 0);
 	json_decref(j);
@@ -468,6 +473,70 @@ static void test_run_from_json(void **state)
 	assert_int_equal(result_parse_utc("2025-01-31T12:00:00", &t), -EINVAL);
 	assert_int_equal(result_parse_utc("2025-13-31T12:00:00Z", &t), -EINVAL);
 	assert_int_equal(result_parse_utc("2025-01-31T12:00:00Zx", &t), -EINVAL);
+}
+
+/* A shard's document says what it was cut from; the selection and shard
+ * come back as written; a malformed one is refused, not half read. */
+static void test_run_selection_json(void **state)
+{
+	static const char *const scn[] = { "alpha", "beta" }, *const xt[] = { "own-kernel" };
+	struct run_result r = { 0 }, back;
+	char why[300];
+	json_t *j;
+
+	(void)state;
+	r.run_id = xstrdup("ci-7");
+	r.sel.hash = xstrdup("0123abcd");
+	r.sel.scenarios = run_selection_words(scn, 2);
+	r.sel.scenarios_count = 2;
+	r.sel.tags = run_selection_words(NULL, 0);
+	r.sel.exclude_tags = run_selection_words(xt, 1);
+	r.sel.exclude_tags_count = 1;
+	r.sel.names = run_selection_words(NULL, 0);
+	r.sel.repeat = 3;
+	r.sel.kernel = xstrdup("6.1.0-47");
+	r.sel.shard_k = 2;
+	r.sel.shard_n = 4;
+	j = run_result_to_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema_version")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "shard"), "k")), 2);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "selection"), "recipe")));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
+	assert_string_equal(back.run_id, "ci-7");
+	assert_string_equal(back.sel.hash, "0123abcd");
+	assert_int_equal(back.sel.scenarios_count, 2);
+	assert_string_equal(back.sel.scenarios[1], "beta");
+	assert_int_equal(back.sel.tags_count, 0);
+	assert_int_equal(back.sel.exclude_tags_count, 1);
+	assert_string_equal(back.sel.exclude_tags[0], "own-kernel");
+	assert_int_equal(back.sel.repeat, 3);
+	assert_string_equal(back.sel.kernel, "6.1.0-47");
+	assert_null(back.sel.recipe);
+	assert_int_equal(back.sel.shard_k, 2);
+	assert_int_equal(back.sel.shard_n, 4);
+	run_result_free(&back);
+	/* a shard K outside 1..N, a selection of the wrong shape: refused */
+	json_object_set_new(j, "shard", json_pack("{s:i, s:i}", "k", 5, "n", 4));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "\"shard\""));
+	assert_int_equal(back.count, 0);
+	assert_null(back.sel.hash);
+	json_object_set_new(j, "shard", json_null());
+	json_object_set_new(json_object_get(j, "selection"), "scenarios", json_pack("[i]", 1));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "\"selection\""));
+	/* a whole run: no shard, and selection null when not known */
+	run_selection_free(&r.sel);
+	json_decref(j);
+	j = run_result_to_json(&r);
+	assert_true(json_is_null(json_object_get(j, "selection")));
+	assert_true(json_is_null(json_object_get(j, "shard")));
+	assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.sel.shard_n, 0);
+	assert_null(back.sel.hash);
+	run_result_free(&back);
+	json_decref(j);
+	run_result_free(&r);
 }
 
 static void test_utf8(void **state)
@@ -521,7 +590,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_json),	cmocka_unit_test(test_pass_rates),
 		cmocka_unit_test(test_run_json),	cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_ansi_escape),	cmocka_unit_test(test_subtests_json),
-		cmocka_unit_test(test_run_from_json),
+		cmocka_unit_test(test_run_from_json),	cmocka_unit_test(test_run_selection_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -388,6 +388,81 @@ static void test_transport_auto(void **state)
 	shares_free(sh, 1);
 }
 
+/* The preflight's answer, as the harness's check would give it. */
+static int check_calls;
+static int check_serves(const char *bin, char *why, size_t len)
+{
+	(void)bin;
+	check_calls++;
+	snprintf(why, len, "virtiofsd answered over vhost-user");
+	return 0;
+}
+
+static int check_chroot(const char *bin, char *why, size_t len)
+{
+	(void)bin;
+	check_calls++;
+	snprintf(why, len, "mount(/, MS_REC|MS_SLAVE): Invalid argument");
+	return -EOPNOTSUPP;
+}
+
+/* Where virtiofsd cannot serve (its sandbox fails in a chroot): auto falls
+ * back to 9p with virtiofsd's error in the note; virtiofs stays virtiofs but
+ * is refused, the error named, for the runner to refuse before boot; ro and
+ * 9p never ask. Where it serves: virtiofs, no note. */
+static void test_transport_preflight(void **state)
+{
+	static const bool no = false;
+	struct share sh[4];
+	struct machine m;
+	struct hw_error err;
+	unsigned idx = 9;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* auto never picks virtiofs but as root */
+	setenv("KTB_VIRTIOFSD", "/opt/virtiofsd", 1);
+	share_set_virtiofsd_check(check_chroot);
+	share_set(&sh[0], dir, "/mnt/ro", NULL);
+	share_set(&sh[1], dir, "/mnt/p9", &no);
+	sh[1].transport = xstrdup("9p");
+	share_set(&sh[2], dir, "/mnt/auto", &no);
+	share_set(&sh[3], dir, "/mnt/vfs", &no);
+	sh[3].transport = xstrdup("virtiofs");
+	machine_with(&m, sh, 4);
+	check_calls = 0;
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_int_equal(check_calls, 2); /* only auto rw and virtiofs ask */
+	assert_string_equal(sh[0].note, "");
+	assert_string_equal(sh[1].note, "");
+	assert_string_equal(share_transport(&sh[2]), "9p");
+	assert_false(sh[2].refused);
+	assert_string_equal(sh[2].note, "over 9p: /opt/virtiofsd cannot serve here: "
+					"mount(/, MS_REC|MS_SLAVE): Invalid argument");
+	assert_string_equal(share_transport(&sh[3]), "virtiofs");
+	assert_true(sh[3].refused);
+	assert_non_null(strstr(sh[3].note, "machine.shares[3].transport: transport virtiofs, "
+					   "but /opt/virtiofsd cannot serve here: mount(/, "
+					   "MS_REC|MS_SLAVE): Invalid argument; "));
+	assert_ptr_equal(shares_refused(&m, &idx), &sh[3]);
+	assert_int_equal(idx, 3);
+	shares_free(sh, 4);
+
+	/* where it serves, both go over virtiofs, nothing noted or refused */
+	share_set_virtiofsd_check(check_serves);
+	share_set(&sh[0], dir, "/mnt/auto", &no);
+	share_set(&sh[1], dir, "/mnt/vfs", &no);
+	sh[1].transport = xstrdup("virtiofs");
+	machine_with(&m, sh, 2);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_string_equal(shares_transport(&m), "virtiofs");
+	assert_string_equal(sh[0].note, "");
+	assert_null(shares_refused(&m, NULL));
+	shares_free(sh, 2);
+	share_set_virtiofsd_check(NULL);
+	setenv("KTB_VIRTIOFSD", "", 1);
+}
+
 static void test_virtiofs_argv(void **state)
 {
 	static const bool no = false;
@@ -505,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_scenario),
 		cmocka_unit_test(test_transport_refusals),
 		cmocka_unit_test(test_transport_auto),
+		cmocka_unit_test(test_transport_preflight),
 		cmocka_unit_test(test_virtiofs_argv),
 		cmocka_unit_test(test_virtiofs_numa),
 		cmocka_unit_test(test_libvirt_virtiofs),
