@@ -235,15 +235,16 @@ static bool kernel_lacks(const struct scenario *s, const struct run_opts *o,
 }
 
 /* A share that asks for virtiofs where virtiofsd cannot serve (its
- * preflight failed, hw/share.c) would only fail the boot: an error before
- * anything boots, naming virtiofsd's own error. True when refused. */
+ * preflight failed, hw/share.c) would only fail the boot: this host cannot
+ * carry the scenario out, a skip before anything boots (exit 125), naming
+ * virtiofsd's own error. True when refused. */
 static bool share_refused(const struct scenario *s, struct scenario_result *r)
 {
 	const struct share *sh = shares_refused(s->machine, NULL);
 
 	if (!sh)
 		return false;
-	r->status = ST_ERROR;
+	r->status = ST_SKIP;
 	r->message = xstrdup(sh->note);
 	if (!mkdir_p(r->artifacts, 0755))
 		write_result(r);
