@@ -1768,20 +1768,56 @@ static bool option_name_valid(const char *s)
 	return true;
 }
 
-/* kernel.requires: option names only, each once; what =y or =m means for
- * them is the requirement checker's (kreq.c). */
+/* "CONFIG_X=y" in kernel.requires[i]: the option must be built in. The
+ * "=y" is cut off, and requires_builtin[i] says it was there. */
+static int require_value(struct load_ctx *c, struct kernel_opts *k, unsigned i, const char *field)
+{
+	char *eq = strchr(k->requires[i], '=');
+
+	if (!eq)
+		return 0;
+	if (!strcmp(eq, "=y")) {
+		*eq = '\0';
+		k->requires_builtin[i] = true;
+		return 0;
+	}
+	*eq = '\0';
+	if (!strcmp(eq + 1, "m"))
+		return fail(c, field,
+			    "\"%s=m\": a module cannot be required; write %s (built in or a "
+			    "module) or %s=y (built in)",
+			    k->requires[i], k -> requires[i], k -> requires[i]);
+	if (!strcmp(eq + 1, "n"))
+		return fail(c, field,
+			    "\"%s=n\": kernel.requires lists what the scenario needs, not what "
+			    "it must lack; write %s (built in or a module) or %s=y (built in)",
+			    k->requires[i], k -> requires[i], k -> requires[i]);
+	return fail(c, field,
+		    "\"%s=%.20s\": only =y may follow an option; write %s (built in or a "
+		    "module) or %s=y (built in)",
+		    k->requires[i], eq + 1, k->requires[i], k -> requires[i]);
+}
+
+/* kernel.requires: option names, each once, alone (y or m will do) or with
+ * =y (it must be built in); what that means against a config is the
+ * requirement checker's (kreq.c). */
 static int kernel_load(struct load_ctx *c, struct scenario *s)
 {
-	const struct kernel_opts *k = s->kernel;
+	struct kernel_opts *k = s->kernel;
 	char field[64];
 
+	if (k && k->requires_count)
+		k->requires_builtin = xcalloc(k->requires_count, sizeof(bool));
 	for (unsigned i = 0; k && i < k->requires_count; i++) {
 		snprintf(field, sizeof(field), "kernel.requires[%u]", i);
+		if (require_value(c, k, i, field))
+			return -EINVAL;
 		if (!option_name_valid(k->requires[i]))
 			return fail(
 			    c, field,
 			    "\"%s\" is not a kernel option name; give it as .config "
-			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME)",
+			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME), "
+			    "=y after it when it must be built in",
 			    k->requires[i]);
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(k->requires[i], k -> requires[j]))
@@ -1917,6 +1953,8 @@ void scenario_free(struct scenario *s)
 	/* fields outside the schema: libcyaml does not know to free them */
 	if (s->machine && s->machine->numa)
 		free(s->machine->numa->distances);
+	if (s->kernel)
+		free(s->kernel->requires_builtin);
 	free(s->file);
 	cyaml_free(&free_config, &scenario_schema, s, 0);
 }

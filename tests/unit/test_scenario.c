@@ -71,6 +71,22 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* kernel.requires with =y: the name without it, and that it must be built in. */
+static void test_requires_builtin(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-requires-builtin.yaml");
+
+	(void)state;
+	assert_int_equal(s->kernel->requires_count, 3);
+	assert_string_equal(s->kernel->requires[0], "CONFIG_KUNIT");
+	assert_true(s->kernel->requires_builtin[0]);
+	assert_string_equal(s->kernel->requires[1], "CONFIG_FTRACE");
+	assert_false(s->kernel->requires_builtin[1]);
+	assert_string_equal(s->kernel->requires[2], "CONFIG_BLK_DEV_NVME");
+	assert_true(s->kernel->requires_builtin[2]);
+	scenario_free(s);
+}
+
 /* metrics on run steps: the field paths as written. */
 static void test_metrics(void **state)
 {
@@ -314,6 +330,14 @@ static const struct bad_case {
 	  "/.*/ matches any text, even none: "
 	  "it checks nothing" },
 	{ "bad-regex-empty", 3, 10, "steps[0].for", "// matches any text, even none" },
+	{ "bad-requires-n", 2, 30, "kernel.requires[1]",
+	  "\"CONFIG_FTRACE=n\": kernel.requires lists what the scenario needs, not what it "
+	  "must lack; write CONFIG_FTRACE (built in or a module) or CONFIG_FTRACE=y (built "
+	  "in)" },
+	{ "bad-requires-m", 4, 7, "kernel.requires[1]",
+	  "\"CONFIG_LIST_KUNIT_TEST=m\": a module cannot be required" },
+	{ "bad-requires-value", 2, 14, "kernel.requires[0]",
+	  "\"CONFIG_KUNIT=yes\": only =y may follow an option" },
 	{ "bad-json-list", 4, 13, "steps[0].expect.json", "expected a mapping, got a list" },
 	{ "bad-Name", 0, 0, "name", "rename the file or set name:" },
 	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector",
@@ -650,14 +674,23 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requires),      cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_full),	      cmocka_unit_test(test_numa_distances),
-		cmocka_unit_test(test_steps),	      cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_missing_file),  cmocka_unit_test(test_error_format),
-		cmocka_unit_test(test_multipath),     cmocka_unit_test(test_library),
-		cmocka_unit_test(test_hostile),	      cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size),  cmocka_unit_test(test_ktap),
-		cmocka_unit_test(test_asleep_screen), cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_requires),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),
+		cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),
+		cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_asleep_screen),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_requires_builtin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
