@@ -57,12 +57,8 @@ machine: {cpus: 1, memory: 256M}
 steps:
   - ktap: {console: true}
 YAML
-ktb_run run --artifacts "$(artifacts)" "$work/ktap-none.yaml" "$work/ktap-no-kunit.yaml"
-expect_rc 1
-expect_out "^FAIL +ktap-none "
-expect_out "step 1 .*: no test ran: the KTAP plan is 1..0"
-expect_out "^FAIL +ktap-no-kunit "
-expect_out "step 1 .*: no test ran: the kernel log since boot holds no KTAP"
+must_fail "$work/ktap-none.yaml" "step 1 .*: no test ran: the KTAP plan is 1..0"
+must_fail "$work/ktap-no-kunit.yaml" "step 1 .*: no test ran: the kernel log since boot holds no KTAP"
 
 # every test skipped: the scenario is a skip naming each with its reason,
 # the step after it still runs, and the run exits 125 (nothing was tested)
@@ -73,7 +69,12 @@ steps:
   - ktap: 'printf "KTAP version 1\n1..1\n    # Subtest: suite\n    1..2\n    ok 1 a # SKIP no device\n    ok 2 b # SKIP needs root\nok 1 suite # SKIP\n"'
   - run: "true"
 YAML
-ktb_run run --artifacts "$(artifacts)" "$work/ktap-skipped.yaml"
+# (once more when a loaded machine failed it otherwise: a stall at boot)
+for try in 1 2; do
+	ktb_run run --artifacts "$(artifacts)" "$work/ktap-skipped.yaml"
+	[ "$rc" -eq 1 ] && [ "$try" -eq 1 ] && sed 's/^/  | /' "$out" >&2 && continue
+	break
+done
 cat "$out"
 expect_rc 125
 expect_out "^SKIP +ktap-skipped .*all 2 tests skipped: suite.a \(no device\), suite.b \(needs root\)"
