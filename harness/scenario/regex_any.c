@@ -27,6 +27,9 @@
 #define RX_MAX_SETS 1100    /* character sets */
 #define RX_MAX_CONFIGS 4096 /* sets of states the walk may visit */
 #define RX_MAX_DEPTH 64	    /* nested groups */
+/* states looked at over the whole walk: a hostile pattern's walk ends
+ * (cannot tell) in a fraction of a second */
+#define RX_MAX_WORK (32L << 20)
 
 enum rx_node_type { N_EMPTY, N_SET, N_ASSERT, N_CAT, N_ALT, N_REPEAT };
 
@@ -485,6 +488,7 @@ static int walk(struct walk *w, bool lines)
 	size_t words = w->words;
 	uint64_t *cur = xcalloc(words, 8), *v = xcalloc(words, 8);
 	int *stack = xcalloc((size_t)w->r->nst * 2 + 2, sizeof(int));
+	long work = 0;
 	int ret = 1;
 
 	classes(w, lines);
@@ -505,7 +509,14 @@ static int walk(struct walk *w, bool lines)
 			break;
 		}
 		for (int k = 0; ret == 1 && k < w->nclass; k++) {
-			uint64_t *next = xcalloc(words, 8);
+			uint64_t *next;
+
+			work += w->r->nst;
+			if (work > RX_MAX_WORK) {
+				ret = -1;
+				break;
+			}
+			next = xcalloc(words, 8);
 
 			memcpy(v, cur, words * 8);
 			closure(w, v, before, k, stack);
