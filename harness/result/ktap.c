@@ -21,6 +21,7 @@ struct node {
 	char *diag;
 	struct node *kids;
 	size_t nkids;
+	bool suite; /* a nested test closed into it, even one with no results */
 };
 
 /* One open level: the top, or a nested test whose result line is yet to
@@ -45,6 +46,7 @@ struct parser {
 	size_t total;	    /* result lines at any level */
 	struct node *child; /* the block the last line closed, for the next result */
 	size_t nchild;
+	bool closed; /* a block was closed for the next result, child may be empty */
 	char *child_diag;
 	bool done;
 	int lineno;
@@ -290,7 +292,9 @@ static int on_result(struct parser *p, const char *s, size_t n)
 		return ret;
 	}
 	nd.kids = p->child, nd.nkids = p->nchild;
+	nd.suite = p->closed;
 	p->child = NULL, p->nchild = 0;
+	p->closed = false;
 	diag_move(&nd.diag, &b->diag);
 	diag_move(&nd.diag, &p->child_diag);
 	nd.duration_ms = b->duration_ms;
@@ -360,6 +364,7 @@ static int pop(struct parser *p)
 			    "reported %zu",
 			    b->line, b->plan, b->count);
 	p->child = b->nodes, p->nchild = b->nnodes;
+	p->closed = true;
 	b->nodes = NULL, b->nnodes = 0;
 	p->child_diag = b->diag;
 	b->diag = NULL;
@@ -462,13 +467,30 @@ static void flatten(struct ktap_doc *doc, struct node *v, size_t n, const char *
 	}
 }
 
+/* The test points below v: results with nothing nested below them. A suite
+ * counts its own points, not itself; one whose nested test reported none
+ * (an empty plan) has none, unless its own result says it was skipped or
+ * failed, which is then its one point. */
+static void count_points(struct ktap_doc *doc, const struct node *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].nkids)
+			count_points(doc, v[i].kids, v[i].nkids);
+		else if (v[i].status == ST_SKIP)
+			doc->points_skipped++;
+		else if (v[i].status == ST_FAIL || !v[i].suite)
+			doc->points_run++;
+	}
+}
+
 static int finish(struct parser *p, struct ktap_doc *doc)
 {
 	struct block *top = &p->stack[0];
 
 	if (p->depth < 0) {
 		p->lineno = 0;
-		return perr(p, "no \"KTAP version 1\" or \"TAP version 13\" line");
+		perr(p, "no \"KTAP version 1\" or \"TAP version 13\" line");
+		return -ENOENT;
 	}
 	if (!p->done) {
 		if (p->depth > 0)
@@ -487,6 +509,7 @@ static int finish(struct parser *p, struct ktap_doc *doc)
 		doc->top_skipped += top->nodes[i].status == ST_SKIP;
 	}
 	doc->top_count = top->nnodes;
+	count_points(doc, top->nodes, top->nnodes);
 	doc->skip_all = p->skip_all, p->skip_all = NULL;
 	return 0;
 }

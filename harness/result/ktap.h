@@ -34,11 +34,16 @@
 
 /* One parsed document. tests: every result, nested ones included, parent
  * before its children, named by their path ("suite.case"), in struct
- * subtest's meaning. top_*: how the top-level tests ended. */
+ * subtest's meaning. top_*: how the top-level tests ended. points_*: the
+ * test points, the results with nothing nested below them (a suite is its
+ * cases; one whose nested test reported none is no point, unless its own
+ * result is a skip or a failure), that ran (passed or failed) and that
+ * were skipped. Nothing ran when points_run is 0. */
 struct ktap_doc {
 	struct subtest *tests;
 	size_t count;
 	size_t top_count, top_failed, top_skipped;
+	size_t points_run, points_skipped;
 	char *skip_all; /* the reason of a top-level plan "1..0 # SKIP reason", else NULL */
 };
 
@@ -48,7 +53,8 @@ struct ktap_error {
 };
 
 /* Parse len bytes at text (need not be NUL-terminated). 0 with *doc
- * filled, or -EINVAL with *err saying where and why (doc left empty). */
+ * filled, or -EINVAL with *err saying where and why (doc left empty);
+ * -ENOENT (and *err) when no version line opens a document at all. */
 int ktap_parse(const char *text, size_t len, struct ktap_doc *doc, struct ktap_error *err);
 void ktap_doc_free(struct ktap_doc *doc);
 /* Free one subtest's members (not st). */

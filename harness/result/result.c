@@ -334,9 +334,10 @@ int run_result_exit_code(const struct run_result *r)
 	run_result_count(r, n);
 	if (n[ST_FAIL] || n[ST_TIMEOUT])
 		return 1;
-	/* a skipped scenario was not tested (a kernel without what it needs, a
-	 * host whose virtiofsd cannot serve): git bisect run and ktb bisect
-	 * must skip such a kernel, not call it good */
+	/* a skip did not test what it was to test (the kernel lacks what the
+	 * scenario needs; every KTAP test skipped; virtiofsd cannot serve
+	 * here): git bisect run and ktb bisect must skip such a kernel, not
+	 * call it good */
 	if (n[ST_ERROR] || n[ST_SKIP])
 		return 125;
 	return 0;

@@ -125,8 +125,9 @@ void run_selection_free(struct run_selection *s);     /* frees members, not s */
 char **run_selection_words(const char *const *v, size_t n);
 
 /* Exit code for a whole run: 130 interrupted, else 1 something failed or
- * timed out, 125 errors or a kernel lacking what a scenario needs kept it
- * from being tested, 0 all passed (or were skipped for another reason). */
+ * timed out, 125 an error or a skip (a kernel lacking what a scenario needs,
+ * a ktap step whose tests all skipped) kept something from being tested,
+ * 0 all passed. */
 int run_result_exit_code(const struct run_result *r);
 /* How many scenarios have each status, indexed by enum status. */
 void run_result_count(const struct run_result *r, size_t counts[ST_COUNT]);

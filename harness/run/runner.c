@@ -29,18 +29,22 @@ static void progress(const struct run_ctx *c, const char *what)
 		c->o->progress(c->o->progress_ctx, what);
 }
 
-/* A step that did not pass ends the scenario with its status. */
+/* A step that failed, errored or timed out ends the scenario with its
+ * status. A skipped one (a ktap step whose tests all skipped) does not: the
+ * steps after it still run, and the scenario is a skip, the first skip's
+ * message its own, unless a later step fails. */
 static bool step_ended(struct run_ctx *c, const struct step_result *sr, const char *which)
 {
-	if (sr->status == ST_PASS)
+	if (sr->status == ST_PASS || (sr->status == ST_SKIP && c->r->status == ST_SKIP))
 		return false;
+	free(c->r->message);
 	c->r->status = sr->status;
 	c->r->message = strcmp(which, sr->name)
 			    ? xasprintf("step %s (%s, line %d): %s", which, sr->name, sr->line,
 					sr->message ? sr->message : "failed")
 			    : xasprintf("step %s (line %d): %s", which, sr->line,
 					sr->message ? sr->message : "failed");
-	return true;
+	return sr->status != ST_SKIP;
 }
 
 static struct step_result *step_begin(struct run_ctx *c, const char *name, int line)
@@ -108,8 +112,9 @@ static void collect_dmesg(struct run_ctx *c)
 	for (line = strtok_r(res.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *kind = console_classify(line);
 
-		if (kind && c->r->status == ST_PASS) {
+		if (kind && (c->r->status == ST_PASS || c->r->status == ST_SKIP)) {
 			c->r->status = ST_FAIL;
+			free(c->r->message);
 			c->r->message = xasprintf("kernel %s in dmesg: %s", kind, line);
 		}
 	}

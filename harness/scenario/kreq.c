@@ -27,7 +27,8 @@ struct kreq_opts {
 	struct kreq_opt o[KREQ_ROW_MAX];
 };
 
-/* kernel.requires names no module: "" says =m counts, whatever the module. */
+/* kernel.requires names no module: "" says =m counts, whatever the module
+ * (an option given as CONFIG_X=y has none, NULL: it must be built in). */
 #define KREQ_ANY_MODULE ""
 
 /* ---- the tables ---- */
@@ -361,9 +362,14 @@ int kreq_list_add(struct kreq_list *l, const char *option, const char *module, c
 {
 	struct kreq *v;
 
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].option, option))
-			return why_append(&l->v[i], why);
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i].option, option))
+			continue;
+		/* both must hold: one that must be built in makes it so */
+		if (!module)
+			l->v[i].module = NULL;
+		return why_append(&l->v[i], why);
+	}
 	v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -474,8 +480,12 @@ static int add_all(struct kreq_list *l, const struct scenario *s)
 		ret = add_machine(l, s->machine);
 	for (unsigned i = 0; !ret && i < s->steps_count; i++)
 		ret = add_step(l, i, &s->steps[i]);
-	for (unsigned i = 0; !ret && k && i < k->requires_count; i++)
-		ret = kreq_list_add(l, k->requires[i], KREQ_ANY_MODULE, "kernel.requires");
+	for (unsigned i = 0; !ret && k && i < k->requires_count; i++) {
+		bool builtin = k->requires_builtin && k->requires_builtin[i];
+
+		ret = kreq_list_add(l, k->requires[i], builtin ? NULL : KREQ_ANY_MODULE,
+				    "kernel.requires");
+	}
 	return ret;
 }
 

@@ -29,8 +29,8 @@ struct kreq_list {
  * -ENOMEM (out is then empty). */
 int kreq_for_scenario(const struct scenario *s, struct kreq_list *out);
 /* Adds one requirement to l, merged as kreq_for_scenario merges: an option
- * already there keeps its place and module and gains why unless it already
- * says it. 0 or -ENOMEM. */
+ * already there keeps its place and module (none, built in, when either
+ * says so) and gains why unless it already says it. 0 or -ENOMEM. */
 int kreq_list_add(struct kreq_list *l, const char *option, const char *module, const char *why);
 void kreq_list_free(struct kreq_list *l);
 

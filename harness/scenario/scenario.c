@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "regex_any.h"
 #include "scenario_limits.h"
 #include "util.h"
 
@@ -916,26 +917,62 @@ static const char *step_arg(const struct step *st, const struct step_kind_row *r
 	return *(char *const *)((const char *)st + row->field);
 }
 
-/* The runner matches with POSIX extended regexes: refuse one that does not
- * compile, or whose compiled form could take more memory or time than a
- * scenario may (scenario_limits.c). */
-static int check_regex(struct load_ctx *c, const char *field, const char *pattern)
+/* Where a pattern is matched, as the runner matches it, and what to write
+ * instead of one that matches anything there. */
+struct regex_use {
+	int cflags;	 /* REG_NEWLINE for stdout: ^ and $ at every line */
+	bool lines;	 /* matched against each console line, which holds no newline */
+	const char *any; /* "any text, even none" */
+	const char *instead;
+};
+
+static const struct regex_use use_stdout = {
+	REG_NEWLINE,
+	false,
+	"any output, even none",
+	"write what the output must hold (\"^ready$\" for a line that is exactly "
+	"ready), or leave stdout out to check only the exit code",
+};
+static const struct regex_use use_wait = {
+	0,
+	true,
+	"any console line, even an empty one, so the wait ends at the first line",
+	"write what the line waited for holds (\"Freezing user space\")",
+};
+static const struct regex_use use_json = {
+	0,
+	false,
+	"any string, even \"\"",
+	"write what the value must be: the value itself, or an anchored pattern "
+	"(\"^[0-9]+$\")",
+};
+
+/* The runner matches with POSIX extended regexes, as a search: refuse one
+ * that does not compile, whose compiled form could take more memory or
+ * time than a scenario may (scenario_limits.c), or that finds a match in
+ * every text (regex_any.c), which passes whatever the guest did. */
+static int regex_refusal(const char *pattern, const struct regex_use *u, char *why, size_t len)
 {
-	char why[256];
-	regex_t re;
 	int r;
 
-	if (limits_check_regex(pattern, why, sizeof(why)) < 0)
+	if (limits_check_regex(pattern, why, len) < 0)
+		return -EINVAL;
+	r = regex_matches_any(pattern, u->cflags, u->lines);
+	if (r < 0)
+		snprintf(why, len, "not a POSIX extended regular expression");
+	else if (r > 0)
+		snprintf(why, len, "/%.60s/ matches %s: it checks nothing; %s", pattern, u->any,
+			 u->instead);
+	return r ? -EINVAL : 0;
+}
+
+static int check_regex(struct load_ctx *c, const char *field, const char *pattern,
+		       const struct regex_use *u)
+{
+	char why[512];
+
+	if (regex_refusal(pattern, u, why, sizeof(why)) < 0)
 		return fail(c, field, "%s", why);
-	/* one that matches nothing at all and an unlikely byte matches every
-	 * text, so an empty stdout or console would pass it */
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
-		return fail(c, field, "not a POSIX extended regular expression");
-	r = !regexec(&re, "", 0, NULL, 0) && !regexec(&re, "\x01", 0, NULL, 0);
-	regfree(&re);
-	if (r)
-		return fail(c, field, "/%.60s/ matches any text, even none: it checks nothing",
-			    pattern);
 	return 0;
 }
 
@@ -968,7 +1005,7 @@ static int step_check_wait(struct load_ctx *c, struct step *st, const char *path
 	if (duration_field(c, f, st->wait, &st->wait_ms, "500ms, 5s, 2m") < 0)
 		return -EINVAL;
 	snprintf(f, sizeof(f), "%s.for", path);
-	return st->wait_for ? check_regex(c, f, st->wait_for) : 0;
+	return st->wait_for ? check_regex(c, f, st->wait_for, &use_wait) : 0;
 }
 
 /* QMP commands that read or write files on the host, run host programs or
@@ -1598,11 +1635,11 @@ static bool expect_ops_only(struct load_ctx *c, yaml_node_t *m)
 
 static int check_regex_node(struct load_ctx *c, yaml_node_t *n, const char *field)
 {
-	char why[256];
+	char why[512];
 
 	if (!n || n->type != YAML_SCALAR_NODE)
 		return fail_at(c, n, field, "expected a string, a regular expression");
-	if (limits_check_regex((const char *)n->data.scalar.value, why, sizeof(why)) < 0)
+	if (regex_refusal((const char *)n->data.scalar.value, &use_json, why, sizeof(why)) < 0)
 		return fail_at(c, n, field, "%s", why);
 	return 0;
 }
@@ -1644,15 +1681,39 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 		return 0;
 	snprintf(f, sizeof(f), "%s.expect.json", path);
 	ret = mapping_field_json(c, f, &e->json);
+	if (!ret && e->json && !json_object_size(e->json))
+		return fail(c, f,
+			    "an empty mapping checks nothing; give the values to check "
+			    "(json: {KEY: VALUE}), or leave json out");
 	if (!ret)
 		ret = expect_check_json_res(c, f);
 	if (ret < 0)
 		return ret;
+	snprintf(f, sizeof(f), "%s.expect", path);
+	if (!e->exit && !e->stdout_re && !e->json)
+		return fail(c, f,
+			    "an empty expect checks nothing; give exit, stdout or json (what "
+			    "this step may check), or leave expect out");
 	ret = expect_check_allowed(c, e, row->expects, row, path);
 	if (ret < 0 || !e->stdout_re)
 		return ret;
 	snprintf(f, sizeof(f), "%s.expect.stdout", path);
-	return check_regex(c, f, e->stdout_re);
+	return check_regex(c, f, e->stdout_re, &use_stdout);
+}
+
+/* A screen step with nothing to compare its capture with passes whatever
+ * the screen shows (a blank one, a crashed guest's). */
+static int step_check_compares(struct load_ctx *c, const struct step *st, const char *path)
+{
+	char f[64];
+
+	if (st->kind != STEP_SCREEN || st->same_as || (st->expect && st->expect->json))
+		return 0;
+	snprintf(f, sizeof(f), "%s.screen", path);
+	return fail(c, f,
+		    "a capture with neither expect nor same_as passes whatever the screen "
+		    "shows; give expect: {json: {...}} (width, height, sha256, black) or "
+		    "same_as: an earlier capture");
 }
 
 static int step_check_timeout(struct load_ctx *c, struct step *st, const char *path)
@@ -1693,6 +1754,8 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 		ret = step_check_timeout(c, st, path);
 	if (!ret)
 		ret = expect_load(c, st, row, path);
+	if (!ret)
+		ret = step_check_compares(c, st, path);
 	if (ret < 0)
 		return ret;
 	if (!st->name)
@@ -1768,20 +1831,56 @@ static bool option_name_valid(const char *s)
 	return true;
 }
 
-/* kernel.requires: option names only, each once; what =y or =m means for
- * them is the requirement checker's (kreq.c). */
+/* "CONFIG_X=y" in kernel.requires[i]: the option must be built in. The
+ * "=y" is cut off, and requires_builtin[i] says it was there. */
+static int require_value(struct load_ctx *c, struct kernel_opts *k, unsigned i, const char *field)
+{
+	char *eq = strchr(k->requires[i], '=');
+
+	if (!eq)
+		return 0;
+	if (!strcmp(eq, "=y")) {
+		*eq = '\0';
+		k->requires_builtin[i] = true;
+		return 0;
+	}
+	*eq = '\0';
+	if (!strcmp(eq + 1, "m"))
+		return fail(c, field,
+			    "\"%s=m\": a module cannot be required; write %s (built in or a "
+			    "module) or %s=y (built in)",
+			    k->requires[i], k -> requires[i], k -> requires[i]);
+	if (!strcmp(eq + 1, "n"))
+		return fail(c, field,
+			    "\"%s=n\": kernel.requires lists what the scenario needs, not what "
+			    "it must lack; write %s (built in or a module) or %s=y (built in)",
+			    k->requires[i], k -> requires[i], k -> requires[i]);
+	return fail(c, field,
+		    "\"%s=%.20s\": only =y may follow an option; write %s (built in or a "
+		    "module) or %s=y (built in)",
+		    k->requires[i], eq + 1, k->requires[i], k -> requires[i]);
+}
+
+/* kernel.requires: option names, each once, alone (y or m will do) or with
+ * =y (it must be built in); what that means against a config is the
+ * requirement checker's (kreq.c). */
 static int kernel_load(struct load_ctx *c, struct scenario *s)
 {
-	const struct kernel_opts *k = s->kernel;
+	struct kernel_opts *k = s->kernel;
 	char field[64];
 
+	if (k && k->requires_count)
+		k->requires_builtin = xcalloc(k->requires_count, sizeof(bool));
 	for (unsigned i = 0; k && i < k->requires_count; i++) {
 		snprintf(field, sizeof(field), "kernel.requires[%u]", i);
+		if (require_value(c, k, i, field))
+			return -EINVAL;
 		if (!option_name_valid(k->requires[i]))
 			return fail(
 			    c, field,
 			    "\"%s\" is not a kernel option name; give it as .config "
-			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME)",
+			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME), "
+			    "=y after it when it must be built in",
 			    k->requires[i]);
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(k->requires[i], k -> requires[j]))
@@ -1917,6 +2016,8 @@ void scenario_free(struct scenario *s)
 	/* fields outside the schema: libcyaml does not know to free them */
 	if (s->machine && s->machine->numa)
 		free(s->machine->numa->distances);
+	if (s->kernel)
+		free(s->kernel->requires_builtin);
 	free(s->file);
 	cyaml_free(&free_config, &scenario_schema, s, 0);
 }

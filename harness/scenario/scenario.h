@@ -138,6 +138,9 @@ struct kernel_opts {
 	char *cmdline;	 /* appended to the testbed's own arguments */
 	char **requires; /* CONFIG_ names a run step needs that kreq.c cannot derive */
 	unsigned requires_count;
+	/* outside the schema: requires[i] was given as CONFIG_X=y (built in: =m
+	 * does not do), the "=y" cut off requires[i] by the loader */
+	bool *requires_builtin;
 };
 
 struct scenario {

@@ -1,5 +1,6 @@
 #include "step_ktap.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +8,9 @@
 #include "ktap.h"
 #include "util.h"
 
-/* How many failed tests the step's message names. */
+/* How many failed tests, and skipped ones, the step's message names. */
 #define KTAP_FAILS_NAMED 3
+#define KTAP_SKIPS_NAMED 5
 
 /* A failed test none of whose own subtests failed: where the fault is. */
 static bool failed_leaf(const struct ktap_doc *d, size_t i)
@@ -51,20 +53,87 @@ static char *fail_message(const struct ktap_doc *d)
 	return msg;
 }
 
-void ktap_judge(struct step_result *sr, const char *text, size_t len)
+/* The skipped test points, each with its reason, as the message of a step
+ * where nothing ran: "all 2 tests skipped: a (needs root), b (no reason
+ * given)". */
+static char *skip_message(const struct ktap_doc *d)
+{
+	size_t named = 0;
+	char *msg;
+
+	if (d->skip_all && !d->count)
+		return xasprintf("all tests skipped: %s",
+				 *d->skip_all ? d->skip_all : "no reason given");
+	msg = xasprintf("all %zu tests skipped:", d->points_skipped);
+	for (size_t i = 0; i < d->count; i++) {
+		const struct subtest *t = &d->tests[i];
+		size_t n = strlen(t->name);
+		char *m;
+
+		/* a point: nothing nested below it */
+		if (t->status != ST_SKIP ||
+		    (i + 1 < d->count && !strncmp(d->tests[i + 1].name, t->name, n) &&
+		     d->tests[i + 1].name[n] == '.'))
+			continue;
+		if (named++ >= KTAP_SKIPS_NAMED)
+			continue;
+		m = xasprintf("%s%s %s (%s)", msg, named > 1 ? "," : "", t->name,
+			      t->reason && *t->reason ? t->reason : "no reason given");
+		free(msg);
+		msg = m;
+	}
+	if (named > KTAP_SKIPS_NAMED) {
+		char *m = xasprintf("%s (and %zu more)", msg, named - KTAP_SKIPS_NAMED);
+
+		free(msg);
+		msg = m;
+	}
+	return msg;
+}
+
+/* The verdict on a document that parsed: a failure wins; then a document
+ * whose tests all skipped is a skip, and one where no test ran at all (a
+ * plan of 1..0, suites with no cases) a failure, since a check that passes
+ * on nothing tests nothing. */
+static void doc_verdict(struct step_result *sr, const struct ktap_doc *d)
+{
+	if (d->top_failed) {
+		sr->status = ST_FAIL;
+		sr->message = fail_message(d);
+	} else if (d->points_run) {
+		sr->status = ST_PASS;
+	} else if (d->points_skipped || (d->skip_all && !d->count)) {
+		sr->status = ST_SKIP;
+		sr->message = skip_message(d);
+	} else {
+		sr->status = ST_FAIL;
+		sr->message = xstrdup(d->count ? "no test ran: every suite reported holds no test "
+						 "case (its nested plan is 1..0)"
+					       : "no test ran: the KTAP plan is 1..0");
+	}
+}
+
+void ktap_judge(struct step_result *sr, const char *text, size_t len, bool console)
 {
 	struct ktap_doc d;
 	struct ktap_error e;
+	int ret = ktap_parse(text, len, &d, &e);
 
-	if (ktap_parse(text, len, &d, &e)) {
+	if (ret == -ENOENT && console) {
+		sr->status = ST_FAIL;
+		sr->message = xstrdup(
+		    "no test ran: the kernel log since boot holds no KTAP, so no KUnit suite "
+		    "ran at boot; require CONFIG_KUNIT=y and each suite's option as =y in "
+		    "kernel.requires (a suite built as a module runs only when loaded)");
+		return;
+	}
+	if (ret) {
 		sr->status = ST_ERROR;
 		sr->message = e.line ? xasprintf("malformed KTAP, line %d: %s", e.line, e.msg)
 				     : xasprintf("malformed KTAP: %s", e.msg);
 		return;
 	}
-	sr->status = d.top_failed ? ST_FAIL : ST_PASS;
-	if (d.top_failed)
-		sr->message = fail_message(&d);
+	doc_verdict(sr, &d);
 	for (size_t i = 0; i < d.count; i++) {
 		*step_result_add_subtest(sr) = d.tests[i];
 		memset(&d.tests[i], 0, sizeof(d.tests[i]));
@@ -85,7 +154,7 @@ static void step_ktap(struct run_ctx *c, const struct step *st, struct step_resu
 
 	if (step_guest_exec(c, cmd, st, sr, deadline))
 		return;
-	ktap_judge(sr, sr->out ? sr->out : "", sr->out ? strlen(sr->out) : 0);
+	ktap_judge(sr, sr->out ? sr->out : "", sr->out ? strlen(sr->out) : 0, st->ktap_console);
 	if (sr->status == ST_ERROR && sr->exit_code) {
 		/* no KTAP at all is most often a command that did not run */
 		why = xasprintf("%s (the command exited %d)", sr->message, sr->exit_code);

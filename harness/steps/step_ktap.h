@@ -3,6 +3,7 @@
 #ifndef KTB_STEP_KTAP_H
 #define KTB_STEP_KTAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "step.h"
@@ -10,8 +11,12 @@
 extern const struct step_ops step_ktap_ops;
 
 /* The verdict on len bytes of KTAP at text, into sr: every test a subtest;
- * pass when each top-level test passed or was skipped, fail naming the
- * first failed tests, error on malformed KTAP naming its line. Pure. */
-void ktap_judge(struct step_result *sr, const char *text, size_t len);
+ * fail naming the first failed tests; fail "no test ran" when no test
+ * point ran and none was skipped (1..0; suites with no cases); skip, its
+ * message naming the skipped points and their reasons, when every point
+ * was skipped; else pass (some ran, none failed). Malformed KTAP is an
+ * error naming its line; no KTAP at all too, except in the kernel's log
+ * (console: KUnit at boot), where it means no suite ran: a failure. Pure. */
+void ktap_judge(struct step_result *sr, const char *text, size_t len, bool console);
 
 #endif

@@ -140,12 +140,59 @@ static void test_module(void **state)
 	assert_int_equal(missing("m", NULL), 0);
 }
 
+/* kernel.requires: CONFIG_X=y must be built in, a module does not do and
+ * the message says it is one; plain CONFIG_X takes either. With the nvme
+ * disk, which a module would serve, =y still wins. */
+static int requires_missing(const char *requires, bool disk, const char *nvme, char **msg)
+{
+	char *yaml = xasprintf(
+	    "name: req\nkernel:\n  requires: [%s]\n%s"
+	    "steps:\n  - run: \"true\"\n",
+	    requires, disk ? "machine:\n  disks:\n    - {id: data, bus: nvme, size: 64M}\n" : "");
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	struct kconfig *k = config(nvme, "virtio_pci\nnvme\nnvme_core\n");
+	struct kernel_check c;
+	int n;
+
+	if (scenario_load_buffer("req.yaml", yaml, strlen(yaml), &s, &err))
+		fail_msg("%d:%d: %s", err.line, err.col, err.msg);
+	assert_int_equal(kernel_check(s, k, &c), 0);
+	n = (int)c.count;
+	*msg = c.message ? xstrdup(c.message) : NULL;
+	kernel_check_free(&c);
+	kconfig_free(k);
+	scenario_free(s);
+	free(yaml);
+	return n;
+}
+
+static void test_requires_built_in(void **state)
+{
+	char *msg;
+
+	(void)state;
+	assert_int_equal(requires_missing("CONFIG_BLK_DEV_NVME=y", false, "y", &msg), 0);
+	assert_int_equal(requires_missing("CONFIG_BLK_DEV_NVME", false, "m", &msg), 0);
+	assert_int_equal(requires_missing("CONFIG_BLK_DEV_NVME=y", false, "m", &msg), 1);
+	assert_string_equal(msg, "CONFIG_BLK_DEV_NVME=m but it must be built in (=y): "
+				 "kernel.requires");
+	free(msg);
+	assert_int_equal(requires_missing("CONFIG_BLK_DEV_NVME=y", true, "m", &msg), 1);
+	assert_non_null(strstr(msg, "=m but it must be built in (=y)"));
+	free(msg);
+	assert_int_equal(requires_missing("CONFIG_BLK_DEV_NVME=y", false, NULL, &msg), 1);
+	assert_string_equal(msg, "CONFIG_BLK_DEV_NVME is not set: kernel.requires");
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_built_in),
 		cmocka_unit_test(test_not_set),
 		cmocka_unit_test(test_module),
+		cmocka_unit_test(test_requires_built_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -288,6 +288,31 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* kernel.requires: CONFIG_X=y must be built in (no module), CONFIG_X
+ * takes any; the library's kunit-boot asks =y of KUnit and its suites,
+ * which run at boot only when built in. */
+static void test_requires_builtin(void **state)
+{
+	struct scenario *s = load(DATA "good-requires-builtin.yaml");
+	struct kreq_list l;
+
+	(void)state;
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	assert_null(find(&l, "CONFIG_KUNIT")->module);
+	assert_string_equal(find(&l, "CONFIG_FTRACE")->module, "");
+	/* an option a disk needs as a module, asked =y: built in it is */
+	assert_null(find(&l, "CONFIG_BLK_DEV_NVME")->module);
+	kreq_list_free(&l);
+	scenario_free(s);
+	s = load(LIBRARY "kunit-boot.yaml");
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	assert_null(find(&l, "CONFIG_KUNIT")->module);
+	assert_null(find(&l, "CONFIG_LIST_KUNIT_TEST")->module);
+	assert_null(find(&l, "CONFIG_KUNIT_EXAMPLE_TEST")->module);
+	kreq_list_free(&l);
+	scenario_free(s);
+}
+
 /* What no library scenario has: a wake by the ACPI button, a sleep state
  * left unverified, kernel.requires naming a derived option (one entry, the
  * derived module kept). */
@@ -332,6 +357,9 @@ static void test_list_add(void **state)
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].why, "one; three; on; ne");
 	assert_null(l.v[0].module);
+	/* a module, then built in: both must hold, so built in it is */
+	assert_int_equal(kreq_list_add(&l, "CONFIG_B", NULL, "two"), 0);
+	assert_null(l.v[1].module);
 	kreq_list_free(&l);
 	assert_int_equal(l.n, 0);
 }
@@ -669,10 +697,11 @@ static void test_minimal_base(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_library),	 cmocka_unit_test(test_reasons),
-		cmocka_unit_test(test_requires), cmocka_unit_test(test_button),
-		cmocka_unit_test(test_list_add), cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_debian61), cmocka_unit_test(test_minimal_base),
+		cmocka_unit_test(test_library),	     cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_requires),     cmocka_unit_test(test_requires_builtin),
+		cmocka_unit_test(test_button),	     cmocka_unit_test(test_list_add),
+		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_debian61),
+		cmocka_unit_test(test_minimal_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,7 +197,7 @@ static void test_plan_last_and_skip_all(void **state)
 static void test_malformed(void **state)
 {
 	(void)state;
-	parse_bad("no tap here\n", 0, "no \"KTAP version 1\"");
+
 	parse_bad("KTAP version 2\n1..1\n", 1, "only KTAP version 1");
 	parse_bad("KTAP version 1\n1..3\nok 1 a\nok 2 b\n", 4, "ended after 2 of the 3");
 	parse_bad("KTAP version 1\nok 1 a\n", 2, "without a plan line");
@@ -215,6 +215,49 @@ static void test_malformed(void **state)
 	parse_bad("KTAP version 1\n1..2\n1..2\n", 3, "a second plan line");
 	parse_bad("KTAP version 1\n1..2\nok a\n", 3, "needs its test number");
 	parse_bad("KTAP version 1\n1..2\nok 1 a\n    ok 1 b\n", 4, "ended inside");
+}
+
+/* No version line at all is no document: -ENOENT, not a malformed one. */
+static void test_no_document(void **state)
+{
+	struct ktap_doc doc;
+	struct ktap_error err;
+
+	(void)state;
+	assert_int_equal(ktap_parse("no tap here\n", 12, &doc, &err), -ENOENT);
+	assert_int_equal(err.line, 0);
+	assert_non_null(strstr(err.msg, "no \"KTAP version 1\""));
+	assert_null(doc.tests);
+	assert_int_equal(ktap_parse("", 0, &doc, &err), -ENOENT);
+}
+
+/* Test points: the results with nothing nested below them. A suite counts
+ * its cases, not itself; a suite whose nested plan is 1..0 has none. */
+static void test_points(void **state)
+{
+	struct ktap_doc d = parse_ok(kunit_console);
+
+	(void)state;
+	/* list: 3 cases, 1 skipped; example: its params test's 2 values */
+	assert_int_equal(d.points_run, 4);
+	assert_int_equal(d.points_skipped, 1);
+	ktap_doc_free(&d);
+	d = parse_ok("KTAP version 1\n1..0\n");
+	assert_int_equal(d.points_run + d.points_skipped, 0);
+	ktap_doc_free(&d);
+	/* every case of the suite skipped, and KUnit skips the suite */
+	d = parse_ok("KTAP version 1\n1..1\n    1..2\n    ok 1 a # SKIP no device\n"
+		     "    ok 2 b # SKIP no device\nok 1 suite # SKIP\n");
+	assert_int_equal(d.points_run, 0);
+	assert_int_equal(d.points_skipped, 2);
+	ktap_doc_free(&d);
+	/* a suite with no cases that says ok: nothing ran; one that says skip
+	 * is a skipped point; one with no nested test is a point of its own */
+	d = parse_ok("KTAP version 1\n1..3\n    1..0\nok 1 empty\n    1..0\n"
+		     "ok 2 skipped # SKIP not here\nok 3 plain\n");
+	assert_int_equal(d.points_run, 1);
+	assert_int_equal(d.points_skipped, 1);
+	ktap_doc_free(&d);
 }
 
 /* Hostile input: nesting, counts and numbers past what a step takes. */
@@ -246,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_plan_last_and_skip_all),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_no_document),
+		cmocka_unit_test(test_points),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,6 +199,39 @@ static void test_ktap_steps(void **state)
 	assert_int_equal(t->r.status, ST_FAIL);
 }
 
+/* A ktap step whose tests all skipped is a skip of the scenario, with the
+ * reasons, but does not end it: the next steps run, and one that fails
+ * makes the scenario a failure. */
+static void test_ktap_skip_goes_on(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS,
+		{ .cmd = "kt", .out = "KTAP version 1\n1..1\nok 1 a # SKIP no device\n" },
+		{ .cmd = "a" },
+		{ .cmd = "b", .exit_code = 1 },
+		{ 0 },
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - ktap: kt\n  - run: a\n");
+	assert_int_equal(t->r.status, ST_SKIP);
+	assert_string_equal(t->r.message,
+			    "step 1 (ktap: kt, line 8): all 1 tests skipped: a (no device)");
+	assert_int_equal(t->r.steps_count, 3);
+	assert_int_equal(t->r.steps[1].status, ST_SKIP);
+	assert_int_equal(t->r.steps[2].status, ST_PASS);
+	scenario_result_free(&t->r);
+	scenario_free(t->s);
+	t->s = NULL;
+	fake_vm_clear(&t->f);
+	memset(&t->f, 0, sizeof(t->f));
+	t->f.cmds = cmds;
+	run(t, "60s", "  - ktap: kt\n  - run: b\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message, "step 2 (run: b, line 9): exit: expected 0, got 1");
+}
+
 /* A machine that is not what the scenario declares: no step runs. */
 static void test_machine_step_fails_first(void **state)
 {
@@ -412,6 +445,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ktap_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ktap_skip_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_machine_step_fails_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_machine_step_after_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_timeout, setup, teardown),

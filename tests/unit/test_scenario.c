@@ -71,6 +71,43 @@ static void test_requires(void **state)
 	scenario_free(s);
 }
 
+/* kernel.requires with =y: the name without it, and that it must be built in. */
+static void test_requires_builtin(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-requires-builtin.yaml");
+
+	(void)state;
+	assert_int_equal(s->kernel->requires_count, 3);
+	assert_string_equal(s->kernel->requires[0], "CONFIG_KUNIT");
+	assert_true(s->kernel->requires_builtin[0]);
+	assert_string_equal(s->kernel->requires[1], "CONFIG_FTRACE");
+	assert_false(s->kernel->requires_builtin[1]);
+	assert_string_equal(s->kernel->requires[2], "CONFIG_BLK_DEV_NVME");
+	assert_true(s->kernel->requires_builtin[2]);
+	scenario_free(s);
+}
+
+/* Patterns that some text misses load, though they match the empty text
+ * ("^$": a JSON value that is "") or every one-byte text ("[^a]|^$" misses
+ * "a"): only a pattern that matches every text checks nothing. */
+static void test_regex_not_any(void **state)
+{
+	static const char y[] = "steps:\n"
+				"  - run: ktb-probe machine\n"
+				"    expect:\n"
+				"      stdout: \"[^a]|^$\"\n"
+				"      json: {cmdline: {re: \"^$\"}, model: {re: \"^.+$\"}}\n"
+				"  - wait: 1s\n"
+				"    for: \"^.\"\n";
+	struct scenario_error err;
+	struct scenario *s = NULL;
+
+	(void)state;
+	if (scenario_load_buffer("re.yaml", y, strlen(y), &s, &err))
+		fail_msg("%d:%d: %s: %s", err.line, err.col, err.field, err.msg);
+	scenario_free(s);
+}
+
 /* metrics on run steps: the field paths as written. */
 static void test_metrics(void **state)
 {
@@ -248,7 +285,7 @@ static const struct bad_case {
 	  "\"metrics\" belongs to a run step, this is a wait step" },
 	{ "bad-asleep-screen-s4", 10, 20, "steps[0].asleep_screen",
 	  "s4 powers the machine off: there is no screen while asleep" },
-	{ "bad-asleep-screen-dup", 8, 20, "steps[1].asleep_screen",
+	{ "bad-asleep-screen-dup", 10, 20, "steps[1].asleep_screen",
 	  "an earlier step already saved the capture \"asleep\"" },
 	{ "bad-asleep-screen-cycles", 8, 20, "steps[0].asleep_screen",
 	  "one capture per step: give cycles: 1" },
@@ -311,9 +348,31 @@ static const struct bad_case {
 	{ "bad-qmp-json", 2, 10, "steps[0].qmp", "\"execute\"" },
 	{ "bad-regex", 4, 15, "steps[0].expect.stdout", "not a POSIX extended regular expression" },
 	{ "bad-regex-any", 4, 15, "steps[0].expect.stdout",
-	  "/.*/ matches any text, even none: "
-	  "it checks nothing" },
-	{ "bad-regex-empty", 3, 10, "steps[0].for", "// matches any text, even none" },
+	  "/.*/ matches any output, even none: it checks nothing; write what the output "
+	  "must hold" },
+	{ "bad-regex-stdout-empty", 4, 15, "steps[0].expect.stdout",
+	  "// matches any output, even none: it checks nothing" },
+	{ "bad-regex-empty", 3, 10, "steps[0].for",
+	  "// matches any console line, even an empty one, so the wait ends at the first "
+	  "line: it checks nothing; write what the line waited for holds" },
+	{ "bad-regex-alt-empty", 3, 10, "steps[0].for", "/(Freezing|)/ matches any console line" },
+	{ "bad-regex-json-any", 4, 37, "steps[0].expect.json.cmdline.re",
+	  "/^.*$/ matches any string, even \"\": it checks nothing; write what the value "
+	  "must be" },
+	{ "bad-json-empty", 4, 13, "steps[0].expect.json",
+	  "an empty mapping checks nothing; give the values to check" },
+	{ "bad-expect-empty", 3, 13, "steps[0].expect",
+	  "an empty expect checks nothing; give exit, stdout or json" },
+	{ "bad-screen-nothing", 5, 13, "steps[0].screen",
+	  "a capture with neither expect nor same_as passes whatever the screen shows" },
+	{ "bad-requires-n", 2, 30, "kernel.requires[1]",
+	  "\"CONFIG_FTRACE=n\": kernel.requires lists what the scenario needs, not what it "
+	  "must lack; write CONFIG_FTRACE (built in or a module) or CONFIG_FTRACE=y (built "
+	  "in)" },
+	{ "bad-requires-m", 4, 7, "kernel.requires[1]",
+	  "\"CONFIG_LIST_KUNIT_TEST=m\": a module cannot be required" },
+	{ "bad-requires-value", 2, 14, "kernel.requires[0]",
+	  "\"CONFIG_KUNIT=yes\": only =y may follow an option" },
 	{ "bad-json-list", 4, 13, "steps[0].expect.json", "expected a mapping, got a list" },
 	{ "bad-Name", 0, 0, "name", "rename the file or set name:" },
 	{ "bad-sata-4kn", 6, 15, "machine.disks[0].sector",
@@ -650,14 +709,24 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requires),      cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_full),	      cmocka_unit_test(test_numa_distances),
-		cmocka_unit_test(test_steps),	      cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_missing_file),  cmocka_unit_test(test_error_format),
-		cmocka_unit_test(test_multipath),     cmocka_unit_test(test_library),
-		cmocka_unit_test(test_hostile),	      cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size),  cmocka_unit_test(test_ktap),
-		cmocka_unit_test(test_asleep_screen), cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_requires),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),
+		cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),
+		cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_asleep_screen),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_requires_builtin),
+		cmocka_unit_test(test_regex_not_any),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,9 @@
 # every missing option and what needs it, missing_config lists them, no VM
 # starts (no console.log), and the run exits 125 so that git bisect run and
 # ktb bisect skip that kernel. Two ways in: kernel.requires naming an option
-# the Debian kernel lacks, and a kernel tree whose .config lacks what a
-# scenario's machine needs (NVMe). Every scenario test passing on the Debian
+# the Debian kernel lacks (or has as a module where =y asks it built in),
+# and a kernel tree whose .config lacks what a scenario's machine needs
+# (NVMe). Every scenario test passing on the Debian
 # kernel shows the other side: nothing it has is called missing.
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +33,20 @@ steps:
 EOF
 ktb_run run --artifacts "$(artifacts)" "$work/needs-kasan.yaml"
 skipped needs-kasan CONFIG_KASAN kernel.requires
+
+# kernel.requires with =y: the Debian kernel has virtio-blk, but as a
+# module, which does not do; the skip says it is one
+cat >"$work/needs-builtin.yaml" <<'EOF'
+name: needs-builtin
+summary: A run step that needs virtio-blk built in.
+kernel:
+  requires: [CONFIG_VIRTIO_BLK=y]
+steps:
+  - run: "true"
+EOF
+ktb_run run --artifacts "$(artifacts)" "$work/needs-builtin.yaml"
+expect_rc 125
+expect_out "^SKIP +needs-builtin .*CONFIG_VIRTIO_BLK=m but it must be built in \(=y\): kernel.requires"
 
 # the library's own-kernel scenario on the Debian kernel: KUnit is not there
 ktb_run run --artifacts "$(artifacts)" "$KTB_SRC/scenarios/kunit-boot.yaml"

@@ -13,6 +13,21 @@ mutations <<EOF_TABLE
 kselftest-timers${T}s|ktap: /usr/lib/kselftest/run_kselftest.sh|ktap: ulimit -q 0; /usr/lib/kselftest/run_kselftest.sh|${T}step 1 .*1 of 3 tests failed: selftests: timers: mqueue-lat$
 EOF_TABLE
 
+# what the runner prints when it ran no test, and when every test skipped
+# (a kselftest that exits 4, KSFT_SKIP): neither is a pass. No test ran is
+# a failure; all skipped is a skip naming the reasons, exit 125
+must_fail "$(mutate kselftest-timers "s|ktap: /usr/lib/kselftest/run_kselftest.sh.*|ktap: 'printf \"TAP version 13\\\\n1..0\\\\n\"'|")" \
+	"step 1 .*no test ran: the KTAP plan is 1..0"
+skipped=$(mutate kselftest-timers "s|ktap: /usr/lib/kselftest/run_kselftest.sh.*|ktap: 'printf \"TAP version 13\\\\n1..2\\\\nok 1 selftests: timers: posix_timers # SKIP needs root\\\\nok 2 selftests: timers: nanosleep # SKIP\\\\n\"'|")
+# (once more when a loaded machine failed it otherwise: a stall at boot)
+for try in 1 2; do
+	ktb_run run --artifacts "$(artifacts)" "$skipped"
+	[ "$rc" -eq 1 ] && [ "$try" -eq 1 ] && sed 's/^/  | /' "$out" >&2 && continue
+	break
+done
+expect_rc 125
+expect_out '^SKIP +kselftest-timers-broken .*all 2 tests skipped: selftests: timers: posix_timers \(needs root\), selftests: timers: nanosleep \(no reason given\)'
+
 # a test the runner does not know: it prints no KTAP at all, which is not a
 # pass but the step's error (exit 125), saying so
 ktb_run run --artifacts "$(artifacts)" "$(mutate kselftest-timers 's/-t timers:mqueue-lat/-t timers:mqueue-latency/')"

@@ -3,8 +3,10 @@
 # command, and KTAP the kernel logged (written to /dev/kmsg at KERN_INFO, as
 # KUnit prints it, so the console at loglevel=5 does not show it; read back
 # from the kernel log with its timestamps). Each passes; a failing case
-# fails the step naming it (exit 1), malformed KTAP is an error naming the
-# line; every case is a subtest in result.json and in JUnit.
+# fails the step naming it (exit 1), so does a document where no test ran
+# (1..0, a kernel log without KTAP); every test skipped is a skip (exit
+# 125) naming the reasons; malformed KTAP is an error naming the line;
+# every case is a subtest in result.json and in JUnit.
 . "$(dirname "$0")/lib.sh"
 cat >"$work/ktap-guest.yaml" <<'YAML'
 name: ktap-guest
@@ -40,6 +42,45 @@ expect_out "^ +fail suite.b$"
 sed -e 's/^name: ktap-guest/name: ktap-kmsg-fail/' -e "s/'    ok 1 case' 'ok 1 kmsg'/'    not ok 1 case' 'not ok 1 kmsg'/" \
 	"$work/ktap-guest.yaml" >"$work/kmsg.yaml"
 must_fail "$work/kmsg.yaml" "1 of 1 tests failed: kmsg.case"
+
+# no test ran: a plan of 1..0 from a command, and a kernel log without any
+# KTAP (the Debian kernel has no KUnit), each a failure, not a pass
+cat >"$work/ktap-none.yaml" <<'YAML'
+name: ktap-none
+machine: {cpus: 1, memory: 256M}
+steps:
+  - ktap: 'printf "KTAP version 1\n1..0\n"'
+YAML
+cat >"$work/ktap-no-kunit.yaml" <<'YAML'
+name: ktap-no-kunit
+machine: {cpus: 1, memory: 256M}
+steps:
+  - ktap: {console: true}
+YAML
+must_fail "$work/ktap-none.yaml" "step 1 .*: no test ran: the KTAP plan is 1..0"
+must_fail "$work/ktap-no-kunit.yaml" "step 1 .*: no test ran: the kernel log since boot holds no KTAP"
+
+# every test skipped: the scenario is a skip naming each with its reason,
+# the step after it still runs, and the run exits 125 (nothing was tested)
+cat >"$work/ktap-skipped.yaml" <<'YAML'
+name: ktap-skipped
+machine: {cpus: 1, memory: 256M}
+steps:
+  - ktap: 'printf "KTAP version 1\n1..1\n    # Subtest: suite\n    1..2\n    ok 1 a # SKIP no device\n    ok 2 b # SKIP needs root\nok 1 suite # SKIP\n"'
+  - run: "true"
+YAML
+# (once more when a loaded machine failed it otherwise: a stall at boot)
+for try in 1 2; do
+	ktb_run run --artifacts "$(artifacts)" "$work/ktap-skipped.yaml"
+	[ "$rc" -eq 1 ] && [ "$try" -eq 1 ] && sed 's/^/  | /' "$out" >&2 && continue
+	break
+done
+cat "$out"
+expect_rc 125
+expect_out "^SKIP +ktap-skipped .*all 2 tests skipped: suite.a \(no device\), suite.b \(needs root\)"
+res=$(result_of ktap-skipped)
+[ "$(jq -r '[.status] + [.steps[].status] | join(" ")' "$res")" = "skip pass skip pass" ] ||
+	fail "statuses in result.json: $(jq -c '[.status] + [.steps[].status]' "$res")"
 
 # malformed: the plan promises a test that never comes; an error, exit 125
 sed -e 's/^name: ktap-guest/name: ktap-malformed/' -e 's/1..2\\nok 1 first/1..3\\nok 1 first/' \
