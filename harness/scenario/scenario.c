@@ -201,6 +201,11 @@ static const cyaml_schema_field_t path_ref_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t awake_screen_fields[] = {
+	STR("same_as", 0, struct awake_screen, same_as),
+	STR("within", OPT, struct awake_screen, within), CYAML_FIELD_END
+};
+
 static const cyaml_schema_value_t metric_path_schema = {
 	CYAML_VALUE_STRING(PTR, char, 0, CYAML_UNLIMITED),
 };
@@ -219,6 +224,8 @@ static const cyaml_schema_field_t step_fields[] = {
 	CYAML_FIELD_UINT("cycles", OPT, struct step, cycles),
 	STR("refused", OPT, struct step, refused),
 	STR("asleep_screen", OPT, struct step, asleep_screen),
+	CYAML_FIELD_MAPPING_PTR("awake_screen", PTR | OPT, struct step, awake_screen,
+				awake_screen_fields),
 	CYAML_FIELD_MAPPING_PTR("fail_path", PTR | OPT, struct step, fail_path, path_ref_fields),
 	CYAML_FIELD_MAPPING_PTR("restore_path", PTR | OPT, struct step, restore_path,
 				path_ref_fields),
@@ -542,7 +549,7 @@ static int cy_unknown_key(struct load_ctx *c, struct cy_path *p, const char *key
 {
 	yaml_node_pair_t *pair = doc_pair(c, doc_get(c, p->str), key, strlen(key));
 	const cyaml_schema_value_t *v = p->schema[p->depth];
-	char keys[256] = "";
+	char keys[320] = "";
 
 	if (v && v->type == CYAML_MAPPING)
 		join_keys(v, keys, sizeof(keys));
@@ -1208,6 +1215,51 @@ static int step_check_asleep_screen(struct load_ctx *c, struct step *st, const c
 	return check_screen_name(c, st, st->asleep_screen, f);
 }
 
+/* awake_screen: {same_as: NAME, within: DURATION} on a suspend step: one
+ * cycle of S3 or s2idle woken by the host (the wake is when the captures
+ * start), NAME an earlier capture. */
+static int step_check_awake_screen(struct load_ctx *c, struct step *st, const char *path)
+{
+	struct awake_screen *a = st->awake_screen;
+	char f[64];
+
+	if (!a)
+		return 0;
+	snprintf(f, sizeof(f), "%s.awake_screen", path);
+	if (c->s->machine->display == DISPLAY_NONE)
+		return fail(c, f, "the machine has no display; give it display: bochs-display");
+	if (st->sleep_state == SLEEP_STATE_S4)
+		return fail(c, f,
+			    "s4 restores in a new QEMU, not on a wake; compare with a screen "
+			    "step after it (same_as, poll)");
+	if (st->pm_test)
+		return fail(c, f, "with pm_test the guest never sleeps; drop one of them");
+	if (st->cycles > 1)
+		return fail(c, f, "one return timed per step: give cycles: 1");
+	if (st->wake_by == WAKE_RTC)
+		return fail(c, f,
+			    "wake: rtc is the guest's own alarm: the host has no wake to time "
+			    "from; wake by qmp");
+	snprintf(f, sizeof(f), "%s.awake_screen.same_as", path);
+	if (!screen_saved_before(c->s, st, a->same_as))
+		return fail(c, f, "no earlier step saved the capture \"%s\"; give one screen: %s",
+			    a->same_as, a->same_as);
+	snprintf(f, sizeof(f), "%s.awake_screen.within", path);
+	a->within_ms = 5000;
+	if (a->within && duration_field(c, f, a->within, &a->within_ms, "2s, 5s") < 0)
+		return -EINVAL;
+	if (!a->within_ms)
+		return fail(c, f, "0 leaves no time for a capture; give e.g. 5s");
+	/* the guest agent is asked after the captures, and must answer within
+	 * a minute of the wake */
+	if (a->within_ms > 30000)
+		return fail(c, f,
+			    "%s is more than 30s: the guest is asked whether it is back "
+			    "only after the captures",
+			    a->within);
+	return 0;
+}
+
 static int step_check_suspend(struct load_ctx *c, struct step *st, const char *path)
 {
 	static const char *const states[] = { SLEEP_STATE_TABLE(HW_NAMES_STR) };
@@ -1242,9 +1294,10 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		st->cycles = 1;
 	if (k == SLEEP_STATE_S4 && st->cycles > 1)
 		return fail(c, f, "one hibernation per step; repeat the step instead");
-	if (step_check_refused(c, st, path) || step_check_asleep_screen(c, st, path))
+	if (step_check_refused(c, st, path) || step_check_asleep_screen(c, st, path) ||
+	    step_check_wake(c, st, path))
 		return -EINVAL;
-	return step_check_wake(c, st, path);
+	return step_check_awake_screen(c, st, path);
 }
 
 char *step_metric_name(const char *path)

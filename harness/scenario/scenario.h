@@ -43,7 +43,7 @@ enum step_need {
 	X(WAIT, wait, 0, NEEDS_NOTHING, "for")                                                     \
 	X(QMP, qmp, EXPECT_JSON, NEEDS_NOTHING, "arguments")                                       \
 	X(SUSPEND, suspend, EXPECT_JSON, NEEDS_SLEEP,                                              \
-	  "wake after pm_test cycles refused asleep_screen")                                       \
+	  "wake after pm_test cycles refused asleep_screen awake_screen")                          \
 	X(FAIL_PATH, fail_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                             \
 	X(RESTORE_PATH, restore_path, EXPECT_JSON, NEEDS_MULTIPATH_DISK, "")                       \
 	X(BALLOON, balloon, EXPECT_JSON, NEEDS_BALLOON, "")                                        \
@@ -85,6 +85,14 @@ struct path_ref {
 	unsigned disk_index; /* filled by scenario_load */
 };
 
+/* suspend: awake_screen: {same_as: NAME, within: DURATION}: from the wake,
+ * capture back to back until the display equals the earlier capture NAME */
+struct awake_screen {
+	char *same_as;
+	char *within;	   /* default 5s */
+	int64_t within_ms; /* filled by scenario_load */
+};
+
 struct step {
 	char *name;	     /* optional label; default "<kind>: <argument>" */
 	char *run;	     /* shell command in the guest */
@@ -99,12 +107,13 @@ struct step {
 	unsigned cycles;     /* suspend/resume cycles in this step, default 1 */
 	char *refused;	     /* "freezing": the kernel must refuse, its freezer failing */
 	char *asleep_screen; /* suspend: capture the display while asleep (screen-NAME.ppm) */
-	struct path_ref *fail_path;    /* take path N of a multipath disk away */
-	struct path_ref *restore_path; /* bring it back */
-	char *timeout;		       /* per-step deadline, default 60s (suspend: 60s a cycle) */
-	char *balloon;		       /* target guest memory size ("256M") */
-	char *measure;		       /* host metric: qemu_rss */
-	char *as;		       /* measure: save the value in metrics under this name */
+	struct awake_screen *awake_screen; /* suspend: time the display's return */
+	struct path_ref *fail_path;	   /* take path N of a multipath disk away */
+	struct path_ref *restore_path;	   /* bring it back */
+	char *timeout;	  /* per-step deadline, default 60s (suspend: 60s a cycle) */
+	char *balloon;	  /* target guest memory size ("256M") */
+	char *measure;	  /* host metric: qemu_rss */
+	char *as;	  /* measure: save the value in metrics under this name */
 	char *since;	  /* measure: report the change since the value saved as this */
 	char *within;	  /* measure: sample until expect holds, for at most this long */
 	char *settle;	  /* measure: first wait until the value stops moving, at most this long */

@@ -377,6 +377,37 @@ static int pm_asleep_screen(struct run_ctx *c, const struct step *st, struct sle
 	return ret;
 }
 
+/* awake_screen: from the wake, before any guest command runs, captures back
+ * to back until the display is the earlier capture again. A display that
+ * does not come back is the cycle's verdict (cy->awake_fail), given once the
+ * guest is back; only a capture that could not be taken ends the cycle. */
+static int pm_awake_screen(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
+			   struct step_result *sr, int64_t deadline)
+{
+	const struct awake_screen *a = st->awake_screen;
+	char *name = xasprintf("awake-%u", (unsigned)(st - c->s->steps) + 1), *err = NULL;
+	struct screen_back b;
+	int ret = screen_back(c, name, a->same_as, cy->t_wake, a->within_ms, &b, &err, deadline);
+
+	if (ret == -EREMOTEIO)
+		pm_fail(sr, ST_ERROR,
+			xasprintf("QMP screendump refused after the wake: %s", err ? err : ""));
+	else if (ret == -EINVAL || ret == -E2BIG || ret == -ENODATA)
+		pm_fail(sr, ST_ERROR,
+			xasprintf("a capture after the wake (or \"%s\") is not a P6 PPM QEMU "
+				  "would write (%s)",
+				  a->same_as, strerror(-ret)));
+	else if (ret)
+		step_wait_failed(c, sr, ret, NULL);
+	if (!ret) {
+		cy->awake_screen = screen_back_json(&b, a->same_as);
+		cy->awake_fail = screen_back_verdict(&b, a->same_as);
+	}
+	free(name);
+	free(err);
+	return ret;
+}
+
 static int pm_wake(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		   struct step_result *sr, int64_t deadline)
 {
@@ -599,6 +630,8 @@ static int pm_cycle_run(struct run_ctx *c, const struct step *st, struct sleep_c
 		 * own log afterwards that a full cycle happened */
 		ret = pm_wake(c, st, cy, sr, deadline);
 	}
+	if (!ret && st->awake_screen)
+		ret = pm_awake_screen(c, st, cy, sr, deadline);
 	if (!ret)
 		ret = pm_wait_back(c, st, cy, sr, deadline);
 	return ret ? ret : pm_after_resume(c, cy, sr, deadline);
@@ -1028,6 +1061,29 @@ static void pm_refused_verdict(struct run_ctx *c, const struct step *st, struct 
 			xstrdup("the guest stopped answering after its freezer gave up"));
 }
 
+/* awake_screen's account goes in the data; the display's return is a
+ * metric, with its resolution, and this wake is timed: a later screen step
+ * does not time it again from further away. Its failure is the step's when
+ * the cycle itself went through. */
+static void pm_awake_verdict(struct run_ctx *c, struct step_result *sr, struct sleep_cycle *cy,
+			     int ret, json_t *data)
+{
+	json_t *back = json_object_get(cy->awake_screen, "back_ms");
+
+	json_object_set_new(data, "awake_screen", cy->awake_screen);
+	c->wake_ms = 0;
+	if (json_is_integer(back)) {
+		json_object_set(c->r->metrics, "display_back_ms", back);
+		json_object_set(c->r->metrics, "display_back_resolution_ms",
+				json_object_get(cy->awake_screen, "resolution_ms"));
+	}
+	if (!ret && cy->awake_fail) {
+		pm_fail(sr, ST_FAIL, cy->awake_fail);
+		cy->awake_fail = NULL;
+	}
+	free(cy->awake_fail);
+}
+
 /* expect on a suspend step checks its data: there is no command whose exit
  * could be checked, so the step counts as exiting 0, as the other steps with
  * data do (otherwise expect's default exit 0 fails every such step) */
@@ -1069,6 +1125,8 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 		json_decref(cy.wakeup_sources);
 		if (cy.asleep_screen)
 			json_object_set_new(data, "asleep_screen", cy.asleep_screen);
+		if (cy.awake_screen)
+			pm_awake_verdict(c, sr, &cy, ret, data);
 		if (ret && cy.refused && pm_freeze_failed(c, st, sr, i + 1, data, deadline)) {
 			froze_failed = true;
 			break;

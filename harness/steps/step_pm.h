@@ -24,6 +24,8 @@ struct sleep_cycle {
 	int wakeup_irq;		/* the IRQ that ended the sleep, 0 if none */
 	bool refused;		/* the sleep command exited non-zero */
 	json_t *asleep_screen;	/* the capture taken while asleep (asleep_screen) */
+	json_t *awake_screen;	/* how the display came back after the wake */
+	char *awake_fail;	/* it did not (awake_screen's verdict), or NULL */
 };
 
 /* The sleep command exited non-zero: the kernel refused, err (its stderr,

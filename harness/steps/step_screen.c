@@ -176,6 +176,79 @@ out:
 	return ret;
 }
 
+int screen_back(struct run_ctx *c, const char *name, const char *same_as, int64_t since,
+		int64_t within_ms, struct screen_back *b, char **err, int64_t deadline)
+{
+	struct capture ref = { .path = xasprintf("%s/screen-%s.ppm", c->r->artifacts, same_as) };
+	struct capture cap = { 0 };
+	int64_t until = min64(since + within_ms, deadline), sent, prev = since, t;
+	int ret = capture_read(&ref);
+
+	*b = (struct screen_back){ .back_ms = -1, .differ = UINT64_MAX };
+	if (ret)
+		goto out;
+	b->ref_width = ref.img.width;
+	b->ref_height = ref.img.height;
+	b->blank_ref = capture_blank(&ref);
+	/* back to back: the gap between two captures is the resolution */
+	while (!b->blank_ref) {
+		sent = loop_now(c->vm.loop);
+		ret = capture_take(c, name, &cap, err, deadline);
+		if (ret)
+			goto out;
+		t = loop_now(c->vm.loop);
+		b->captures++;
+		b->span_ms = t - since;
+		b->width = cap.img.width;
+		b->height = cap.img.height;
+		b->differ = capture_differ(&cap, &ref);
+		if (!b->differ) {
+			b->back_ms = t - since;
+			b->resolution_ms = t - prev;
+			break;
+		}
+		if (t >= until)
+			break;
+		prev = sent;
+	}
+out:
+	capture_free(&cap);
+	capture_free(&ref);
+	return ret;
+}
+
+json_t *screen_back_json(const struct screen_back *b, const char *same_as)
+{
+	return json_pack(
+	    "{ss si sI so so so}", "same_as", same_as, "captures", (int)b->captures, "interval_ms",
+	    (json_int_t)(b->captures ? b->span_ms / b->captures : 0), "back_ms",
+	    b->back_ms < 0 ? json_null() : json_integer(b->back_ms), "resolution_ms",
+	    b->back_ms < 0 ? json_null() : json_integer(b->resolution_ms), "differ_pixels",
+	    b->differ == UINT64_MAX ? json_null() : json_integer((json_int_t)b->differ));
+}
+
+char *screen_back_verdict(const struct screen_back *b, const char *same_as)
+{
+	unsigned every = b->captures ? (unsigned)(b->span_ms / b->captures) : 0;
+
+	if (b->blank_ref)
+		return xasprintf("awake_screen: \"%s\" is blank (every pixel black): nothing "
+				 "was on the screen to compare with",
+				 same_as);
+	if (b->back_ms >= 0)
+		return NULL;
+	if (b->differ == UINT64_MAX)
+		return xasprintf("awake_screen: the screen is %ux%u, \"%s\" was %ux%u, %.1f s "
+				 "after the wake (%u captures, one every %u ms)",
+				 b->width, b->height, same_as, b->ref_width, b->ref_height,
+				 (double)b->span_ms / 1000, b->captures, every);
+	return xasprintf("awake_screen: the screen differs from \"%s\" %.1f s after the wake: "
+			 "%.2f%% of its pixels (%llu) (%u captures, one every %u ms)",
+			 same_as, (double)b->span_ms / 1000,
+			 100.0 * (double)b->differ / ((double)b->width * b->height),
+			 (unsigned long long)b->differ, b->captures, every);
+}
+
 static void step_screen(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			int64_t deadline)
 {

@@ -6,6 +6,11 @@
 #ifndef KTB_STEP_SCREEN_H
 #define KTB_STEP_SCREEN_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
 #include "step.h"
 
 extern const struct step_ops step_screen_ops;
@@ -17,5 +22,31 @@ extern const struct step_ops step_screen_ops;
  * not a PPM QEMU would write). */
 int screen_capture(struct run_ctx *c, const char *name, json_t **desc, char **err,
 		   int64_t deadline);
+
+/* How the display came back after a wake (awake_screen): captures taken
+ * back to back from the wake until one equals the earlier capture. */
+struct screen_back {
+	unsigned captures;
+	int64_t span_ms;       /* the wake → the reply to the last capture */
+	int64_t back_ms;       /* the wake → the reply to the first equal capture; -1: none */
+	int64_t resolution_ms; /* it came back within this before back_ms: from the request
+				* of the capture before (or the wake) */
+	uint64_t differ;       /* the last capture's differing pixels; UINT64_MAX: other size */
+	unsigned width, height, ref_width, ref_height;
+	bool blank_ref; /* the earlier capture is all black: nothing to compare */
+};
+
+/* Captures into artifacts/screen-NAME.ppm back to back, from since (loop
+ * time of the wake) until the display equals the earlier capture same_as or
+ * within_ms have passed; *b says how it went. 0, or -errno as
+ * screen_capture (the earlier capture unreadable: its errno). */
+int screen_back(struct run_ctx *c, const char *name, const char *same_as, int64_t since,
+		int64_t within_ms, struct screen_back *b, char **err, int64_t deadline);
+/* The step data's account of *b: same_as, captures, interval_ms (the
+ * average time a capture took), back_ms and resolution_ms (null when it
+ * never came back), differ_pixels (null: other size). */
+json_t *screen_back_json(const struct screen_back *b, const char *same_as);
+/* NULL when the display came back, else why not, "awake_screen: ...". */
+char *screen_back_verdict(const struct screen_back *b, const char *same_as);
 
 #endif

@@ -135,6 +135,23 @@ static void test_asleep_screen(void **state)
 	scenario_free(s);
 }
 
+/* awake_screen: the earlier capture and how long the display may take to
+ * come back (default 5 s). */
+static void test_awake_screen(void **state)
+{
+	struct scenario *s = load_ok(DATA "good-awake-screen.yaml");
+	struct step *st = s->steps;
+
+	(void)state;
+	assert_null(st[0].awake_screen);
+	assert_non_null(st[1].awake_screen);
+	assert_string_equal(st[1].awake_screen->same_as, "before");
+	assert_int_equal(st[1].awake_screen->within_ms, 3000);
+	assert_string_equal(st[1].asleep_screen, "dark");
+	assert_int_equal(st[2].awake_screen->within_ms, 5000);
+	scenario_free(s);
+}
+
 /* ktap's three forms: a command, {run: CMD}, {console: true}. */
 static void test_ktap(void **state)
 {
@@ -289,6 +306,22 @@ static const struct bad_case {
 	  "an earlier step already saved the capture \"asleep\"" },
 	{ "bad-asleep-screen-cycles", 8, 20, "steps[0].asleep_screen",
 	  "one capture per step: give cycles: 1" },
+	{ "bad-awake-screen-same-as", 8, 29, "steps[0].awake_screen.same_as",
+	  "no earlier step saved the capture \"dark\"; give one screen: dark" },
+	{ "bad-awake-screen-rtc", 9, 19, "steps[1].awake_screen",
+	  "wake: rtc is the guest's own alarm: the host has no wake to time from; wake by qmp" },
+	{ "bad-awake-screen-within", 10, 15, "steps[1].awake_screen.within",
+	  "\"soon\" is not a duration" },
+	{ "bad-awake-screen-long", 8, 45, "steps[1].awake_screen.within",
+	  "2m is more than 30s: the guest is asked whether it is back only after the captures" },
+	{ "bad-awake-screen-key", 8, 37, "steps[1].awake_screen",
+	  "unknown key \"poll\" (expected one of: same_as, within)" },
+	{ "bad-awake-screen-missing", 8, 19, "steps[1].awake_screen",
+	  "missing required key \"same_as\"" },
+	{ "bad-awake-screen-nodisplay", 6, 19, "steps[0].awake_screen",
+	  "the machine has no display; give it display: bochs-display" },
+	{ "bad-awake-screen-on-screen", 6, 19, "steps[0].awake_screen",
+	  "\"awake_screen\" belongs to a suspend step, this is a screen step" },
 	{ "bad-screen-poll", 5, 11, "steps[0].poll",
 	  "poll: captures until the screen equals same_as; give same_as" },
 	{ "bad-unknown-disk", 9, 7, "machine.disks[1]",
@@ -297,7 +330,7 @@ static const struct bad_case {
 	{ "bad-unknown-step", 4, 5, "steps[2]",
 	  "unknown key \"sleep\" (expected one of: name, "
 	  "run, wait, for, qmp, arguments, suspend, wake, after, pm_test, cycles, refused, "
-	  "asleep_screen, "
+	  "asleep_screen, awake_screen, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
 	  "hybrid_stats, ktap, screen, same_as, poll, metrics, "
@@ -709,23 +742,15 @@ static void test_library(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requires),
-		cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_numa_distances),
-		cmocka_unit_test(test_steps),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_error_format),
-		cmocka_unit_test(test_multipath),
-		cmocka_unit_test(test_library),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hostile_counts),
-		cmocka_unit_test(test_hostile_size),
-		cmocka_unit_test(test_ktap),
-		cmocka_unit_test(test_asleep_screen),
-		cmocka_unit_test(test_metrics),
-		cmocka_unit_test(test_requires_builtin),
+		cmocka_unit_test(test_requires),      cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),	      cmocka_unit_test(test_numa_distances),
+		cmocka_unit_test(test_steps),	      cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_missing_file),  cmocka_unit_test(test_error_format),
+		cmocka_unit_test(test_multipath),     cmocka_unit_test(test_library),
+		cmocka_unit_test(test_hostile),	      cmocka_unit_test(test_hostile_counts),
+		cmocka_unit_test(test_hostile_size),  cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_asleep_screen), cmocka_unit_test(test_awake_screen),
+		cmocka_unit_test(test_metrics),	      cmocka_unit_test(test_requires_builtin),
 		cmocka_unit_test(test_regex_not_any),
 	};
 

@@ -25,11 +25,17 @@ static void test_kind_keys(void **state)
 	static const struct {
 		const char *key, *kind, *value;
 	} keys[] = {
-		{ "for", "wait", "x" },	       { "arguments", "qmp", "{}" },
-		{ "wake", "suspend", "x" },    { "after", "suspend", "x" },
-		{ "pm_test", "suspend", "x" }, { "cycles", "suspend", "2" },
-		{ "as", "measure", "x" },      { "since", "measure", "x" },
-		{ "within", "measure", "x" },  { "settle", "measure", "x" },
+		{ "for", "wait", "x" },
+		{ "arguments", "qmp", "{}" },
+		{ "wake", "suspend", "x" },
+		{ "after", "suspend", "x" },
+		{ "pm_test", "suspend", "x" },
+		{ "cycles", "suspend", "2" },
+		{ "as", "measure", "x" },
+		{ "since", "measure", "x" },
+		{ "within", "measure", "x" },
+		{ "settle", "measure", "x" },
+		{ "awake_screen", "suspend", "{same_as: x}" },
 	};
 	struct scenario_error err;
 	struct scenario *s;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "step_pm.h"
+#include "step_screen.h"
 #include "util.h"
 
 /* The freezer's failure in words: the tasks by name, pid and state, apart
@@ -182,6 +183,70 @@ static void test_cycle_json(void **state)
 	json_decref(j);
 }
 
+/* awake_screen: the return and its resolution in the data; a display that
+ * never came back, came back in another size or had nothing to compare
+ * with, in words naming the key. */
+static void test_awake_screen(void **state)
+{
+	struct screen_back b = { .captures = 4,
+				 .span_ms = 180,
+				 .back_ms = 180,
+				 .resolution_ms = 95,
+				 .differ = 0,
+				 .width = 1280,
+				 .height = 800,
+				 .ref_width = 1280,
+				 .ref_height = 800 };
+	json_t *j;
+	char *m, *t;
+
+	(void)state;
+	assert_null(screen_back_verdict(&b, "before"));
+	j = screen_back_json(&b, "before");
+	t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(t, "{\"back_ms\":180,\"captures\":4,\"differ_pixels\":0,"
+			       "\"interval_ms\":45,\"resolution_ms\":95,\"same_as\":\"before\"}");
+	free(t);
+	json_decref(j);
+
+	b = (struct screen_back){ .captures = 100,
+				  .span_ms = 5012,
+				  .back_ms = -1,
+				  .differ = 1024000,
+				  .width = 1280,
+				  .height = 800,
+				  .ref_width = 1280,
+				  .ref_height = 800 };
+	m = screen_back_verdict(&b, "before");
+	assert_string_equal(m, "awake_screen: the screen differs from \"before\" 5.0 s after the "
+			       "wake: 100.00% of its pixels (1024000) (100 captures, one every "
+			       "50 ms)");
+	free(m);
+	j = screen_back_json(&b, "before");
+	assert_true(json_is_null(json_object_get(j, "back_ms")));
+	assert_true(json_is_null(json_object_get(j, "resolution_ms")));
+	assert_int_equal(json_integer_value(json_object_get(j, "differ_pixels")), 1024000);
+	json_decref(j);
+
+	b.differ = UINT64_MAX;
+	b.width = 720;
+	b.height = 400;
+	m = screen_back_verdict(&b, "before");
+	assert_string_equal(m, "awake_screen: the screen is 720x400, \"before\" was 1280x800, "
+			       "5.0 s after the wake (100 captures, one every 50 ms)");
+	free(m);
+	j = screen_back_json(&b, "before");
+	assert_true(json_is_null(json_object_get(j, "differ_pixels")));
+	json_decref(j);
+
+	/* a blank reference passes any comparison: never a pass */
+	b = (struct screen_back){ .back_ms = -1, .blank_ref = true, .differ = UINT64_MAX };
+	m = screen_back_verdict(&b, "dark");
+	assert_string_equal(m, "awake_screen: \"dark\" is blank (every pixel black): nothing "
+			       "was on the screen to compare with");
+	free(m);
+}
+
 static void test_median(void **state)
 {
 	json_t *c = json_pack("[{s:i}, {s:i}, {s:i}, {}]", "ms", 30, "ms", 10, "ms", 20);
@@ -201,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_unreached),      cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_hib_restored),   cmocka_unit_test(test_wakeup),
 		cmocka_unit_test(test_cycle_json),     cmocka_unit_test(test_median),
+		cmocka_unit_test(test_awake_screen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,10 +66,13 @@ expect_out() {
 }
 
 # mutate SRC SED-EXPR: a copy of scenario SRC with one change, in $work.
+# The renamed copy is compared with the mutant: an expression whose address
+# no longer matches (a step renamed) would otherwise run SRC unchanged.
 mutate() {
 	local src=$KTB_SRC/scenarios/$1.yaml dst=$work/$1-broken.yaml
-	sed -e "$2" -e "s/^name: $1\$/name: $1-broken/" "$src" >"$dst"
-	cmp -s "$src" "$dst" && fail "mutation '$2' changed nothing in $src"
+	sed -e "s/^name: $1\$/name: $1-broken/" "$src" >"$dst.renamed"
+	sed -e "$2" "$dst.renamed" >"$dst"
+	cmp -s "$dst.renamed" "$dst" && fail "mutation '$2' changed nothing in $src"
 	echo "$dst"
 }
 

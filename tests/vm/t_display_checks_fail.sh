@@ -40,18 +40,20 @@ PATH=$work/add:$PATH ktb_run run --artifacts "$(artifacts)" "$S/smoke.yaml"
 expect_rc 1
 expect_out 'step machine .*display adapters \(PCI vendor:device class\): declared \[\], the guest sees \["1234:1111 030000"\]'
 
-# s3-display: 1 draw, 2 screen before, 3 suspend (asleep_screen), 4 screen
+# s3-display: 1 draw, 2 screen before, 3 suspend (asleep_screen, and
+# awake_screen: captures from the wake until the pattern is back), 4 screen
 # after (same_as before), 5 ktb-fb check; an inserted step shifts the later
-# ones. s4-display: 1 draw, 2 screen before, 3 suspend s4, 4 screen
+# ones. A display that never comes back fails the suspend step naming
+# awake_screen. s4-display: 1 draw, 2 screen before, 3 suspend s4, 4 screen
 # restored, 5 ktb-fb info, 6 ktb-fb paint, 7 screen after (same_as before).
-AFTER='^  - name: the host.s capture is the pattern again'
+AFTER='^  - name: the host.s capture is still the pattern'
 RESTORED='^  - name: the CRTC scans out the holder.s buffer'
 mutations <<EOF_TABLE
 s3-display${T}s/^  display: vga/  display: bochs-display/${T}step 3 .*asleep_screen.black: expected >= 0.99, got 0
 s3-display${T}s/^    run: ktb-fb draw\$/    run: ktb-fb draw; ktb-fb release >\/dev\/null/${T}step 2 .*json sha256: expected "2ac64afd[0-9a-f]*", got "76ed5c9c
-s3-display${T}s/^    run: ktb-fb draw\$/    run: ktb-fb draw; ktb-fb release >\/dev\/null/; s/, sha256: [0-9a-f]*}/}/${T}step 4 .*"before" is blank \(every pixel black\): nothing was on the screen to compare with
-s3-display${T}s|^  - suspend: s3|  - run: echo 0000:00:02.0 >/sys/bus/pci/drivers/bochs-drm/unbind\n&|${T}step 5 .*the screen differs from "before": 100.00% of its pixels \(1024000\) after [0-9]+ captures in 5s
-s3-display${T}s|^  - suspend: s3|  - run: ktb-fb off\n&|${T}step 5 .*the screen differs from "before": 100.00% of its pixels \(1024000\) after [0-9]+ captures in 5s
+s3-display${T}s/^    run: ktb-fb draw\$/    run: ktb-fb draw; ktb-fb release >\/dev\/null/; s/, sha256: [0-9a-f]*}/}/${T}step 3 .*awake_screen: "before" is blank \(every pixel black\): nothing was on the screen to compare with
+s3-display${T}s|^  - suspend: s3|  - run: echo 0000:00:02.0 >/sys/bus/pci/drivers/bochs-drm/unbind\n&|${T}step 4 .*awake_screen: the screen differs from "before" [0-9.]+ s after the wake: 100.00% of its pixels \(1024000\) \([0-9]+ captures, one every [0-9]+ ms\)
+s3-display${T}s|^  - suspend: s3|  - run: ktb-fb off\n&|${T}step 4 .*awake_screen: the screen differs from "before" [0-9.]+ s after the wake: 100.00% of its pixels \(1024000\) \([0-9]+ captures, one every [0-9]+ ms\)
 s3-display${T}s|${AFTER}|  - run: ktb-fb release\n&|${T}step 5 .*the screen differs from "before": 100.00% of its pixels \(1024000\) after [0-9]+ captures in 5s
 s3-display${T}s|${AFTER}|  - run: ktb-fb draw --mode 1024x768\n&|${T}step 5 .*the screen is 1024x768, "before" was 1280x800 \([0-9]+ captures in 5s\)
 s3-display${T}s|^  - name: mode, connector, scanout and pixels|  - run: echo 0000:00:02.0 >/sys/bus/pci/drivers/bochs-drm/unbind\n&|${T}step 6 .*exit: expected 0, got 1; json driver: expected "bochs-drm", got nothing.*json same: expected true, got nothing
