@@ -16,7 +16,7 @@ mutations <<EOF_TABLE
 paging-swap-4kn${T}s/swapon "\$dev"/:/; s/grep -c "^\$dev " \/proc\/swaps/echo 1/; s/--size 1.5x/--size 0.5x/${T}pswpout: expected >= 20000
 paging-swap-4kn${T}s/--seed 7\$/--seed 7 --corrupt/${T}mismatches: expected 0, got 1
 paging-swap-4kn${T}s/sector: 4kn/sector: 512n/${T}step 1 .*exit: expected 0, got 1
-paging-zswap${T}s/echo 50 > /echo 0 > /; s/--seed 11\$/--seed 11 --corrupt/${T}mismatches: expected 0, got 2.*swap.mismatches: expected 0, got 1.*zswap.mismatches: expected 0, got 1.*pswpout_saved_pct: expected >= 40
+paging-zswap${T}s/echo 33 > /echo 0 > /; s/--seed 11\$/--seed 11 --corrupt/${T}mismatches: expected 0, got 2.*swap.mismatches: expected 0, got 1.*zswap.mismatches: expected 0, got 1.*pswpout_saved_pct: expected >= 40
 paging-psi${T}s/^      ktb-mem psi --settle 2000/      (ktb-mem pressure --size 1.5x >\/dev\/null \&); ktb-mem psi --settle 6000/${T}step 1 .*psi_some_us: expected <= 100000
 paging-psi${T}s/--size 1.5x --seed 3/--size 16M --seed 3/${T}psi_some_us: expected >= 500000
 paging-psi${T}s/run: ktb-mem psi --settle 5000/run: (ktb-mem pressure --size 1.5x >\/dev\/null \&); ktb-mem psi --settle 5000/${T}step 3 .*psi_some_us: expected <= 100000
