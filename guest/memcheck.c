@@ -113,6 +113,20 @@ bool memcheck_buddy_free_2m(const char *text, uint64_t *n)
 	return any;
 }
 
+bool memcheck_compact_again(int rounds, int max, uint64_t before, uint64_t now, uint64_t need)
+{
+	if (rounds >= max || now >= need)
+		return false;
+	return rounds == 0 || now > before;
+}
+
+uint64_t memcheck_huge_pct_possible(uint64_t free_2m, uint64_t try_2m)
+{
+	if (!try_2m)
+		return 0;
+	return free_2m >= try_2m ? 100 : free_2m * 100 / try_2m;
+}
+
 int memcheck_psi(const char *text, const char *kind, struct psi_line *out)
 {
 	size_t len = strlen(kind);

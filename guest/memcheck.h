@@ -49,6 +49,15 @@ bool memcheck_meminfo_line(const char *text, const char *name, uint64_t *kb);
  * counts one, order 10 two), summed over every zone line; false when no
  * line has the 11 orders. */
 bool memcheck_buddy_free_2m(const char *text, uint64_t *n);
+/* compact: write compact_memory once more after rounds passes (max at
+ * most), the free 2M blocks before the last pass and now, need blocks for
+ * the try? The first pass unless the try is covered; after it, only while
+ * the last pass built blocks: one that built none is the kernel saying it
+ * made no more progress. */
+bool memcheck_compact_again(int rounds, int max, uint64_t before, uint64_t now, uint64_t need);
+/* The percent of a try of try_2m huge pages that free_2m free 2M blocks can
+ * serve, at most 100 (0 for an empty try). */
+uint64_t memcheck_huge_pct_possible(uint64_t free_2m, uint64_t try_2m);
 
 /* A size for ktb-mem: "256M" (bytes) or "1.5x" (that many times
  * memtotal). 0, -EINVAL or -ERANGE. */

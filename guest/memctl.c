@@ -856,6 +856,7 @@ static int op_pagecache(const struct ctl_opts *o)
 /* ---- compact: fragmentation, compaction and huge page allocations ---- */
 
 #define HUGE_SZ (2u << 20)
+#define COMPACT_MAX_ROUNDS 8
 
 static const char *const compact_events[] = {
 	"compact_stall",	"compact_success",  "compact_fail",    "compact_migrate_scanned",
@@ -976,6 +977,25 @@ struct compact_run {
 	int64_t compact_ms;
 };
 
+/* What compaction built and what the try made of it: free_2m_built (free
+ * 2M blocks after compacting less before), huge_pct_possible (the share of
+ * the try those blocks can serve, at most 100) and huge_pct_of_possible
+ * (huge_pct_after in percent of that; null when it is 0 or unread). With
+ * defrag never the try's faults take free 2M blocks and nothing else. */
+static void compact_report_served(struct json_out *j, uint64_t tsz, const struct compact_run *r)
+{
+	bool ok = r->s1.buddy_ok && r->s2.buddy_ok;
+	uint64_t possible = memcheck_huge_pct_possible(r->s2.free_2m, tsz / HUGE_SZ);
+
+	if (ok)
+		json_kv_i64(j, "free_2m_built", (int64_t)r->s2.free_2m - (int64_t)r->s1.free_2m);
+	else
+		json_kv_u64_or_null(j, "free_2m_built", false, 0);
+	json_kv_u64_or_null(j, "huge_pct_possible", r->s2.buddy_ok, possible);
+	json_kv_u64_or_null(j, "huge_pct_of_possible", r->s2.buddy_ok && possible && !r->after_err,
+			    possible ? r->after_pct * 100 / possible : 0);
+}
+
 static void compact_report(uint64_t held, uint64_t tsz, const struct compact_run *r)
 {
 	struct json_out j;
@@ -990,6 +1010,7 @@ static void compact_report(uint64_t held, uint64_t tsz, const struct compact_run
 	json_kv_u64_or_null(&j, "free_2m_compacted", r->s2.buddy_ok, r->s2.free_2m);
 	json_kv_u64_or_null(&j, "huge_pct_before", !r->before_err, r->before_pct);
 	json_kv_u64_or_null(&j, "huge_pct_after", !r->after_err, r->after_pct);
+	compact_report_served(&j, tsz, r);
 	vm_snap_report(&j, "during_before", &r->s0, &r->s1);
 	vm_snap_report(&j, "during_compact", &r->s1, &r->s2);
 	vm_snap_report(&j, "during_after", &r->s2, &r->s3);
@@ -1001,7 +1022,7 @@ static void compact_report(uint64_t held, uint64_t tsz, const struct compact_run
 static int op_compact(const struct ctl_opts *o)
 {
 	struct compact_run r = { 0 };
-	uint64_t sz, held, tsz;
+	uint64_t sz, held, tsz, prev;
 	int64_t t0;
 
 	if (!o->size || ctl_size(o->size, &sz) || ctl_size(o->try_size, &tsz))
@@ -1015,9 +1036,14 @@ static int op_compact(const struct ctl_opts *o)
 	t0 = ms_now();
 	r.s2 = r.s1;
 	/* a pass of compact_memory now and then stops early (scanning a tenth of
-	 * what a full one does); up to three, until the try would fit */
-	while (!o->no_compact && !r.compact_err && r.rounds < 3 &&
-	       (!r.s2.buddy_ok || r.s2.free_2m < tsz / HUGE_SZ)) {
+	 * what a full one does): pass again while a pass built free 2M blocks
+	 * and the try would not fit yet, up to COMPACT_MAX_ROUNDS; a pass that
+	 * built none is the kernel's compaction making no more progress */
+	prev = r.s2.free_2m;
+	while (!o->no_compact && !r.compact_err && r.s2.buddy_ok &&
+	       memcheck_compact_again(r.rounds, COMPACT_MAX_ROUNDS, prev, r.s2.free_2m,
+				      tsz / HUGE_SZ)) {
+		prev = r.s2.free_2m;
 		r.compact_err = cg_write("/proc/sys/vm", "compact_memory", "1");
 		r.rounds++;
 		vm_snap_read(&r.s2);

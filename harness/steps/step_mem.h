@@ -18,14 +18,14 @@ struct balloon_run {
 	int64_t t0, target_ms, memtotal_ms; /* target_ms 0: QEMU's balloon not there yet */
 };
 
-/* Has QEMU's balloon ("actual") reached the target, within a page-sized
- * slack? */
+/* Has QEMU's balloon ("actual") reached the target? To the page: the
+ * driver never stops short, it only takes longer (step_mem.c). */
 bool balloon_reached(int64_t actual, int64_t target);
 /* The guest's MemTotal once the balloon took or gave what it did: its
  * MemTotal before, moved by as much as QEMU's actual moved. */
 int64_t balloon_memtotal_expected(const struct balloon_run *b);
-/* Has the guest's MemTotal followed, within the pages the driver may not
- * have handed over yet? */
+/* Has the guest's MemTotal followed? To the page, like actual: the driver
+ * moves MemTotal before it reports a batch to QEMU. */
 bool balloon_memtotal_reached(int64_t memtotal, int64_t expected);
 /* Why a balloon step that ran out of time failed: QEMU's balloon short of
  * size, or the guest's MemTotal not following. */

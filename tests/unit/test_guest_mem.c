@@ -192,14 +192,49 @@ static void test_buddy(void **state)
 	assert_false(memcheck_buddy_free_2m("", &n));
 }
 
+static void test_compact_again(void **state)
+{
+	(void)state;
+	/* the first pass always, unless the free blocks already cover the try */
+	assert_true(memcheck_compact_again(0, 8, 9, 9, 32));
+	assert_false(memcheck_compact_again(0, 8, 40, 40, 32));
+	/* again while a pass built blocks and the try is not covered */
+	assert_true(memcheck_compact_again(1, 8, 9, 11, 32));
+	assert_false(memcheck_compact_again(2, 8, 11, 32, 32));
+	/* a pass that built none: the kernel made no more progress */
+	assert_false(memcheck_compact_again(2, 8, 11, 11, 32));
+	assert_false(memcheck_compact_again(2, 8, 11, 10, 32));
+	/* and never past the cap */
+	assert_false(memcheck_compact_again(8, 8, 11, 20, 32));
+}
+
+static void test_huge_pct_possible(void **state)
+{
+	(void)state;
+	/* a 64M try is 32 blocks: 11 free blocks serve 34% of it */
+	assert_int_equal(memcheck_huge_pct_possible(11, 32), 34);
+	assert_int_equal(memcheck_huge_pct_possible(9, 32), 28);
+	/* capped: more free blocks than the try needs serve all of it */
+	assert_int_equal(memcheck_huge_pct_possible(58, 32), 100);
+	assert_int_equal(memcheck_huge_pct_possible(32, 32), 100);
+	assert_int_equal(memcheck_huge_pct_possible(0, 32), 0);
+	assert_int_equal(memcheck_huge_pct_possible(5, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fill_verify),    cmocka_unit_test(test_damage),
-		cmocka_unit_test(test_vmstat_meminfo), cmocka_unit_test(test_psi),
-		cmocka_unit_test(test_size),	       cmocka_unit_test(test_saved_pct),
-		cmocka_unit_test(test_smaps),	       cmocka_unit_test(test_meminfo_line),
+		cmocka_unit_test(test_fill_verify),
+		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_vmstat_meminfo),
+		cmocka_unit_test(test_psi),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_saved_pct),
+		cmocka_unit_test(test_smaps),
+		cmocka_unit_test(test_meminfo_line),
 		cmocka_unit_test(test_buddy),
+		cmocka_unit_test(test_compact_again),
+		cmocka_unit_test(test_huge_pct_possible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

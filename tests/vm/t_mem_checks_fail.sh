@@ -16,14 +16,14 @@ mutations <<EOF_TABLE
 paging-swap-4kn${T}s/swapon "\$dev"/:/; s/grep -c "^\$dev " \/proc\/swaps/echo 1/; s/--size 1.5x/--size 0.5x/${T}pswpout: expected >= 20000
 paging-swap-4kn${T}s/--seed 7\$/--seed 7 --corrupt/${T}mismatches: expected 0, got 1
 paging-swap-4kn${T}s/sector: 4kn/sector: 512n/${T}step 1 .*exit: expected 0, got 1
-paging-zswap${T}s/echo 50 > /echo 0 > /; s/--seed 11\$/--seed 11 --corrupt/${T}mismatches: expected 0, got 2.*swap.mismatches: expected 0, got 1.*zswap.mismatches: expected 0, got 1.*pswpout_saved_pct: expected >= 40
+paging-zswap${T}s/echo 33 > /echo 0 > /; s/--seed 11\$/--seed 11 --corrupt/${T}mismatches: expected 0, got 2.*swap.mismatches: expected 0, got 1.*zswap.mismatches: expected 0, got 1.*pswpout_saved_pct: expected >= 40
 paging-psi${T}s/^      ktb-mem psi --settle 2000/      (ktb-mem pressure --size 1.5x >\/dev\/null \&); ktb-mem psi --settle 6000/${T}step 1 .*psi_some_us: expected <= 100000
 paging-psi${T}s/--size 1.5x --seed 3/--size 16M --seed 3/${T}psi_some_us: expected >= 500000
 paging-psi${T}s/run: ktb-mem psi --settle 5000/run: (ktb-mem pressure --size 1.5x >\/dev\/null \&); ktb-mem psi --settle 5000/${T}step 3 .*psi_some_us: expected <= 100000
 paging-thp${T}s/echo madvise >/echo never >/${T}stdout did not match
 paging-thp${T}s/run: ktb-mem thp --size 16M/run: echo never > \/sys\/kernel\/mm\/transparent_hugepage\/enabled; ktb-mem thp --size 16M/${T}anon_huge_kb: expected >= 2048
 balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon${T}QEMU's balloon did not reach 256M
-balloon-resize${T}s/^    balloon: 384M\$/    balloon: 320M/${T}step 2 .*actual_mb: expected 384, got 320
+balloon-resize${T}/^steps:/a\  - run: ktb-mem hold --size 200M > /dev/null${T}step 2 .*QEMU's balloon did not reach 256M: actual [0-9]+ kB, [0-9]+ pages of 4 kB short
 balloon-free-page-reporting${T}s/free_page_reporting: true/free_page_reporting: false/; s/within: 30s/within: 12s/${T}delta_mb: expected <= -100.*samples over 12s
 balloon-free-page-reporting${T}/^steps:/a\  - run: mkdir -p /tmp/fill \&\& mount -t tmpfs -o size=200M none /tmp/fill \&\& (for i in \$(seq 100); do dd if=/dev/zero of=/tmp/fill/\$i bs=1M count=2; sleep 0.5; done) > /dev/null 2>\&1 \&${T}step 2 .*QEMU's RSS did not settle within 20s
 balloon-free-page-reporting${T}s/--size 192M/--size 32M/; s/pages_verified: 49152/pages_verified: 8192/${T}step 3 .*delta_mb: expected >= 120
