@@ -256,3 +256,22 @@ int say_err(char *buf, size_t len, int ret, const char *fmt, ...)
 	va_end(ap);
 	return ret;
 }
+
+int json_save(const char *dir, const char *path, json_t *j)
+{
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	int ret = mkdir_p(dir, 0755);
+
+	if (ret)
+		goto out;
+	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = rename(tmp, path) < 0 ? -errno : 0;
+out:
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}

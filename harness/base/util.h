@@ -3,6 +3,7 @@
 #ifndef KTB_UTIL_H
 #define KTB_UTIL_H
 
+#include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +21,11 @@ void *xrealloc(void *p, size_t size);
 int write_file(const char *path, const char *data, size_t len); /* 0 or -errno */
 char *read_file(const char *path, size_t *len);			/* NULL + errno */
 int mkdir_p(const char *path, unsigned mode);			/* 0 or -errno */
-int rm_rf(const char *path);					/* 0 or -errno */
+/* j as DIR/NAME's whole content, replaced at once (a temporary file, then
+ * rename: a reader sees the old document or the new); DIR is made first.
+ * 0 or -errno. */
+int json_save(const char *dir, const char *path, json_t *j);
+int rm_rf(const char *path); /* 0 or -errno */
 /* A connected stream socket to the unix socket at path, close-on-exec; -errno. */
 int unix_connect(const char *path);
 /* "$TMPDIR/PREFIX-XXXXXX" (TMPDIR defaults to /tmp), for mkdtemp. Caller frees. */

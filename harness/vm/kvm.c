@@ -229,7 +229,6 @@ int kvm_cache_store(const char *dir, const struct kvm_cache_key *k, enum kvm_ver
 		    const char *why, int64_t probe_ms)
 {
 	char *path = kvm_cache_path(dir);
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	json_t *j = kvm_cache_key_to_json(k);
 	int ret;
 
@@ -237,19 +236,8 @@ int kvm_cache_store(const char *dir, const struct kvm_cache_key *k, enum kvm_ver
 	json_object_set_new(j, "why", json_string(why));
 	json_object_set_new(j, "probe_ms", json_integer(probe_ms));
 	json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
-	ret = mkdir_p(dir, 0755);
-	if (ret)
-		goto out;
-	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	ret = rename(tmp, path) < 0 ? -errno : 0;
-out:
-	if (ret)
-		unlink(tmp);
+	ret = json_save(dir, path, j);
 	json_decref(j);
-	free(tmp);
 	free(path);
 	return ret;
 }

@@ -154,25 +154,17 @@ int virtiofs_cache_store(const char *dir, const struct virtiofs_host_key *k, boo
 			 const char *why, int64_t probe_ms)
 {
 	char *path = xasprintf("%s/" VIRTIOFS_CACHE_FILE, dir);
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	json_t *j = virtiofs_key_to_json(k);
-	int ret = j ? mkdir_p(dir, 0755) : -ENOMEM;
+	int ret = -ENOMEM;
 
-	if (ret)
-		goto out;
-	json_object_set_new(j, "serves", json_boolean(serves));
-	json_object_set_new(j, "why", json_string(why));
-	json_object_set_new(j, "probe_ms", json_integer(probe_ms));
-	json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
-	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
-		ret = -EIO;
-	else if (rename(tmp, path) < 0)
-		ret = -errno;
-out:
-	if (ret)
-		unlink(tmp);
+	if (j) {
+		json_object_set_new(j, "serves", json_boolean(serves));
+		json_object_set_new(j, "why", json_string(why));
+		json_object_set_new(j, "probe_ms", json_integer(probe_ms));
+		json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
+		ret = json_save(dir, path, j);
+	}
 	json_decref(j);
-	free(tmp);
 	free(path);
 	return ret;
 }
