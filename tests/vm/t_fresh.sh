@@ -87,8 +87,8 @@ grep -E '^(summary|bootstrap: installing)' "$log" | cut -c1-300
 # In a chroot virtiofsd cannot set up its sandbox: a scenario that asks for
 # virtiofs is a skip there (exit 125), naming virtiofsd's error, and that
 # is the only thing this machine may not carry out.
-if [ "$rc" -eq 125 ] && ! grep -qE '^(FAIL|ERROR|TIMEOUT) ' "$log" &&
-	! grep -E '^SKIP ' "$log" | grep -qv virtiofsd; then
+if [ "$rc" -eq 125 ] && grep -q '^summary:' "$log" && grep -qE '^SKIP ' "$log" &&
+	! grep -qE '^(FAIL|ERROR|TIMEOUT) ' "$log" && ! grep -E '^SKIP ' "$log" | grep -qv virtiofsd; then
 	grep -E '^SKIP ' "$log" | cut -c1-300
 	exit 0
 fi
