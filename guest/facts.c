@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #define FACTS_MAX_CPUS 1024
 #define FACTS_MAX_NODES 64
@@ -91,9 +92,49 @@ static int facts_meminfo(const char *path, const char *key, uint64_t *kb)
 	return ret;
 }
 
+int facts_zoneinfo(const char *root, uint64_t *present_kb, int max)
+{
+	char path[PATH_MAX], line[256], zone[32];
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	uint64_t pages;
+	int node = -1, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/zoneinfo", root);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < max; i++)
+		present_kb[i] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &node, zone) == 2) {
+			if (node < 0 || node >= max)
+				node = -1;
+			else if (node + 1 > n)
+				n = node + 1;
+		} else if (node >= 0 && sscanf(line, " present %" SCNu64, &pages) == 1) {
+			present_kb[node] += pages * (uint64_t)page_kb;
+		}
+	}
+	fclose(f);
+	return n ? n : -ENODATA;
+}
+
+/* Every node's present pages, summed; -errno when zoneinfo cannot be read. */
+static int facts_present_total(const char *root, uint64_t *kb)
+{
+	uint64_t nodes[FACTS_MAX_NODES];
+	int n = facts_zoneinfo(root, nodes, FACTS_MAX_NODES);
+
+	*kb = 0;
+	for (int i = 0; i < n; i++)
+		*kb += nodes[i];
+	return n < 0 ? n : 0;
+}
+
 int facts_memory(const char *root, struct json_out *j)
 {
-	uint64_t total, free_kb, avail;
+	uint64_t total, free_kb, avail, present;
 	char path[PATH_MAX];
 	int ret;
 
@@ -103,6 +144,8 @@ int facts_memory(const char *root, struct json_out *j)
 		return ret;
 	json_kv_u64(j, "total_kb", total);
 	json_kv_u64(j, "total_mb", total / 1024);
+	ret = facts_present_total(root, &present);
+	json_kv_u64_or_null(j, "present_kb", !ret, present);
 	/* a line that is missing is null: not 0, not another line's value */
 	json_key(j, "free_kb");
 	if (facts_meminfo(path, "MemFree", &free_kb))
@@ -344,7 +387,10 @@ static void facts_node_caches(const char *root, int id, struct json_out *j)
 	json_arr_end(j);
 }
 
-static void facts_node(const char *root, int id, struct json_out *j)
+/* present: each node's present memory (KiB) from zoneinfo, n of them
+ * (n < 0: zoneinfo unread) */
+static void facts_node(const char *root, int id, const uint64_t *present, int n_present,
+		       struct json_out *j)
 {
 	static unsigned cpus[FACTS_MAX_CPUS];
 	char path[PATH_MAX], list[1024];
@@ -368,6 +414,8 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	mem ? json_null(j) : json_u64(j, kb);
 	json_key(j, "memory_mb");
 	mem ? json_null(j) : json_u64(j, kb / 1024);
+	/* a node zoneinfo does not list has no zones: nothing present */
+	json_kv_u64_or_null(j, "present_kb", n_present >= 0, id < n_present ? present[id] : 0);
 	facts_node_access(root, id, j);
 	facts_node_caches(root, id, j);
 	json_obj_end(j);
@@ -419,6 +467,8 @@ static int facts_numa_flat(const char *root, struct json_out *j)
 	facts_u32_array(j, cpus, n < 0 ? 0 : n);
 	json_kv_u64(j, "memory_kb", kb);
 	json_kv_u64(j, "memory_mb", kb / 1024);
+	n = facts_present_total(root, &kb);
+	json_kv_u64_or_null(j, "present_kb", !n, kb);
 	json_obj_end(j);
 	json_arr_end(j);
 	json_key(j, "distances");
@@ -430,16 +480,18 @@ static int facts_numa_flat(const char *root, struct json_out *j)
 
 int facts_numa(const char *root, struct json_out *j)
 {
-	int ids[FACTS_MAX_NODES], n, i;
+	int ids[FACTS_MAX_NODES], n, i, n_present;
+	uint64_t present[FACTS_MAX_NODES];
 
 	n = facts_node_ids(root, ids, FACTS_MAX_NODES);
 	if (n <= 0)
 		return facts_numa_flat(root, j);
+	n_present = facts_zoneinfo(root, present, FACTS_MAX_NODES);
 	json_kv_u64(j, "node_count", (uint64_t)n);
 	json_key(j, "nodes");
 	json_arr_begin(j);
 	for (i = 0; i < n; i++)
-		facts_node(root, ids[i], j);
+		facts_node(root, ids[i], present, n_present, j);
 	json_arr_end(j);
 	facts_distances(root, ids, n, j);
 	return 0;
