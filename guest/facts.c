@@ -160,9 +160,10 @@ int facts_memory(const char *root, struct json_out *j)
 	return 0;
 }
 
-/* dm's own view of each path comes from `dmsetup status`, in the guest
- * only (a fake tree in a unit test has no dm to ask). */
-static char *facts_dm_status(const char *root, const char *name)
+/* dm's own view of each path comes from `dmsetup status`, its features
+ * (queue_if_no_path) from `dmsetup table`, in the guest only (a fake tree
+ * in a unit test has no dm to ask). */
+static char *facts_dmsetup(const char *root, const char *what, const char *name)
 {
 	char cmd[128], *buf;
 	size_t n = 0;
@@ -172,7 +173,7 @@ static char *facts_dm_status(const char *root, const char *name)
 	    strspn(name, "abcdefghijklmnopqrstuvwxyz"
 			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
 		return NULL;
-	snprintf(cmd, sizeof(cmd), "dmsetup status %s 2>/dev/null", name);
+	snprintf(cmd, sizeof(cmd), "dmsetup %s %s 2>/dev/null", what, name);
 	buf = calloc(1, 4096);
 	p = buf ? popen(cmd, "re") : NULL;
 	if (p) {
@@ -210,14 +211,18 @@ static void facts_disk_paths(const struct mpath_info *mp, struct json_out *j)
 static void facts_disk_multipath(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	struct mpath_info mp;
-	char name[64] = "", path[PATH_MAX], *status;
+	char name[64] = "", path[PATH_MAX], *status, *table;
+	const char *no_path;
 
 	snprintf(path, sizeof(path), "%s/sys/block/%s/dm/name", root, d->name);
 	if (!strncmp(d->name, "dm-", 3) && sysfs_read(path, name, sizeof(name)) < 0)
 		name[0] = '\0';
-	status = facts_dm_status(root, name);
+	status = facts_dmsetup(root, "status", name);
 	mpath_read(root, d, status, &mp);
 	free(status);
+	table = mp.kind[0] && !strcmp(mp.kind, "dm") ? facts_dmsetup(root, "table", name) : NULL;
+	no_path = mpath_dm_no_path(table);
+	free(table);
 	json_key(j, "multipath");
 	if (!mp.kind[0]) {
 		json_null(j);
@@ -227,6 +232,7 @@ static void facts_disk_multipath(const char *root, const struct disk_info *d, st
 	json_kv_str(j, "kind", mp.kind);
 	json_kv_str(j, "name", mp.name);
 	json_kv_str(j, "mode", mp.mode);
+	json_kv_str(j, "no_path", no_path);
 	json_kv_u64(j, "paths", (uint64_t)mp.npaths);
 	json_kv_u64(j, "active", (uint64_t)mp.nactive);
 	facts_disk_paths(&mp, j);
@@ -251,6 +257,7 @@ static void facts_disk_members(const char *root, const struct disk_info *d, stru
 	json_kv_u64_or_null(j, "zones", !(d->unread & DISK_UNREAD_ZONES), d->nr_zones);
 	json_kv_str(j, "serial", d->id);
 	json_kv_str(j, "transport", d->transport);
+	json_kv_str(j, "bus", d->bus);
 	json_kv_str(j, "majmin", d->majmin);
 	facts_disk_multipath(root, d, j);
 }

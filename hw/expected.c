@@ -272,6 +272,26 @@ static int hmat_facts(struct facts_ctx *c)
 /* paths > 1: native NVMe multipath is a head over N live controllers,
  * SCSI a dm-multipath device over N active paths; one path is no
  * multipath device at all. */
+/* A dm-multipath disk's mode and no_path policy, as declared or by default
+ * (rq, queue): the probe reads them from the dm device and its table. */
+static int disk_dm_facts(struct facts_ctx *c, const struct disk *d, const char *base)
+{
+	const struct multipath *mp = d->multipath;
+	const char *mode = multipath_mode_name(mp ? mp->mode : MULTIPATH_RQ);
+	const char *no_path = multipath_no_path_name(mp ? mp->no_path : MULTIPATH_QUEUE);
+	char path[96], what[96], want[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s.multipath.mode", base);
+	snprintf(what, sizeof(what), "disk %s multipath mode", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", mode ? mode : "?");
+	ret = fact_json(c, path, what, want);
+	snprintf(path, sizeof(path), "%s.multipath.no_path", base);
+	snprintf(what, sizeof(what), "disk %s multipath no_path", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", no_path ? no_path : "?");
+	return ret ? ret : fact_json(c, path, what, want);
+}
+
 static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *base)
 {
 	char path[96], what[96];
@@ -285,6 +305,8 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	snprintf(path, sizeof(path), "%s.multipath.kind", base);
 	snprintf(what, sizeof(what), "disk %s multipath kind", d->id);
 	ret = fact_json(c, path, what, d->bus == DISK_BUS_NVME ? "\"nvme\"" : "\"dm\"");
+	if (!ret && d->bus != DISK_BUS_NVME)
+		ret = disk_dm_facts(c, d, base);
 	snprintf(path, sizeof(path), "%s.multipath.paths", base);
 	snprintf(what, sizeof(what), "disk %s paths", d->id);
 	if (!ret)
@@ -292,6 +314,25 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	snprintf(path, sizeof(path), "%s.multipath.active", base);
 	snprintf(what, sizeof(what), "disk %s paths live", d->id);
 	return ret ? ret : fact_uint(c, path, what, d->paths);
+}
+
+/* The bus the guest's kernel finds the disk on (a dm-multipath device: its
+ * paths'), as ktb-probe names it: a vhost-user-blk (hybrid) disk is virtio
+ * to the guest, a SATA disk sits on libata. */
+static const char *disk_guest_bus(enum disk_bus b)
+{
+	switch (b) {
+	case DISK_BUS_VIRTIO:
+	case DISK_BUS_HYBRID:
+		return "virtio";
+	case DISK_BUS_SCSI:
+		return "scsi";
+	case DISK_BUS_NVME:
+		return "nvme";
+	case DISK_BUS_SATA:
+		return "ata";
+	}
+	return "?";
 }
 
 static int disk_facts(struct facts_ctx *c, const struct disk *d)
@@ -308,9 +349,14 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 		return -ENOMEM;
 	snprintf(f->want, sizeof(f->want), "%s", want);
 	f->presence = true;
+	snprintf(path, sizeof(path), "%s.bus", base);
+	snprintf(what, sizeof(what), "disk %s bus", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", disk_guest_bus(d->bus));
+	ret = fact_json(c, path, what, want);
 	snprintf(path, sizeof(path), "%s.size_bytes", base);
 	snprintf(what, sizeof(what), "disk %s size (bytes)", d->id);
-	ret = fact_uint(c, path, what, d->size_bytes);
+	if (!ret)
+		ret = fact_uint(c, path, what, d->size_bytes);
 	snprintf(path, sizeof(path), "%s.logical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s logical block size", d->id);
 	if (!ret)
@@ -399,6 +445,11 @@ static int share_facts(struct facts_ctx *c, unsigned i)
 	/* the guest path is plain (shares_validate): quoted, it is JSON */
 	snprintf(f->want, sizeof(f->want), "\"%.180s\"", sh->guest);
 	f->presence = true;
+	snprintf(path, sizeof(path), "shares.tag=%s.fstype", tag);
+	f = fact_new(c, path, "share %s transport (its fstype in /proc/mounts)", tag);
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->want, sizeof(f->want), "\"%s\"", share_transport(sh));
 	snprintf(path, sizeof(path), "shares.tag=%s.readonly", tag);
 	return fact_bool(c, path, "share read-only", !sh->writable);
 }

@@ -117,12 +117,13 @@ static int disk_bare(const char *root, struct json_out *j)
 static void test_disk_unread(void **state)
 {
 	(void)state;
-	check_section(disk_bare, KTB_TEST_DATA "/guest-bare", 0,
-		      "{\"id\":\"bare\",\"name\":\"vdz\",\"dev\":\"/dev/vdz\","
-		      "\"size_bytes\":67108864,\"logical_block_size\":null,"
-		      "\"physical_block_size\":null,\"rotational\":null,\"zoned\":null,"
-		      "\"zones\":null,\"serial\":\"bare\",\"transport\":\"virtio\","
-		      "\"majmin\":\"254:16\",\"multipath\":null}");
+	check_section(
+	    disk_bare, KTB_TEST_DATA "/guest-bare", 0,
+	    "{\"id\":\"bare\",\"name\":\"vdz\",\"dev\":\"/dev/vdz\","
+	    "\"size_bytes\":67108864,\"logical_block_size\":null,"
+	    "\"physical_block_size\":null,\"rotational\":null,\"zoned\":null,"
+	    "\"zones\":null,\"serial\":\"bare\",\"transport\":\"virtio\",\"bus\":\"virtio\","
+	    "\"majmin\":\"254:16\",\"multipath\":null}");
 }
 
 static void test_sleep(void **state)
@@ -156,7 +157,7 @@ static void test_disk_object(void **state)
 		      "{\"id\":\"data\",\"name\":\"vda\",\"dev\":\"/dev/vda\","
 		      "\"size_bytes\":1073741824,\"logical_block_size\":512,"
 		      "\"physical_block_size\":4096,\"rotational\":false,\"zoned\":\"none\","
-		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\","
+		      "\"zones\":0,\"serial\":\"data\",\"transport\":\"virtio\",\"bus\":\"virtio\","
 		      "\"majmin\":\"253:0\","
 		      "\"multipath\":null}");
 }

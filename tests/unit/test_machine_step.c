@@ -125,6 +125,12 @@ static void test_facts(void **state)
 	expect_want(&f, "disks.id=s.rotational", "true");
 	expect_want(&f, "disks.id=s.multipath.kind", "\"dm\"");
 	expect_want(&f, "disks.id=s.multipath.active", "2");
+	expect_want(&f, "disks.id=s.multipath.mode", "\"rq\"");
+	expect_want(&f, "disks.id=s.multipath.no_path", "\"queue\"");
+	expect_want(&f, "disks.id=v.bus", "\"virtio\"");
+	expect_want(&f, "disks.id=s.bus", "\"scsi\"");
+	expect_want(&f, "disks.id=n.bus", "\"nvme\"");
+	assert_null(find(&f, "disks.id=n.multipath.no_path")); /* native NVMe has none */
 	expect_want(&f, "disks.id=n.zoned", "\"host-managed\"");
 	expect_want(&f, "disks.id=n.size_bytes", "67108864");
 	assert_true(find(&f, "disks.id=n.id")->presence);
@@ -178,7 +184,7 @@ static void test_facts_plain(void **state)
 	"\"sleep\":{\"s3\":false,\"s4\":false},\"balloon\":{\"driver\":%s,"                        \
 	"\"free_page_reporting\":false},\"display\":{\"pci\":[]},\"disks\":[%s]}"
 #define DISK_OK                                                                                    \
-	"{\"id\":\"data\",\"size_bytes\":67108864,\"logical_block_size\":4096,"                    \
+	"{\"id\":\"data\",\"bus\":\"virtio\",\"size_bytes\":67108864,\"logical_block_size\":4096," \
 	"\"physical_block_size\":4096,\"zoned\":\"none\",\"multipath\":null}"
 
 static struct disk small_disk = {
@@ -243,6 +249,55 @@ static void test_compare_display(void **state)
 				 "command line?)");
 	free(msg);
 	json_decref(data);
+}
+
+/* Every declared part in full: the bus a disk is on, a dm-multipath disk's
+ * mode and no_path policy, a share's transport as the guest mounted it. */
+static void test_compare_full(void **state)
+{
+	struct multipath mp = { .mode = MULTIPATH_BIO, .no_path = MULTIPATH_FAIL };
+	struct disk d[3] = {
+		{ .id = "n", .bus = DISK_BUS_NVME, .size = "64M" },
+		{ .id = "m", .bus = DISK_BUS_SCSI, .size = "64M", .paths = 2, .multipath = &mp },
+		{ .id = "h", .bus = DISK_BUS_HYBRID, .size = "64M" },
+	};
+	struct share sh = { .host = strdup("."), .guest = strdup("/mnt/src") };
+	struct machine m = { .disks = d, .disks_count = 3, .shares = &sh, .shares_count = 1 };
+	struct hw_error err;
+	json_t *seen, *data;
+	char *msg;
+
+	(void)state;
+	m.unverified = MACHINE_PART_BIT(MACHINE_PART_CPUS) | MACHINE_PART_BIT(MACHINE_PART_MEMORY) |
+		       MACHINE_PART_BIT(MACHINE_PART_NUMA) | MACHINE_PART_BIT(MACHINE_PART_SLEEP) |
+		       MACHINE_PART_BIT(MACHINE_PART_BALLOON) |
+		       MACHINE_PART_BIT(MACHINE_PART_DISPLAY);
+	assert_int_equal(machine_validate(&m, &err), 0);
+	seen = json_loads(
+	    "{\"disks\":[{\"id\":\"n\",\"bus\":\"virtio\",\"size_bytes\":67108864,"
+	    "\"logical_block_size\":512,\"physical_block_size\":512,\"zoned\":\"none\","
+	    "\"multipath\":null},{\"id\":\"m\",\"bus\":\"scsi\",\"size_bytes\":67108864,"
+	    "\"logical_block_size\":512,\"physical_block_size\":512,\"zoned\":\"none\","
+	    "\"rotational\":false,\"multipath\":{\"kind\":\"dm\",\"mode\":\"rq\","
+	    "\"no_path\":\"queue\",\"paths\":2,\"active\":2}},{\"id\":\"h\",\"bus\":"
+	    "\"virtio\",\"size_bytes\":67108864,\"logical_block_size\":512,"
+	    "\"physical_block_size\":512,\"zoned\":\"none\",\"multipath\":null}],"
+	    "\"shares\":[{\"tag\":\"ktb0\",\"path\":\"/mnt/src\",\"fstype\":\"virtiofs\","
+	    "\"readonly\":true}]}",
+	    0, NULL);
+	assert_non_null(seen);
+	assert_int_equal(machine_check_compare(&m, seen, &msg, &data), 4);
+	assert_string_equal(msg, "disk n bus: declared \"nvme\", the guest sees \"virtio\"; "
+				 "disk m multipath mode: declared \"bio\", the guest sees \"rq\"; "
+				 "disk m multipath no_path: declared \"fail\", the guest sees "
+				 "\"queue\"; share ktb0 transport (its fstype in /proc/mounts): "
+				 "declared \"9p\", the guest sees \"virtiofs\"; not checked: cpus, "
+				 "memory, numa, balloon, sleep, display");
+	free(msg);
+	json_decref(data);
+	json_decref(seen);
+	free(sh.host);
+	free(sh.guest);
 }
 
 static void test_compare_cause(void **state)
@@ -519,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_compare_balloon), cmocka_unit_test(test_compare_unverified),
 		cmocka_unit_test(test_lookup),		cmocka_unit_test(test_unverified_load),
 		cmocka_unit_test(test_memmap),		cmocka_unit_test(test_compare_numa_present),
+		cmocka_unit_test(test_compare_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
