@@ -3,6 +3,7 @@
 #include "disk.h"
 #include "mpath.h"
 #include "sysfs.h"
+#include "unread.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,8 +55,10 @@ int facts_cpus(const char *root, struct json_out *j)
 	int n_online, n_possible;
 
 	n_online = facts_count_cpus(root, "online", online, sizeof(online));
-	if (n_online < 0)
+	if (n_online < 0) {
+		unread_note("cpus", root, "/sys/devices/system/cpu/online", n_online);
 		return n_online;
+	}
 	n_possible = facts_count_cpus(root, "possible", possible, sizeof(possible));
 	json_kv_u64(j, "online", (uint64_t)n_online);
 	json_kv_str(j, "list", online);
@@ -102,8 +105,13 @@ int facts_zoneinfo(const char *root, uint64_t *present_kb, int max)
 
 	snprintf(path, sizeof(path), "%s/proc/zoneinfo", root);
 	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	if (!f) {
+		int err = -errno;
+
+		unread_note("memory", root, path, err);
+		unread_note("numa", root, path, err);
+		return err;
+	}
 	for (int i = 0; i < max; i++)
 		present_kb[i] = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -140,8 +148,10 @@ int facts_memory(const char *root, struct json_out *j)
 
 	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
 	ret = facts_meminfo(path, "MemTotal", &total);
-	if (ret)
+	if (ret) {
+		unread_note("memory", root, path, ret);
 		return ret;
+	}
 	json_kv_u64(j, "total_kb", total);
 	json_kv_u64(j, "total_mb", total / 1024);
 	ret = facts_present_total(root, &present);
@@ -271,6 +281,8 @@ int facts_disks(const char *root, struct json_out *j)
 	if (!d)
 		return -ENOMEM;
 	n = disk_scan(root, d, DISK_MAX);
+	if (n < 0)
+		unread_note("disks", root, "/sys/block", n);
 	json_key(j, "disks");
 	json_arr_begin(j);
 	for (i = 0; i < n; i++) {
@@ -311,8 +323,14 @@ static int facts_node_ids(const char *root, int *ids, int max)
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node", root);
 	dir = opendir(path);
-	if (!dir)
-		return -errno;
+	if (!dir) {
+		int err = -errno;
+
+		/* a kernel without NUMA has no folder: one flat node */
+		if (!unread_absent(root, err))
+			unread_note("numa", root, path, err);
+		return err;
+	}
 	while (n < max && (de = readdir(dir)))
 		if (sscanf(de->d_name, "node%d%c", &id, &tail) == 1)
 			ids[n++] = id;
@@ -340,18 +358,25 @@ static void facts_node_access(const char *root, int id, struct json_out *j)
 	char path[PATH_MAX];
 	struct stat st;
 	uint64_t v;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/access0", root, id);
-	if (stat(path, &st))
-		return; /* no HMAT for this node */
+	if (stat(path, &st)) {
+		if (errno != ENOENT) /* ENOENT: no HMAT for this node */
+			unread_note("hmat", root, path, -errno);
+		return;
+	}
 	json_key(j, "access0");
 	json_obj_begin(j);
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		snprintf(path, sizeof(path),
 			 "%s/sys/devices/system/node/node%d/access0/initiators/%s", root, id,
 			 attrs[i]);
-		if (!sysfs_read_u64(path, &v))
+		ret = sysfs_read_u64(path, &v);
+		if (!ret)
 			json_kv_u64(j, attrs[i], v);
+		else if (ret != -ENOENT) /* the kernel shows only what HMAT gave */
+			unread_note("hmat", root, path, ret);
 	}
 	json_obj_end(j);
 }
@@ -378,8 +403,11 @@ static void facts_node_caches(const char *root, int id, struct json_out *j)
 	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache", root, id);
-	if (stat(dir, &st))
+	if (stat(dir, &st)) {
+		if (errno != ENOENT) /* ENOENT: no memory-side cache */
+			unread_note("hmat", root, dir, -errno);
 		return;
+	}
 	json_key(j, "caches");
 	json_arr_begin(j);
 	for (int level = 1; level <= 3; level++) {
@@ -405,10 +433,15 @@ static void facts_node(const char *root, int id, const uint64_t *present, int n_
 	int n = -1, mem;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, id);
-	if (sysfs_read(path, list, sizeof(list)) >= 0)
+	mem = sysfs_read(path, list, sizeof(list));
+	if (mem >= 0)
 		n = sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
+	else
+		unread_note("numa", root, path, mem);
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/meminfo", root, id);
 	mem = facts_meminfo(path, "MemTotal", &kb);
+	if (mem)
+		unread_note("numa", root, path, mem);
 	json_obj_begin(j);
 	json_kv_u64(j, "id", (uint64_t)id);
 	/* unread is null: [] would pass for a CPU-less node, 0 for {le: N} */
@@ -432,7 +465,7 @@ static void facts_distances(const char *root, const int *ids, int n, struct json
 {
 	unsigned dist[FACTS_MAX_NODES];
 	char path[PATH_MAX], line[512], *p, *end;
-	int i, k;
+	int i, k, r;
 
 	json_key(j, "distances");
 	json_arr_begin(j);
@@ -440,7 +473,10 @@ static void facts_distances(const char *root, const int *ids, int n, struct json
 		snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/distance", root,
 			 ids[i]);
 		k = 0;
-		if (sysfs_read(path, line, sizeof(line)) >= 0)
+		r = sysfs_read(path, line, sizeof(line));
+		if (r < 0)
+			unread_note("numa", root, path, r);
+		else
 			for (p = line; k < FACTS_MAX_NODES; p = end) {
 				dist[k] = (unsigned)strtoul(p, &end, 10);
 				if (end == p)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "facts.h"
+#include "unread.h"
 
 #define ROOT KTB_TEST_DATA "/guest"
 
@@ -81,6 +82,29 @@ static void test_numa_unread(void **state)
 	check_section(facts_numa, KTB_TEST_DATA "/guest-bare", 0,
 		      "{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":null,\"memory_kb\":null,"
 		      "\"memory_mb\":null,\"present_kb\":null}],\"distances\":[[10]]}");
+}
+
+/* No node folder with sysfs mounted: a kernel without NUMA, not an error;
+ * a node folder without its files is one. */
+static void test_numa_notes(void **state)
+{
+	struct json_out j;
+	FILE *f = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(f);
+	json_init(&j, f);
+	unread_clear();
+	facts_numa(ROOT "/flat", &j);
+	assert_null(unread_get("numa"));
+	facts_numa(KTB_TEST_DATA "/guest-bare", &j);
+	assert_string_equal(unread_get("numa"),
+			    "/proc/zoneinfo: No such file or directory"); /* the first */
+	unread_clear();
+	facts_memory("/nonexistent", &j);
+	assert_string_equal(unread_get("memory"), "/proc/meminfo: No such file or directory");
+	unread_clear();
+	fclose(f);
 }
 
 static void test_cpus(void **state)
@@ -167,9 +191,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numa),	    cmocka_unit_test(test_numa_hmat),
 		cmocka_unit_test(test_numa_flat),   cmocka_unit_test(test_numa_unread),
-		cmocka_unit_test(test_disk_unread), cmocka_unit_test(test_cpus),
-		cmocka_unit_test(test_memory),	    cmocka_unit_test(test_sleep),
-		cmocka_unit_test(test_disk),	    cmocka_unit_test(test_disk_object),
+		cmocka_unit_test(test_numa_notes),  cmocka_unit_test(test_disk_unread),
+		cmocka_unit_test(test_cpus),	    cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_sleep),	    cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_disk_object),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,6 +300,41 @@ static void test_compare_full(void **state)
 	free(sh.guest);
 }
 
+/* A part the probe could not read is neither a pass nor a mismatch: the
+ * step names what could not be read (and ends in error); sysfs saying
+ * there is no display is a pass. */
+static void test_compare_unread(void **state)
+{
+	struct machine m;
+	json_t *seen, *data;
+	char *msg, doc[2048];
+	int n;
+
+	(void)state;
+	small_machine(&m);
+	snprintf(doc, sizeof(doc), SEEN_OK, "", 2, 523768, "false", DISK_OK);
+	seen = json_loads(doc, 0, NULL);
+	json_object_set_new(json_object_get(seen, "display"), "pci", json_null());
+	json_object_set_new(
+	    seen, "unread",
+	    json_pack("{s:s}", "display", "/sys/bus/pci/devices: Permission denied"));
+	n = machine_check_compare(&m, seen, &msg, &data);
+	assert_int_equal(n, 0);
+	assert_string_equal(
+	    msg, "display: the guest could not read /sys/bus/pci/devices: Permission denied");
+	assert_int_equal(json_array_size(json_object_get(data, "unread")), 1);
+	free(msg);
+	json_decref(data);
+	/* read, and none there: a pass */
+	json_object_del(seen, "unread");
+	json_object_set_new(json_object_get(seen, "display"), "pci", json_array());
+	assert_int_equal(machine_check_compare(&m, seen, &msg, &data), 0);
+	assert_null(msg);
+	assert_int_equal(json_array_size(json_object_get(data, "unread")), 0);
+	json_decref(data);
+	json_decref(seen);
+}
+
 static void test_compare_cause(void **state)
 {
 	struct machine m;
@@ -574,7 +609,7 @@ int main(void)
 		cmocka_unit_test(test_compare_balloon), cmocka_unit_test(test_compare_unverified),
 		cmocka_unit_test(test_lookup),		cmocka_unit_test(test_unverified_load),
 		cmocka_unit_test(test_memmap),		cmocka_unit_test(test_compare_numa_present),
-		cmocka_unit_test(test_compare_full),
+		cmocka_unit_test(test_compare_full),	cmocka_unit_test(test_compare_unread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
