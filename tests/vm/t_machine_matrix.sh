@@ -3,7 +3,8 @@
 # (256M to 8G, RAM above the 4G hole, 1 to 4 NUMA nodes, uneven and
 # memory-only nodes, balloon, disks on every bus, multipath, S3 through
 # SeaBIOS and PVH) must pass it, and cuts a few MB deep (mem=, a node made
-# smaller, a disk moved to another bus by a QEMU wrapper) must fail it,
+# smaller by memmap= or by a QEMU wrapper, a disk moved to another bus by a
+# QEMU wrapper) must fail it,
 # naming what was declared and what the guest sees. Each scenario is the
 # machine step and one trivial step; they run two at a time.
 . "$(dirname "$0")/lib.sh"
@@ -137,4 +138,21 @@ EOF
 chmod +x "$work/bin/qemu-system-x86_64"
 PATH=$work/bin:$PATH cut_fails mx-1g-2node-nvme4kn-s3 "" \
 	'step machine .*disk d bus: declared "nvme", the guest sees "virtio"'
+
+# A node made smaller where no kernel argument reaches: the wrapper moves
+# 8M of node 1's RAM to node 0 (the machine's total stays 1G)
+mkdir -p "$work/bin-numa"
+cat >"$work/bin-numa/qemu-system-x86_64" <<EOF
+#!/bin/bash
+args=()
+for a in "\$@"; do
+	a=\${a/,size=536870912,id=m0/,size=545259520,id=m0}
+	a=\${a/,size=536870912,id=m1/,size=528482304,id=m1}
+	args+=("\$a")
+done
+exec "$real_qemu" "\${args[@]}"
+EOF
+chmod +x "$work/bin-numa/qemu-system-x86_64"
+PATH=$work/bin-numa:$PATH cut_fails mx-1g-2node-nvme4kn-s3 "" \
+	'step machine .*node 0 memory present \(KiB\): declared 523896\.\.524288, the guest sees 532[0-9]{3}; node 1 memory present \(KiB\): declared 524064\.\.524288, the guest sees 51[56][0-9]{3}'
 exit 0
