@@ -227,6 +227,14 @@ int disk_info_read(const char *root, const char *name, struct disk_info *d)
 	disk_read_queue(root, d);
 	disk_read_serial(root, name, d->id, sizeof(d->id));
 	strcpy(d->transport, disk_transport(root, name));
+	strcpy(d->bus, d->transport);
+	if (!strcmp(d->transport, "dm")) { /* a multipath device: the bus its paths are on */
+		char slave[64];
+
+		disk_first_link(root, name, "slaves", slave, sizeof(slave));
+		if (slave[0])
+			strcpy(d->bus, disk_transport(root, slave));
+	}
 	return 0;
 }
 

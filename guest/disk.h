@@ -18,6 +18,7 @@ struct disk_info {
 	char dev[48];	    /* /dev/vda */
 	char id[128];	    /* the serial, trimmed; "" when the disk has none */
 	char transport[16]; /* virtio, scsi, nvme, ata, dm, md, unknown */
+	char bus[16];	    /* transport, or for a dm device its first path's */
 	char zoned[32];	    /* none, host-aware, host-managed */
 	char majmin[24];    /* "253:0" */
 	uint64_t size_bytes;

@@ -3,6 +3,7 @@
 #include "disk.h"
 #include "mpath.h"
 #include "sysfs.h"
+#include "unread.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #define FACTS_MAX_CPUS 1024
 #define FACTS_MAX_NODES 64
@@ -53,8 +55,10 @@ int facts_cpus(const char *root, struct json_out *j)
 	int n_online, n_possible;
 
 	n_online = facts_count_cpus(root, "online", online, sizeof(online));
-	if (n_online < 0)
+	if (n_online < 0) {
+		unread_note("cpus", root, "/sys/devices/system/cpu/online", n_online);
 		return n_online;
+	}
 	n_possible = facts_count_cpus(root, "possible", possible, sizeof(possible));
 	json_kv_u64(j, "online", (uint64_t)n_online);
 	json_kv_str(j, "list", online);
@@ -91,18 +95,67 @@ static int facts_meminfo(const char *path, const char *key, uint64_t *kb)
 	return ret;
 }
 
+int facts_zoneinfo(const char *root, uint64_t *present_kb, int max)
+{
+	char path[PATH_MAX], line[256], zone[32];
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	uint64_t pages;
+	int node = -1, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/zoneinfo", root);
+	f = fopen(path, "re");
+	if (!f) {
+		int err = -errno;
+
+		unread_note("memory", root, path, err);
+		unread_note("numa", root, path, err);
+		return err;
+	}
+	for (int i = 0; i < max; i++)
+		present_kb[i] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &node, zone) == 2) {
+			if (node < 0 || node >= max)
+				node = -1;
+			else if (node + 1 > n)
+				n = node + 1;
+		} else if (node >= 0 && sscanf(line, " present %" SCNu64, &pages) == 1) {
+			present_kb[node] += pages * (uint64_t)page_kb;
+		}
+	}
+	fclose(f);
+	return n ? n : -ENODATA;
+}
+
+/* Every node's present pages, summed; -errno when zoneinfo cannot be read. */
+static int facts_present_total(const char *root, uint64_t *kb)
+{
+	uint64_t nodes[FACTS_MAX_NODES];
+	int n = facts_zoneinfo(root, nodes, FACTS_MAX_NODES);
+
+	*kb = 0;
+	for (int i = 0; i < n; i++)
+		*kb += nodes[i];
+	return n < 0 ? n : 0;
+}
+
 int facts_memory(const char *root, struct json_out *j)
 {
-	uint64_t total, free_kb, avail;
+	uint64_t total, free_kb, avail, present;
 	char path[PATH_MAX];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
 	ret = facts_meminfo(path, "MemTotal", &total);
-	if (ret)
+	if (ret) {
+		unread_note("memory", root, path, ret);
 		return ret;
+	}
 	json_kv_u64(j, "total_kb", total);
 	json_kv_u64(j, "total_mb", total / 1024);
+	ret = facts_present_total(root, &present);
+	json_kv_u64_or_null(j, "present_kb", !ret, present);
 	/* a line that is missing is null: not 0, not another line's value */
 	json_key(j, "free_kb");
 	if (facts_meminfo(path, "MemFree", &free_kb))
@@ -117,9 +170,10 @@ int facts_memory(const char *root, struct json_out *j)
 	return 0;
 }
 
-/* dm's own view of each path comes from `dmsetup status`, in the guest
- * only (a fake tree in a unit test has no dm to ask). */
-static char *facts_dm_status(const char *root, const char *name)
+/* dm's own view of each path comes from `dmsetup status`, its features
+ * (queue_if_no_path) from `dmsetup table`, in the guest only (a fake tree
+ * in a unit test has no dm to ask). */
+static char *facts_dmsetup(const char *root, const char *what, const char *name)
 {
 	char cmd[128], *buf;
 	size_t n = 0;
@@ -129,7 +183,7 @@ static char *facts_dm_status(const char *root, const char *name)
 	    strspn(name, "abcdefghijklmnopqrstuvwxyz"
 			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
 		return NULL;
-	snprintf(cmd, sizeof(cmd), "dmsetup status %s 2>/dev/null", name);
+	snprintf(cmd, sizeof(cmd), "dmsetup %s %s 2>/dev/null", what, name);
 	buf = calloc(1, 4096);
 	p = buf ? popen(cmd, "re") : NULL;
 	if (p) {
@@ -167,14 +221,18 @@ static void facts_disk_paths(const struct mpath_info *mp, struct json_out *j)
 static void facts_disk_multipath(const char *root, const struct disk_info *d, struct json_out *j)
 {
 	struct mpath_info mp;
-	char name[64] = "", path[PATH_MAX], *status;
+	char name[64] = "", path[PATH_MAX], *status, *table;
+	const char *no_path;
 
 	snprintf(path, sizeof(path), "%s/sys/block/%s/dm/name", root, d->name);
 	if (!strncmp(d->name, "dm-", 3) && sysfs_read(path, name, sizeof(name)) < 0)
 		name[0] = '\0';
-	status = facts_dm_status(root, name);
+	status = facts_dmsetup(root, "status", name);
 	mpath_read(root, d, status, &mp);
 	free(status);
+	table = mp.kind[0] && !strcmp(mp.kind, "dm") ? facts_dmsetup(root, "table", name) : NULL;
+	no_path = mpath_dm_no_path(table);
+	free(table);
 	json_key(j, "multipath");
 	if (!mp.kind[0]) {
 		json_null(j);
@@ -184,6 +242,7 @@ static void facts_disk_multipath(const char *root, const struct disk_info *d, st
 	json_kv_str(j, "kind", mp.kind);
 	json_kv_str(j, "name", mp.name);
 	json_kv_str(j, "mode", mp.mode);
+	json_kv_str(j, "no_path", no_path);
 	json_kv_u64(j, "paths", (uint64_t)mp.npaths);
 	json_kv_u64(j, "active", (uint64_t)mp.nactive);
 	facts_disk_paths(&mp, j);
@@ -208,6 +267,7 @@ static void facts_disk_members(const char *root, const struct disk_info *d, stru
 	json_kv_u64_or_null(j, "zones", !(d->unread & DISK_UNREAD_ZONES), d->nr_zones);
 	json_kv_str(j, "serial", d->id);
 	json_kv_str(j, "transport", d->transport);
+	json_kv_str(j, "bus", d->bus);
 	json_kv_str(j, "majmin", d->majmin);
 	facts_disk_multipath(root, d, j);
 }
@@ -221,6 +281,8 @@ int facts_disks(const char *root, struct json_out *j)
 	if (!d)
 		return -ENOMEM;
 	n = disk_scan(root, d, DISK_MAX);
+	if (n < 0)
+		unread_note("disks", root, "/sys/block", n);
 	json_key(j, "disks");
 	json_arr_begin(j);
 	for (i = 0; i < n; i++) {
@@ -261,8 +323,14 @@ static int facts_node_ids(const char *root, int *ids, int max)
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node", root);
 	dir = opendir(path);
-	if (!dir)
-		return -errno;
+	if (!dir) {
+		int err = -errno;
+
+		/* a kernel without NUMA has no folder: one flat node */
+		if (!unread_absent(root, err))
+			unread_note("numa", root, path, err);
+		return err;
+	}
 	while (n < max && (de = readdir(dir)))
 		if (sscanf(de->d_name, "node%d%c", &id, &tail) == 1)
 			ids[n++] = id;
@@ -290,18 +358,25 @@ static void facts_node_access(const char *root, int id, struct json_out *j)
 	char path[PATH_MAX];
 	struct stat st;
 	uint64_t v;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/access0", root, id);
-	if (stat(path, &st))
-		return; /* no HMAT for this node */
+	if (stat(path, &st)) {
+		if (errno != ENOENT) /* ENOENT: no HMAT for this node */
+			unread_note("hmat", root, path, -errno);
+		return;
+	}
 	json_key(j, "access0");
 	json_obj_begin(j);
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		snprintf(path, sizeof(path),
 			 "%s/sys/devices/system/node/node%d/access0/initiators/%s", root, id,
 			 attrs[i]);
-		if (!sysfs_read_u64(path, &v))
+		ret = sysfs_read_u64(path, &v);
+		if (!ret)
 			json_kv_u64(j, attrs[i], v);
+		else if (ret != -ENOENT) /* the kernel shows only what HMAT gave */
+			unread_note("hmat", root, path, ret);
 	}
 	json_obj_end(j);
 }
@@ -328,8 +403,11 @@ static void facts_node_caches(const char *root, int id, struct json_out *j)
 	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s/sys/devices/system/node/node%d/memory_side_cache", root, id);
-	if (stat(dir, &st))
+	if (stat(dir, &st)) {
+		if (errno != ENOENT) /* ENOENT: no memory-side cache */
+			unread_note("hmat", root, dir, -errno);
 		return;
+	}
 	json_key(j, "caches");
 	json_arr_begin(j);
 	for (int level = 1; level <= 3; level++) {
@@ -344,7 +422,10 @@ static void facts_node_caches(const char *root, int id, struct json_out *j)
 	json_arr_end(j);
 }
 
-static void facts_node(const char *root, int id, struct json_out *j)
+/* present: each node's present memory (KiB) from zoneinfo, n of them
+ * (n < 0: zoneinfo unread) */
+static void facts_node(const char *root, int id, const uint64_t *present, int n_present,
+		       struct json_out *j)
 {
 	static unsigned cpus[FACTS_MAX_CPUS];
 	char path[PATH_MAX], list[1024];
@@ -352,10 +433,15 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	int n = -1, mem;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, id);
-	if (sysfs_read(path, list, sizeof(list)) >= 0)
+	mem = sysfs_read(path, list, sizeof(list));
+	if (mem >= 0)
 		n = sysfs_parse_cpulist(list, cpus, FACTS_MAX_CPUS);
+	else
+		unread_note("numa", root, path, mem);
 	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/meminfo", root, id);
 	mem = facts_meminfo(path, "MemTotal", &kb);
+	if (mem)
+		unread_note("numa", root, path, mem);
 	json_obj_begin(j);
 	json_kv_u64(j, "id", (uint64_t)id);
 	/* unread is null: [] would pass for a CPU-less node, 0 for {le: N} */
@@ -368,6 +454,8 @@ static void facts_node(const char *root, int id, struct json_out *j)
 	mem ? json_null(j) : json_u64(j, kb);
 	json_key(j, "memory_mb");
 	mem ? json_null(j) : json_u64(j, kb / 1024);
+	/* a node zoneinfo does not list has no zones: nothing present */
+	json_kv_u64_or_null(j, "present_kb", n_present >= 0, id < n_present ? present[id] : 0);
 	facts_node_access(root, id, j);
 	facts_node_caches(root, id, j);
 	json_obj_end(j);
@@ -377,7 +465,7 @@ static void facts_distances(const char *root, const int *ids, int n, struct json
 {
 	unsigned dist[FACTS_MAX_NODES];
 	char path[PATH_MAX], line[512], *p, *end;
-	int i, k;
+	int i, k, r;
 
 	json_key(j, "distances");
 	json_arr_begin(j);
@@ -385,7 +473,10 @@ static void facts_distances(const char *root, const int *ids, int n, struct json
 		snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/distance", root,
 			 ids[i]);
 		k = 0;
-		if (sysfs_read(path, line, sizeof(line)) >= 0)
+		r = sysfs_read(path, line, sizeof(line));
+		if (r < 0)
+			unread_note("numa", root, path, r);
+		else
 			for (p = line; k < FACTS_MAX_NODES; p = end) {
 				dist[k] = (unsigned)strtoul(p, &end, 10);
 				if (end == p)
@@ -419,6 +510,8 @@ static int facts_numa_flat(const char *root, struct json_out *j)
 	facts_u32_array(j, cpus, n < 0 ? 0 : n);
 	json_kv_u64(j, "memory_kb", kb);
 	json_kv_u64(j, "memory_mb", kb / 1024);
+	n = facts_present_total(root, &kb);
+	json_kv_u64_or_null(j, "present_kb", !n, kb);
 	json_obj_end(j);
 	json_arr_end(j);
 	json_key(j, "distances");
@@ -430,16 +523,18 @@ static int facts_numa_flat(const char *root, struct json_out *j)
 
 int facts_numa(const char *root, struct json_out *j)
 {
-	int ids[FACTS_MAX_NODES], n, i;
+	int ids[FACTS_MAX_NODES], n, i, n_present;
+	uint64_t present[FACTS_MAX_NODES];
 
 	n = facts_node_ids(root, ids, FACTS_MAX_NODES);
 	if (n <= 0)
 		return facts_numa_flat(root, j);
+	n_present = facts_zoneinfo(root, present, FACTS_MAX_NODES);
 	json_kv_u64(j, "node_count", (uint64_t)n);
 	json_key(j, "nodes");
 	json_arr_begin(j);
 	for (i = 0; i < n; i++)
-		facts_node(root, ids[i], j);
+		facts_node(root, ids[i], present, n_present, j);
 	json_arr_end(j);
 	facts_distances(root, ids, n, j);
 	return 0;

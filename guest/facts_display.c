@@ -4,8 +4,10 @@
 #include "facts_display.h"
 
 #include "sysfs.h"
+#include "unread.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +20,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp((const char *)a, (const char *)b);
 }
 
-/* "0x1234" etc. read from the device's directory; 0 when unreadable. */
+/* "0x1234" etc. read from the device's directory; 0 and a note when
+ * unreadable (every PCI device has all three). */
 static unsigned long pci_attr(const char *root, const char *dev, const char *attr)
 {
 	char path[PATH_MAX], buf[32];
+	int n;
 
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/%s", root, dev, attr);
-	return sysfs_read(path, buf, sizeof(buf)) > 0 ? strtoul(buf, NULL, 16) : 0;
+	n = sysfs_read(path, buf, sizeof(buf));
+	if (n > 0)
+		return strtoul(buf, NULL, 16);
+	unread_note("display", root, path, n < 0 ? n : -ENODATA);
+	return 0;
 }
 
 int facts_display(const char *root, struct json_out *j)
@@ -33,9 +41,17 @@ int facts_display(const char *root, struct json_out *j)
 	struct dirent *de;
 	size_t n = 0;
 	DIR *dir;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", root);
 	dir = opendir(path);
+	err = dir ? 0 : -errno;
+	/* no PCI bus at all is "none"; an unreadable one is not */
+	if (!dir && !unread_absent(root, err)) {
+		unread_note("display", root, path, err);
+		json_kv_str(j, "pci", NULL);
+		return -EIO;
+	}
 	while (dir && n < DISPLAY_MAX && (de = readdir(dir))) {
 		unsigned long class;
 

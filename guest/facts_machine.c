@@ -3,8 +3,10 @@
 #include "facts_display.h"
 #include "facts.h"
 #include "sysfs.h"
+#include "unread.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,23 +17,31 @@
 #define VIRTIO_ID_BALLOON 5
 #define VIRTIO_BALLOON_F_REPORTING 5
 
-/* The virtio device of type 5, if any: its directory name in dev. */
+/* The virtio device of type 5, if any: its directory name in dev. No
+ * virtio bus is no balloon; a list or a device type that cannot be read is
+ * noted, since the balloon may be the one not seen. */
 static bool balloon_find(const char *root, char *dev, size_t len)
 {
 	char path[PATH_MAX], id[32];
 	struct dirent *de;
 	bool found = false;
 	DIR *dir;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices", root);
 	dir = opendir(path);
+	err = dir ? 0 : -errno;
+	if (!dir && !unread_absent(root, err))
+		unread_note("balloon", root, path, err);
 	while (dir && !found && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices/%s/device", root,
 			 de->d_name);
-		if (sysfs_read(path, id, sizeof(id)) > 0 &&
-		    strtol(id, NULL, 0) == VIRTIO_ID_BALLOON) {
+		err = sysfs_read(path, id, sizeof(id));
+		if (err <= 0)
+			unread_note("balloon", root, path, err < 0 ? err : -ENODATA);
+		else if (strtol(id, NULL, 0) == VIRTIO_ID_BALLOON) {
 			snprintf(dev, len, "%s", de->d_name);
 			found = true;
 		}
@@ -56,12 +66,16 @@ int facts_balloon(const char *root, struct json_out *j)
 		link[n] = '\0';
 		slash = strrchr(link, '/');
 		driver = !strcmp(slash ? slash + 1 : link, "virtio_balloon");
+	} else if (device && errno != ENOENT) { /* ENOENT: no driver bound */
+		unread_note("balloon", root, path, -errno);
 	}
 	/* features: one '0' or '1' per bit, bit 0 first */
 	if (driver) {
 		snprintf(path, sizeof(path), "%s/sys/bus/virtio/devices/%s/features", root, dev);
-		fpr = sysfs_read(path, feat, sizeof(feat)) > VIRTIO_BALLOON_F_REPORTING &&
-		      feat[VIRTIO_BALLOON_F_REPORTING] == '1';
+		n = sysfs_read(path, feat, sizeof(feat));
+		if (n <= VIRTIO_BALLOON_F_REPORTING)
+			unread_note("balloon", root, path, n < 0 ? (int)n : -ENODATA);
+		fpr = n > VIRTIO_BALLOON_F_REPORTING && feat[VIRTIO_BALLOON_F_REPORTING] == '1';
 	}
 	json_kv_bool(j, "device", device);
 	json_kv_bool(j, "driver", driver);
@@ -69,14 +83,19 @@ int facts_balloon(const char *root, struct json_out *j)
 	return 0;
 }
 
-/* Is word (bare or [bracketed]) one of the words of /sys/power/file? */
+/* Is word (bare or [bracketed]) one of the words of /sys/power/file? A
+ * kernel without the file offers nothing; an unreadable one is noted. */
 static bool power_offers(const char *root, const char *file, const char *word)
 {
 	char path[PATH_MAX], buf[512], *w, *save = NULL;
 	size_t wl = strlen(word);
+	int err;
 
 	snprintf(path, sizeof(path), "%s/sys/power/%s", root, file);
-	if (sysfs_read(path, buf, sizeof(buf)) < 0)
+	err = sysfs_read(path, buf, sizeof(buf));
+	if (err < 0 && !unread_absent(root, err))
+		unread_note("sleep", root, path, err);
+	if (err < 0)
 		return false;
 	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
 		if (*w == '[')
@@ -106,6 +125,8 @@ int facts_shares(const char *root, struct json_out *j)
 
 	snprintf(path, sizeof(path), "%s/proc/mounts", root);
 	f = fopen(path, "re");
+	if (!f)
+		unread_note("shares", root, path, -errno);
 	json_key(j, "shares");
 	json_arr_begin(j);
 	while (f && fgets(line, sizeof(line), f)) {
@@ -152,6 +173,9 @@ int facts_machine(const char *root, struct json_out *j)
 	/* facts_disks writes the "disks" member itself */
 	r = facts_disks(root, j);
 	facts_shares(root, j);
+	if (!ret && unread_any())
+		ret = -EIO;
+	unread_write(j);
 	json_obj_end(j);
 	return ret ? ret : r;
 }

@@ -152,6 +152,29 @@ int mpath_read(const char *root, const struct disk_info *d, const char *dm_statu
 	return 0;
 }
 
+/* "START LEN multipath NFEATURES FEATURE... " */
+const char *mpath_dm_no_path(const char *table)
+{
+	const char *p = table ? strstr(table, " multipath ") : NULL;
+	char *end;
+	long n;
+
+	if (!p)
+		return NULL;
+	p += strlen(" multipath ");
+	n = strtol(p, &end, 10);
+	if (end == p || n < 0)
+		return NULL;
+	for (p = end; n > 0; n--) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "queue_if_no_path", 16) && (p[16] == ' ' || !p[16]))
+			return "queue";
+		p += strcspn(p, " ");
+	}
+	return "fail";
+}
+
 /* Status lines read "... 8:0 A 0 0 1 8:16 F 1 0 1": a device, then its state. */
 char mpath_dm_state(const char *status, const char *majmin)
 {

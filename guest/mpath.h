@@ -39,6 +39,11 @@ int mpath_read(const char *root, const struct disk_info *d, const char *dm_statu
 /* The SCSI target id of block device name (its device is "H:C:T:L"), or -1. */
 int mpath_scsi_target(const char *root, const char *name);
 
+/* "queue" when a dm-multipath table line (`dmsetup table`) has the
+ * queue_if_no_path feature, "fail" when it has not, NULL when table is no
+ * multipath line. */
+const char *mpath_dm_no_path(const char *table);
+
 /* 'A' or 'F' for majmin in a dm-multipath status line, 0 when absent. */
 char mpath_dm_state(const char *status, const char *majmin);
 

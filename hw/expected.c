@@ -5,6 +5,7 @@
 
 #include "argv.h"
 #include "display.h"
+#include "memmap.h"
 #include "share.h"
 
 #include <errno.h>
@@ -18,22 +19,6 @@ const char *machine_part_name(enum machine_part p)
 	const char *n = machine_part_str(p);
 
 	return n ? n : "?";
-}
-
-/* Measured on Debian's 6.1 kernel (docs/scenarios.md, "The machine step"):
- * MemTotal falls short of the machine's memory by 84-87 MB plus 1/64 of it
- * (the page structs), at 256M to 2G; 96M + 1/32 leaves room above that and
- * still catches a mem= that takes away 1/32 or more. A node of a two-node
- * machine falls short by 37-46 MB plus 1/64 of its size; the last node of a
- * machine also holds what the kernel puts at the top of memory. */
-uint64_t machine_memtotal_slack_mb(uint64_t memory_mb)
-{
-	return 96 + memory_mb / 32;
-}
-
-uint64_t machine_node_slack_mb(uint64_t node_mb)
-{
-	return 64 + node_mb / 32;
 }
 
 struct facts_ctx {
@@ -93,15 +78,18 @@ static int fact_bool(struct facts_ctx *c, const char *path, const char *what, bo
 	return fact_json(c, path, what, v ? "true" : "false");
 }
 
-static int fact_range(struct facts_ctx *c, const char *path, const char *what, uint64_t mb,
-		      uint64_t slack)
+/* The memory present (KiB): what was declared, less at most what the
+ * firmware keeps (memmap.h). */
+static int fact_present(struct facts_ctx *c, const char *path, const char *what, uint64_t bytes,
+			int node)
 {
 	struct machine_fact *f = fact_new(c, path, "%s", what);
+	uint64_t kb = bytes / 1024, keep = memmap_reserve_kb(c->m, node);
 
 	if (!f)
 		return -ENOMEM;
-	f->min = mb > slack ? (int64_t)(mb - slack) : 1;
-	f->max = (int64_t)mb;
+	f->min = kb > keep ? (int64_t)(kb - keep) : 0;
+	f->max = (int64_t)kb;
 	return 0;
 }
 
@@ -126,21 +114,16 @@ static int cpus_facts(struct facts_ctx *c)
 	return fact_uint(c, "cpus.online", "CPUs online", machine_cpus(c->m));
 }
 
+/* Present pages, not MemTotal: a mem= cut lowers them, the kernel's own
+ * allocations and a balloon do not. */
 static int memory_facts(struct facts_ctx *c)
 {
-	uint64_t mb = c->m->memory_bytes / HW_MIB;
-	int ret =
-	    fact_range(c, "memory.total_mb", "MemTotal (MB)", mb, machine_memtotal_slack_mb(mb));
-
-	if (!ret)
-		c->out->v[c->out->n - 1].follows_balloon = c->m->balloon != NULL;
-	return ret;
+	return fact_present(c, "memory.present_kb", "memory present (KiB)", c->m->memory_bytes, -1);
 }
 
 static int node_facts(struct facts_ctx *c, const struct numa *nu, unsigned i)
 {
 	const struct numa_node *nd = &nu->nodes[i];
-	uint64_t mb = nd->memory_bytes / HW_MIB;
 	char path[96], what[96], list[192];
 	int ret;
 
@@ -151,9 +134,9 @@ static int node_facts(struct facts_ctx *c, const struct numa *nu, unsigned i)
 	ret = fact_json(c, path, what, list);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "numa.nodes.%u.memory_mb", i);
-	snprintf(what, sizeof(what), "node %u memory (MB)", i);
-	return fact_range(c, path, what, mb, machine_node_slack_mb(mb));
+	snprintf(path, sizeof(path), "numa.nodes.%u.present_kb", i);
+	snprintf(what, sizeof(what), "node %u memory present (KiB)", i);
+	return fact_present(c, path, what, nd->memory_bytes, (int)i);
 }
 
 /* Without a matrix the guest gets the kernel's defaults: 10 local, 20 remote. */
@@ -289,6 +272,26 @@ static int hmat_facts(struct facts_ctx *c)
 /* paths > 1: native NVMe multipath is a head over N live controllers,
  * SCSI a dm-multipath device over N active paths; one path is no
  * multipath device at all. */
+/* A dm-multipath disk's mode and no_path policy, as declared or by default
+ * (rq, queue): the probe reads them from the dm device and its table. */
+static int disk_dm_facts(struct facts_ctx *c, const struct disk *d, const char *base)
+{
+	const struct multipath *mp = d->multipath;
+	const char *mode = multipath_mode_name(mp ? mp->mode : MULTIPATH_RQ);
+	const char *no_path = multipath_no_path_name(mp ? mp->no_path : MULTIPATH_QUEUE);
+	char path[96], what[96], want[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s.multipath.mode", base);
+	snprintf(what, sizeof(what), "disk %s multipath mode", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", mode ? mode : "?");
+	ret = fact_json(c, path, what, want);
+	snprintf(path, sizeof(path), "%s.multipath.no_path", base);
+	snprintf(what, sizeof(what), "disk %s multipath no_path", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", no_path ? no_path : "?");
+	return ret ? ret : fact_json(c, path, what, want);
+}
+
 static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *base)
 {
 	char path[96], what[96];
@@ -302,6 +305,8 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	snprintf(path, sizeof(path), "%s.multipath.kind", base);
 	snprintf(what, sizeof(what), "disk %s multipath kind", d->id);
 	ret = fact_json(c, path, what, d->bus == DISK_BUS_NVME ? "\"nvme\"" : "\"dm\"");
+	if (!ret && d->bus != DISK_BUS_NVME)
+		ret = disk_dm_facts(c, d, base);
 	snprintf(path, sizeof(path), "%s.multipath.paths", base);
 	snprintf(what, sizeof(what), "disk %s paths", d->id);
 	if (!ret)
@@ -309,6 +314,25 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	snprintf(path, sizeof(path), "%s.multipath.active", base);
 	snprintf(what, sizeof(what), "disk %s paths live", d->id);
 	return ret ? ret : fact_uint(c, path, what, d->paths);
+}
+
+/* The bus the guest's kernel finds the disk on (a dm-multipath device: its
+ * paths'), as ktb-probe names it: a vhost-user-blk (hybrid) disk is virtio
+ * to the guest, a SATA disk sits on libata. */
+static const char *disk_guest_bus(enum disk_bus b)
+{
+	switch (b) {
+	case DISK_BUS_VIRTIO:
+	case DISK_BUS_HYBRID:
+		return "virtio";
+	case DISK_BUS_SCSI:
+		return "scsi";
+	case DISK_BUS_NVME:
+		return "nvme";
+	case DISK_BUS_SATA:
+		return "ata";
+	}
+	return "?";
 }
 
 static int disk_facts(struct facts_ctx *c, const struct disk *d)
@@ -325,9 +349,14 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 		return -ENOMEM;
 	snprintf(f->want, sizeof(f->want), "%s", want);
 	f->presence = true;
+	snprintf(path, sizeof(path), "%s.bus", base);
+	snprintf(what, sizeof(what), "disk %s bus", d->id);
+	snprintf(want, sizeof(want), "\"%s\"", disk_guest_bus(d->bus));
+	ret = fact_json(c, path, what, want);
 	snprintf(path, sizeof(path), "%s.size_bytes", base);
 	snprintf(what, sizeof(what), "disk %s size (bytes)", d->id);
-	ret = fact_uint(c, path, what, d->size_bytes);
+	if (!ret)
+		ret = fact_uint(c, path, what, d->size_bytes);
 	snprintf(path, sizeof(path), "%s.logical_block_size", base);
 	snprintf(what, sizeof(what), "disk %s logical block size", d->id);
 	if (!ret)
@@ -416,6 +445,11 @@ static int share_facts(struct facts_ctx *c, unsigned i)
 	/* the guest path is plain (shares_validate): quoted, it is JSON */
 	snprintf(f->want, sizeof(f->want), "\"%.180s\"", sh->guest);
 	f->presence = true;
+	snprintf(path, sizeof(path), "shares.tag=%s.fstype", tag);
+	f = fact_new(c, path, "share %s transport (its fstype in /proc/mounts)", tag);
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->want, sizeof(f->want), "\"%s\"", share_transport(sh));
 	snprintf(path, sizeof(path), "shares.tag=%s.readonly", tag);
 	return fact_bool(c, path, "share read-only", !sh->writable);
 }

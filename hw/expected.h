@@ -15,15 +15,14 @@
 
 /* One fact. Either want holds the expected value as JSON text ("2",
  * "[0,1]", "\"host-managed\"", "true"), or want is "" and the value is an
- * integer in min..max (memory in MB, which the kernel never shows whole). */
+ * integer in min..max (memory present in KiB, less what the firmware keeps). */
 struct machine_fact {
 	enum machine_part part;
 	char what[96]; /* for people: "CPUs online", "node 1 memory (MB)" */
 	char path[96]; /* in the probe's document: "cpus.online", "disks.id=data.size_bytes" */
 	char want[192];
 	int64_t min, max;
-	bool follows_balloon; /* a memory range that moves with the balloon's size */
-	bool presence;	      /* when this one is absent, skip the others under its path's parent */
+	bool presence; /* when this one is absent, skip the others under its path's parent */
 };
 
 struct machine_facts {
@@ -39,11 +38,5 @@ const char *machine_part_name(enum machine_part p);
  * 0 or -ENOMEM. */
 int machine_expected_facts(const struct machine *m, struct machine_facts *out);
 void machine_facts_free(struct machine_facts *f);
-
-/* The most MemTotal (in MB) may fall short of memory_mb: what the kernel
- * keeps for itself, measured per size (docs/scenarios.md). For the whole
- * machine and for one NUMA node. */
-uint64_t machine_memtotal_slack_mb(uint64_t memory_mb);
-uint64_t machine_node_slack_mb(uint64_t node_mb);
 
 #endif

@@ -14,15 +14,15 @@
 struct run_ctx;
 struct step_result;
 
-/* Compare machine m with seen, the probe's document. balloon_mb: the
- * balloon's current size in MB (QEMU's "actual"), or -1 when the machine
- * has none. *message: NULL when everything matched and every part was
- * checked, else what differs ("CPUs online: declared 2, the guest sees 1
+/* Compare machine m with seen, the probe's document. *message: NULL when
+ * everything matched and every part was checked, else what the guest
+ * could not read, what differs ("CPUs online: declared 2, the guest sees 1
  * (maxcpus=1 on the command line?)") and which parts were not checked.
- * *data: the step's result data. Returns the number of mismatches, or
- * -ENOMEM. Pure: no guest, no QEMU. */
-int machine_check_compare(const struct machine *m, const json_t *seen, int64_t balloon_mb,
-			  char **message, json_t **data);
+ * *data: the step's result data; its "unread" lists the parts the probe
+ * could not read (the step then ends in error, not in a verdict). Returns
+ * the number of mismatches, or -ENOMEM. Pure: no guest, no QEMU. */
+int machine_check_compare(const struct machine *m, const json_t *seen, char **message,
+			  json_t **data);
 
 /* The member of doc that path names ("numa.nodes.1.cpus",
  * "disks.id=data.size_bytes"), or NULL. */

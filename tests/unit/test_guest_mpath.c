@@ -159,6 +159,30 @@ static void test_dm_table(void **state)
 	assert_int_equal(mpath_dm_table(buf, 50, 2048, false, false, paths, 2), -ENOSPC);
 }
 
+/* The no_path policy from the table dm reports back (its features), for
+ * each table init builds. */
+static void test_dm_no_path(void **state)
+{
+	const char *const paths[] = { "8:0", "8:16" };
+	char buf[256];
+
+	(void)state;
+	for (int bio = 0; bio < 2; bio++)
+		for (int queue = 0; queue < 2; queue++) {
+			assert_int_equal(
+			    mpath_dm_table(buf, sizeof(buf), 2048, bio, queue, paths, 2), 0);
+			assert_string_equal(mpath_dm_no_path(buf), queue ? "queue" : "fail");
+		}
+	/* queue_mode's argument is no feature of its own */
+	assert_string_equal(mpath_dm_no_path("0 8 multipath 2 queue_mode bio 0 1 1 "
+					     "round-robin 0 1 1 8:0 1"),
+			    "fail");
+	assert_string_equal(mpath_dm_no_path("0 8 multipath 1 queue_if_no_path_x 0"), "fail");
+	assert_null(mpath_dm_no_path("0 8 linear 8:0 0"));
+	assert_null(mpath_dm_no_path("0 8 multipath x"));
+	assert_null(mpath_dm_no_path(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_nvme_head_serial), cmocka_unit_test(test_dm_paths),
 		cmocka_unit_test(test_nvme_paths),	 cmocka_unit_test(test_not_multipath),
 		cmocka_unit_test(test_dm_state),	 cmocka_unit_test(test_dm_table),
+		cmocka_unit_test(test_dm_no_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

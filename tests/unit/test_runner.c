@@ -26,9 +26,9 @@
 /* what ktb-probe machine prints on a machine with cpus: 2, memory: 512M */
 #define PROBE_OUT                                                                                  \
 	"{\"kernel\":{\"release\":\"6.1.0-fake\"},\"cpus\":{\"online\":%d,\"list\":\"0-1\","       \
-	"\"possible\":2},\"memory\":{\"total_kb\":431304,\"total_mb\":421},\"numa\":"              \
+	"\"possible\":2},\"memory\":{\"total_kb\":431304,\"present_kb\":523768},\"numa\":"         \
 	"{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":[0,1],\"memory_kb\":431304,"              \
-	"\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{\"states\":[\"freeze\",\"mem\","     \
+	"\"present_kb\":523768}],\"distances\":[[10]]},\"sleep\":{\"states\":[\"freeze\",\"mem\"," \
 	"\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":[\"shutdown\"],\"s3\":false,"               \
 	"\"s4\":false},\"balloon\":{\"device\":false,\"driver\":false,"                            \
 	"\"free_page_reporting\":false},\"display\":{\"pci\":[]},\"disks\":[]}"
@@ -380,15 +380,16 @@ static void test_boot_never_done_is_a_timeout(void **state)
 	"  - run: after\n"
 #define S4_PROBE                                                                                   \
 	"{\"cpus\":{\"online\":1,\"list\":\"0\",\"possible\":1},\"memory\":{\"total_kb\":"         \
-	"431552,\"total_mb\":421},\"numa\":{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":"       \
-	"[0],\"memory_kb\":431552,\"memory_mb\":421}],\"distances\":[[10]]},\"sleep\":{"           \
+	"431552,\"present_kb\":523736},\"numa\":{\"node_count\":1,\"nodes\":[{\"id\":0,\"cpus\":"  \
+	"[0],\"memory_kb\":431552,\"present_kb\":523736}],\"distances\":[[10]]},\"sleep\":{"       \
 	"\"states\":[\"freeze\",\"mem\",\"disk\"],\"mem_sleep\":[\"s2idle\"],\"disk\":"            \
 	"[\"platform\",\"shutdown\"],\"s3\":false,\"s4\":true},\"balloon\":{\"device\":"           \
 	"false,\"driver\":false,\"free_page_reporting\":false},\"display\":{\"pci\":[]},"          \
 	"\"disks\":[{\"id\":\"swap\","                                                             \
 	"\"name\":\"vda\",\"dev\":\"/dev/vda\",\"size_bytes\":805306368,"                          \
 	"\"logical_block_size\":4096,\"physical_block_size\":4096,\"rotational\":true,"            \
-	"\"zoned\":\"none\",\"zones\":0,\"serial\":\"swap\",\"transport\":\"virtio\","             \
+	"\"zoned\":\"none\",\"zones\":0,\"serial\":\"swap\",\"transport\":\"virtio\",\"bus\":"     \
+	"\"virtio\","                                                                              \
 	"\"majmin\":\"254:0\",\"multipath\":null}]}"
 
 static void test_machine_step_after_restart(void **state)

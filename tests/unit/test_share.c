@@ -236,11 +236,17 @@ static void test_facts(void **state)
 			assert_string_equal(x->want, "\"/mnt/rw\"");
 		} else if (!strcmp(x->path, "shares.tag=ktb1.readonly")) {
 			assert_string_equal(x->want, "false");
+		} else if (!strcmp(x->path, "shares.tag=ktb0.fstype")) {
+			assert_string_equal(x->want, "\"9p\""); /* read-only: always 9p */
+		} else if (!strcmp(x->path, "shares.tag=ktb1.fstype")) {
+			/* what the host gives it here: virtiofs where a virtiofsd runs */
+			assert_int_equal(strlen(x->want), strlen(share_transport(&sh[1])) + 2);
+			assert_non_null(strstr(x->want, share_transport(&sh[1])));
 		} else {
 			fail_msg("unexpected fact %s", x->path);
 		}
 	}
-	assert_int_equal(seen, 4);
+	assert_int_equal(seen, 6);
 	machine_facts_free(&f);
 	shares_free(sh, 2);
 }

@@ -7,7 +7,7 @@ T=$'\t'
 mutations <<EOF_TABLE
 smoke${T}s/= "\$KTB_KERNEL_RELEASE"/= "6.1.0-0-amd64"/${T}step 1 .*exit: expected 0, got 1
 smoke${T}s/ktb.smoke=1"/ktb.smoke=1 maxcpus=1"/${T}step machine .*CPUs online: declared 2, the guest sees 1 \(maxcpus=1 on the command line\?\)
-smoke${T}s/ktb.smoke=1"/ktb.smoke=1 mem=300M"/${T}step machine .*MemTotal \(MB\): declared 400..512, the guest sees [0-9]+ \(mem=300M on the command line\?\)
+smoke${T}s/ktb.smoke=1"/ktb.smoke=1 mem=300M"/${T}step machine .*memory present \(KiB\): declared 523704..524288, the guest sees 3068[0-9]{2} \(mem=300M on the command line\?\)
 smoke${T}/^kernel:/,/ktb.smoke=1/d${T}cmdline: expected a string matching
 smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}the console did not show /ktb smoke marker/
 smoke${T}s/status: running/status: paused/${T}status: expected "paused"

@@ -18,7 +18,7 @@ append_fails() {
 append_fails smoke maxcpus=1 \
 	'step machine .*CPUs online: declared 2, the guest sees 1 \(maxcpus=1 on the command line\?\)'
 append_fails smoke mem=300M \
-	'step machine .*MemTotal \(MB\): declared 400\.\.512, the guest sees [0-9]+ \(mem=300M on the command line\?\)'
+	'step machine .*memory present \(KiB\): declared 523704\.\.524288, the guest sees 3068[0-9]{2} \(mem=300M on the command line\?\)'
 append_fails numa-2node numa=off \
 	'step machine .*NUMA nodes: declared 2, the guest sees 1 \(numa=off on the command line\?\)'
 append_fails numa-hmat numa=nohmat \
