@@ -62,7 +62,8 @@ done
 tools=(cpio depmod ldd dpkg-deb)
 [[ -n $KERNEL_DEB ]] && tools+=(apt-get)
 ((${#KSELFTESTS[@]})) && tools+=(make cc rsync xz)
-needs "the guest image" "${tools[@]}" || die "install what is missing (./bootstrap does), then build again"
+# the error line is what ktb shows: it names each missing program
+missing=$(needs "the guest image" "${tools[@]}" 2>&1) || die "${missing//$'\n'/; }"
 
 WORK=$OUT/work
 ROOT=$WORK/initramfs
