@@ -2,8 +2,10 @@
 # pm-freezer-fail's checks fail, and say why, when what they guard is
 # broken: without refused: the step reports the freezer's failure apart from
 # other refusals, naming the task, in its message and its data; with no task
-# stuck the kernel does not refuse and refused: fails; corrupted data are
-# seen after the next S3.
+# stuck the kernel does not refuse and refused: fails; a shorter freeze
+# timeout, a second stuck writer, a cleared kernel log each show in the
+# refused step's data or the log check; with no path restored the next S3
+# fails to freeze; corrupted data are seen after the next S3.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 
@@ -14,7 +16,15 @@ tr -d ' \n' <"$(result_of pm-freezer-fail-broken)" |
 	fail "the failed step's data do not name the task in freezing_failed"
 
 mutations <<EOF_TABLE
+pm-freezer-fail${T}s|echo 2000 > /sys/power/pm_freeze_timeout|echo -2000 > /sys/power/pm_freeze_timeout|${T}step 1 .*exit: expected 0, got [12]
+pm-freezer-fail${T}s/| tee \/run\/io.pid\$/| tee \/run\/none\/io.pid/${T}step 2 .*exit: expected 0, got 1
+pm-freezer-fail${T}/^  - wait: 1s\$/a\  - fail_path: {disk: data, path: 0}${T}step 5 .*before fail_path of path 0: the guest shows it not active
+pm-freezer-fail${T}s/- fail_path: {disk: data, path: 1}/- fail_path: {disk: data, path: 0}/${T}step 5 .*before fail_path of path 0: the guest shows it not active
 pm-freezer-fail${T}/path: 1}\$/d; /name: with no path left/,/stdout:/d${T}step 5 .*the kernel did not refuse: the guest suspended and resumed
+pm-freezer-fail${T}s/echo 2000 > /echo 1000 > /${T}step 7 .*freezing_failed\.after_s: expected >= 2, got [01]
+pm-freezer-fail${T}/^  - wait: 1s\$/i\  - run: ktb-io rw --disk data --bs 4096 --size 4M --offset 32M --seed 10 --until /run/io2.stop --background --report /run/io2.json${T}step 8 .*freezing_failed\.refusing: expected 1, got 2
+pm-freezer-fail${T}/^  - name: the kernel's log names the task that refused\$/i\  - run: dmesg -c > /dev/null${T}step 9 .*stdout did not match /task:ktb-io \+state:D/
+pm-freezer-fail${T}/^  - restore_path:/d${T}step 10 .*freezing failed: 1 task refusing to freeze
 pm-freezer-fail${T}s/--seed 9 --until/--seed 9 --corrupt 64 --until/${T}step 13 .*mismatches
 EOF_TABLE
 exit 0
