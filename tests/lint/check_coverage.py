@@ -273,6 +273,18 @@ UNKNOWN = None
 ANSI = {"t": "\t", "n": "\n", "\\": "\\", "'": "'", '"': '"', "e": "\033", "a": "\a"}
 
 
+def dquote_end(s, i):
+    """The index of the '"' that closes the one at i (escapes and $(...) skipped)."""
+    j, n = i + 1, len(s)
+    while j < n and s[j] != '"':
+        if s[j] == "\\":
+            j += 1
+        elif s.startswith("$(", j):
+            j = match_close(s, j + 2)
+        j += 1
+    return j
+
+
 def match_close(s, i):
     """s[i] just after '$(': the index of its ')'."""
     depth, n = 1, len(s)
@@ -285,14 +297,7 @@ def match_close(s, i):
             i = s.index("'", i + 1) + 1 if "'" in s[i + 1:] else n
             continue
         if c == '"':
-            j = i + 1
-            while j < n and s[j] != '"':
-                if s[j] == "\\":
-                    j += 1
-                elif s.startswith("$(", j):
-                    j = match_close(s, j + 2)
-                j += 1
-            i = j + 1
+            i = dquote_end(s, i) + 1
             continue
         if c == "(":
             depth += 1
@@ -343,13 +348,7 @@ def split_words(s):
             cur += s[i:j + 1]
             i = j + 1
         elif c == '"':
-            j = i + 1
-            while j < n and s[j] != '"':
-                if s[j] == "\\":
-                    j += 1
-                elif s.startswith("$(", j):
-                    j = match_close(s, j + 2)
-                j += 1
+            j = dquote_end(s, i)
             cur += s[i:j + 1]
             i = j + 1
         elif s.startswith("$(", i):
