@@ -275,3 +275,12 @@ out:
 	free(tmp);
 	return ret;
 }
+
+int probe_verdict_save(const char *dir, const char *path, json_t *j, const char *why,
+		       int64_t probe_ms)
+{
+	json_object_set_new(j, "why", json_string(why));
+	json_object_set_new(j, "probe_ms", json_integer(probe_ms));
+	json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
+	return json_save(dir, path, j);
+}

@@ -25,6 +25,11 @@ int mkdir_p(const char *path, unsigned mode);			/* 0 or -errno */
  * rename: a reader sees the old document or the new); DIR is made first.
  * 0 or -errno. */
 int json_save(const char *dir, const char *path, json_t *j);
+/* A host probe's verdict document j (the key and the verdict already in
+ * it) completed with why, the probe's time and when it ran, then saved as
+ * json_save does: the KVM and virtiofsd caches. 0 or -errno. */
+int probe_verdict_save(const char *dir, const char *path, json_t *j, const char *why,
+		       int64_t probe_ms);
 int rm_rf(const char *path); /* 0 or -errno */
 /* A connected stream socket to the unix socket at path, close-on-exec; -errno. */
 int unix_connect(const char *path);

@@ -233,10 +233,7 @@ int kvm_cache_store(const char *dir, const struct kvm_cache_key *k, enum kvm_ver
 	int ret;
 
 	json_object_set_new(j, "verdict", json_string(kvm_verdict_name(v)));
-	json_object_set_new(j, "why", json_string(why));
-	json_object_set_new(j, "probe_ms", json_integer(probe_ms));
-	json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
-	ret = json_save(dir, path, j);
+	ret = probe_verdict_save(dir, path, j, why, probe_ms);
 	json_decref(j);
 	free(path);
 	return ret;

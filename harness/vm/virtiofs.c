@@ -159,10 +159,7 @@ int virtiofs_cache_store(const char *dir, const struct virtiofs_host_key *k, boo
 
 	if (j) {
 		json_object_set_new(j, "serves", json_boolean(serves));
-		json_object_set_new(j, "why", json_string(why));
-		json_object_set_new(j, "probe_ms", json_integer(probe_ms));
-		json_object_set_new(j, "probed_unix", json_integer((json_int_t)time(NULL)));
-		ret = json_save(dir, path, j);
+		ret = probe_verdict_save(dir, path, j, why, probe_ms);
 	}
 	json_decref(j);
 	free(path);
