@@ -7,6 +7,10 @@
 # the image is used. A package the project needs and does not list fails
 # here, named, even when this host happens to have it.
 #
+# KTB_FRESH_ARGS adds ktb run options and scenarios to that command (for
+# example "--repeat 10" for the library ten times over on a fresh machine);
+# with KTB_TEST_ARTIFACTS set, the whole output is kept there, passed or not.
+#
 # What the root shares with this host: its kernel, /dev, and the host's
 # downloaded .deb files, offered to apt in the root as a download cache
 # (nothing is installed from them that apt in the root did not choose). Its
@@ -72,17 +76,21 @@ cp /etc/resolv.conf "$r/etc/resolv.conf"
 set +e
 chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb ${CI:+CI=$CI} \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	bash -c "cd /root/ktestbed && ./bootstrap suite -j 2"
+	bash -c "cd /root/ktestbed && ./bootstrap suite -j 2 $2"
 st=$?
 umount -R -l "$r/run" "$r/sys" "$r/proc" "$r/dev"
 exit $st'
 rc=0
 unshare --mount --pid --fork --kill-child --propagation private \
-	bash -c "$inner" fresh "$root" </dev/null >"$log" 2>&1 || rc=$?
+	bash -c "$inner" fresh "$root" "${KTB_FRESH_ARGS:-}" </dev/null >"$log" 2>&1 || rc=$?
 t2=$(now)
 
-echo "fresh machine: root $((t1 - t0)) s, ./bootstrap suite -j 2 $((t2 - t1)) s (exit $rc)"
+echo "fresh machine: root $((t1 - t0)) s; ./bootstrap suite -j 2${KTB_FRESH_ARGS:+ $KTB_FRESH_ARGS}: $((t2 - t1)) s (exit $rc)"
 grep -E '^(summary|bootstrap: installing)' "$log" | cut -c1-300
+if [ -n "${KTB_TEST_ARTIFACTS:-}" ] && mkdir -p "$KTB_TEST_ARTIFACTS"; then
+	cp "$log" "$KTB_TEST_ARTIFACTS/fresh-suite.log" &&
+		echo "the whole output: $KTB_TEST_ARTIFACTS/fresh-suite.log" >&2
+fi
 [ "$rc" -eq 0 ] && exit 0
 # In a chroot virtiofsd cannot set up its sandbox: a scenario that asks for
 # virtiofs is a skip there (exit 125), naming virtiofsd's error, and that
@@ -98,10 +106,6 @@ fi
 # or directory" and a shell's "CMD: command not found".
 missing=$(grep -oE 'needs [^ ]+, which is not installed|(^|: )[A-Za-z0-9_.+-]+: (No such file or directory|command not found)$' "$log" |
 	sed -E 's/^needs ([^ ]+),.*/\1/; s/^(: )?([^:]+): .*/\2/' | sort -u | tr '\n' ' ')
-if [ -n "${KTB_TEST_ARTIFACTS:-}" ] && mkdir -p "$KTB_TEST_ARTIFACTS"; then
-	cp "$log" "$KTB_TEST_ARTIFACTS/fresh-suite.log" &&
-		echo "the whole output: $KTB_TEST_ARTIFACTS/fresh-suite.log" >&2
-fi
 if grep -q '^summary:' "$log"; then
 	# ktb run got as far as the library: each scenario that did not pass,
 	# with its indented account
