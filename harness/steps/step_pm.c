@@ -269,6 +269,19 @@ static bool pm_in_s3_or_refused(void *ctx)
 	return pm_in_s3(ctx) || pm_freeze_refused(ctx);
 }
 
+/* a deadline that is not a failure: the moment to stop waiting and go on */
+struct pm_late {
+	struct loop *loop;
+	int64_t at;
+};
+
+static bool pm_answer_late(void *ctx)
+{
+	const struct pm_late *late = ctx;
+
+	return loop_now(late->loop) >= late->at;
+}
+
 static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cycle *cy,
 		      struct step_result *sr, int64_t deadline)
 {
@@ -277,16 +290,29 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 	char *err = NULL;
 	int ret;
 
+	struct pm_late late;
+
 	pm_drain_events(c);
 	console_reset_match(c->vm.console);
 	cy->t_req = loop_now(c->vm.loop);
 	cy->pid_pending = false;
-	/* The guest can reach S3 before the agent's answer leaves it: then
-	 * stop waiting for the answer and wake the guest (QMP shows S3). */
-	ret = vm_exec_start_until(
-	    &c->vm, cmd, (const char *const *)c->env, &cy->pid, &err,
-	    min64(deadline, cy->t_req + PM_CMD_MS),
-	    st->sleep_state == SLEEP_STATE_S3 && !st->pm_test ? pm_in_s3 : NULL, c);
+	if (st->sleep_state == SLEEP_STATE_S2IDLE && !st->pm_test) {
+		/* s2idle leaves no trace on QMP, and the freezer can stop the
+		 * agent before its answer leaves the guest: an answer that has
+		 * not come in PM_RETRY_MS is taken to be frozen with it (the
+		 * answer is collected after the wake), and the wake goes ahead */
+		late = (struct pm_late){ c->vm.loop, cy->t_req + PM_RETRY_MS };
+		ret = vm_exec_start_until(&c->vm, cmd, (const char *const *)c->env, &cy->pid,
+					  &err, min64(deadline, late.at), pm_answer_late, &late);
+	} else {
+		/* The guest can reach S3 before the agent's answer leaves it:
+		 * then stop waiting for the answer and wake the guest (QMP
+		 * shows S3). */
+		ret = vm_exec_start_until(
+		    &c->vm, cmd, (const char *const *)c->env, &cy->pid, &err,
+		    min64(deadline, cy->t_req + PM_CMD_MS),
+		    st->sleep_state == SLEEP_STATE_S3 && !st->pm_test ? pm_in_s3 : NULL, c);
+	}
 	free(cmd);
 	/* The guest can also freeze the agent and power off before the
 	 * answer leaves it (S4 on a loaded host): its socket then closes with
