@@ -50,7 +50,9 @@ static int expand_dir(const char *dir, char ***files, size_t *n)
 			push(files, n, xasprintf("%s/%s", dir, e->d_name));
 	}
 	closedir(d);
-	qsort(*files + first, *n - first, sizeof(char *), cmp_str);
+	/* an empty folder leaves *files NULL, which qsort may not be given */
+	if (*n > first)
+		qsort(*files + first, *n - first, sizeof(char *), cmp_str);
 	return 0;
 }
 
