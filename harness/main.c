@@ -1,7 +1,8 @@
 /* ktb: the command line. The subcommands are the rows of cli_commands
- * (harness/cli/cli.c); each parses its options, validates, then
+ * (harness/cli/cli_main.c); each parses its options, validates, then
  * acts. Exit codes are the same for every subcommand (docs/cli.md). */
 #include "cli.h"
+#include "cli_main.h"
 
 int main(int argc, char **argv)
 {

@@ -22,7 +22,7 @@ enum {
  * shortopts are the getopt_long table and letters fn parses with, and the
  * help names every one of them (tests/unit/test_cli.c) but those in
  * unlisted: removed spellings, which only say what to write instead, and
- * internal ones. */
+ * internal ones. cli_main.c has the table of them. */
 struct cli_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -33,14 +33,6 @@ struct cli_command {
 	const char *const *unlisted; /* NULL-terminated long names, or NULL */
 };
 
-/* Every subcommand, in the order `ktb help` lists them. */
-extern const struct cli_command *const cli_commands[];
-extern const size_t cli_commands_count;
-
-/* The subcommand called name, or NULL. */
-const struct cli_command *cli_command_find(const char *name);
-/* ktb's main: the subcommand argv[1] names, `ktb help [CMD]`, --version. */
-int cli_main(int argc, char **argv);
 /* The subcommand now running ("run"), or "" before one started. */
 const char *cli_name(void);
 void cli_name_set(const char *name);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_main.h"
 #include "cli_common.h"
 #include "cli_doctor.h"
 #include "util.h"
