@@ -47,40 +47,45 @@ static void bisect_usage(FILE *f)
 		"                    plain bisection, one at a time)\n"
 		"  --recipe R        image recipe (name in images/ or a path)\n"
 		"  --append ARGS     kernel arguments added to the scenario's\n"
-		"  --json F          the steps and the verdict as JSON\n"
+		"  --json FILE       the steps and the verdict as JSON (- for standard output;\n"
+		"                    the step lines then go to standard error)\n"
 		"  --artifacts DIR   where bisect-<run>/ goes (default: ./artifacts)\n"
 		"  -v, --verbose     show the image builder's output\n"
 		"Exit: 0 first bad candidate found, 1 the endpoints are wrong, 2 bad input,\n"
-		"125 an endpoint could not be tested or only skipped candidates are left.\n");
+		"125 an endpoint could not be tested or only skipped candidates are left,\n"
+		"130 interrupted (docs/cli.md).\n");
 }
 
 /* --------------------------------------------------------------------- */
 /* options */
 
+static const struct option bisect_options[] = {
+	{ "kernels", required_argument, 0, 'K' },
+	{ "git", required_argument, 0, 'G' },
+	{ "good", required_argument, 0, 'g' },
+	{ "bad", required_argument, 0, 'b' },
+	{ "build", required_argument, 0, 'B' },
+	{ "kernel", required_argument, 0, 'k' },
+	{ "modules", required_argument, 0, 'm' },
+	{ "recipe", required_argument, 0, 'r' },
+	{ "append", required_argument, 0, 'a' },
+	{ "json", required_argument, 0, 'J' },
+	{ "tries", required_argument, 0, 'T' },
+	{ "artifacts", required_argument, 0, 'A' },
+	{ "verbose", no_argument, 0, 'v' },
+	{ "help", no_argument, 0, 'h' },
+	/* internal: one step of git bisect run (cli_bisect_git.c) */
+	{ "git-step", required_argument, 0, 'S' },
+	{ 0, 0, 0, 0 },
+};
+static const char *const bisect_unlisted[] = { "git-step", NULL };
+
 static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 {
-	static const struct option opts[] = {
-		{ "kernels", required_argument, 0, 'K' },
-		{ "git", required_argument, 0, 'G' },
-		{ "good", required_argument, 0, 'g' },
-		{ "bad", required_argument, 0, 'b' },
-		{ "build", required_argument, 0, 'B' },
-		{ "kernel", required_argument, 0, 'k' },
-		{ "modules", required_argument, 0, 'm' },
-		{ "recipe", required_argument, 0, 'r' },
-		{ "append", required_argument, 0, 'a' },
-		{ "json", required_argument, 0, 'J' },
-		{ "tries", required_argument, 0, 'T' },
-		{ "artifacts", required_argument, 0, 'A' },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },
-		{ "git-step", required_argument, 0, 'S' },
-		{ 0, 0, 0, 0 },
-	};
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "j:vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "j:vh", bisect_options, NULL)) != -1) {
 		if (kernel_choice_option(&c->k, ch, optarg))
 			continue;
 		switch (ch) {
@@ -126,11 +131,13 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 			bisect_usage(stdout);
 			exit(0);
 		default:
-			bisect_usage(stderr);
+			cli_usage_hint();
 			return KTB_EXIT_USAGE;
 		}
 	}
-	return 0;
+	struct report_file json = { "--json", c->json, NULL };
+
+	return reports_check(&json, 1);
 }
 
 static int split_kernels(struct bisect_cli *c)
@@ -371,6 +378,14 @@ static int json_write(const struct session *s, json_t *j, int ret)
 	json_object_set_new(j, "rounds", json_integer(s->rounds));
 	json_object_set_new(j, "duration_ms", json_integer(now_ms() - s->t0));
 	json_object_set_new(j, "steps", steps_json(s));
+	if (!strcmp(s->c->json, "-")) {
+		if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) ||
+		    fputc('\n', stdout) == EOF || fflush(stdout)) {
+			fprintf(stderr, "ktb bisect: cannot write --json - to standard output\n");
+			return ret ? ret : KTB_EXIT_UNTESTED;
+		}
+		return ret;
+	}
 	if (json_dump_file(j, s->c->json, JSON_INDENT(2) | JSON_SORT_KEYS)) {
 		fprintf(stderr, "ktb bisect: cannot write %s\n", s->c->json);
 		return ret ? ret : KTB_EXIT_UNTESTED;
@@ -395,7 +410,8 @@ static int session_open(struct session *s, struct bisect_cli *c)
 	s->self = self_exe();
 	snprintf(s->tries, sizeof(s->tries), "%d", c->tries);
 	s->t0 = now_ms();
-	s->out = stdout;
+	/* --json -: standard output is the document's */
+	s->out = c->json && !strcmp(c->json, "-") ? stderr : stdout;
 	s->dir = xasprintf("%s/bisect-%s", c->artifacts, id);
 	free(id);
 	if (mkdir_p(s->dir, 0755)) {
@@ -431,7 +447,7 @@ static int ladder_main(struct session *s, json_t *j)
 	return r;
 }
 
-int cli_bisect(int argc, char **argv)
+static int cli_bisect(int argc, char **argv)
 {
 	struct bisect_cli c = { .jobs = 2, .tries = 1, .artifacts = "artifacts" };
 	struct session s = { 0 };
@@ -472,3 +488,13 @@ out:
 	free(c.kernels);
 	return r;
 }
+
+const struct cli_command cli_bisect_command = {
+	.name = "bisect",
+	.fn = cli_bisect,
+	.summary = "find the first bad kernel or commit: ktb bisect --kernels K1,...,Kn SCENARIO",
+	.usage = bisect_usage,
+	.options = bisect_options,
+	.shortopts = "j:vh",
+	.unlisted = bisect_unlisted,
+};

@@ -3,6 +3,8 @@
 #ifndef KTB_CLI_BISECT_H
 #define KTB_CLI_BISECT_H
 
-int cli_bisect(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_bisect_command;
 
 #endif

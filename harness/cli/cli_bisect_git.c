@@ -169,7 +169,8 @@ static int git_step_one(struct session *s, size_t num, struct bisect_step **out)
 }
 
 /* Internal: `git bisect run` calls `ktb bisect --git-step STEPS:FD ...`
- * for each commit; the line goes to FD, the parent's standard output. */
+ * for each commit; the line goes to FD, where the parent prints its step
+ * lines (standard output; standard error with --json -). */
 int bisect_git_step(struct session *s)
 {
 	char *steps = xstrdup(s->c->git_step), *colon = strrchr(steps, ':');
@@ -350,7 +351,7 @@ static int git_bisect(struct session *s, const char *steps, const char *good, co
 		      json_t *j)
 {
 	char *log = xasprintf("%s/git-bisect.log", s->dir), *started = NULL;
-	int fd = dup(STDOUT_FILENO), r = KTB_EXIT_UNTESTED;
+	int fd = dup(fileno(s->out)), r = KTB_EXIT_UNTESTED;
 	char **argv = git_run_argv(s, steps, fd, good, bad);
 	struct child ch = { .t0 = now_ms() };
 

@@ -45,8 +45,12 @@ static void boot_usage(FILE *f)
 	    "  --exec CMD        run CMD in the guest (in the shared current folder), print its\n"
 	    "                    output, power off, exit with its status (125: no machine)\n"
 	    "  --script FILE     the same with a script copied into the guest\n"
+	    "  -v, --verbose     show the image builder's output; with --exec, one line naming\n"
+	    "                    the kernel, the accelerator, the shares and the guest folder\n"
 	    "Without --exec the console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the\n"
-	    "QEMU monitor.\n",
+	    "QEMU monitor.\n"
+	    "Exit: 0 when QEMU ended by itself (--exec: the command's status), 2 bad input,\n"
+	    "125 QEMU or the machine failed, 130 interrupted (--exec) (docs/cli.md).\n",
 	    HW_NAMES_ALTS(DISK_BUS_TABLE), HW_NAMES_ALTS(DISK_SECTOR_TABLE));
 }
 
@@ -218,22 +222,23 @@ static int add_share(struct boot_cli *c, const char *spec)
 	return ret;
 }
 
+static const struct option boot_options[] = {
+	{ "scenario", required_argument, 0, 'S' }, { "cpus", required_argument, 0, 'c' },
+	{ "memory", required_argument, 0, 'M' },   { "disk", required_argument, 0, 'd' },
+	{ "numa", required_argument, 0, 'n' },	   { "sleep", required_argument, 0, 's' },
+	{ "kernel", required_argument, 0, 'k' },   { "modules", required_argument, 0, 'm' },
+	{ "recipe", required_argument, 0, 'r' },   { "append", required_argument, 0, 'a' },
+	{ "share", optional_argument, 0, 'F' },	   { "exec", required_argument, 0, 'x' },
+	{ "script", required_argument, 0, 'X' },   { "verbose", no_argument, 0, 'v' },
+	{ "help", no_argument, 0, 'h' },	   { 0, 0, 0, 0 },
+};
+
 static int boot_parse(int argc, char **argv, struct boot_cli *c)
 {
-	static const struct option opts[] = {
-		{ "scenario", required_argument, 0, 'S' }, { "cpus", required_argument, 0, 'c' },
-		{ "memory", required_argument, 0, 'M' },   { "disk", required_argument, 0, 'd' },
-		{ "numa", required_argument, 0, 'n' },	   { "sleep", required_argument, 0, 's' },
-		{ "kernel", required_argument, 0, 'k' },   { "modules", required_argument, 0, 'm' },
-		{ "recipe", required_argument, 0, 'r' },   { "append", required_argument, 0, 'a' },
-		{ "share", optional_argument, 0, 'F' },	   { "exec", required_argument, 0, 'x' },
-		{ "script", required_argument, 0, 'X' },   { "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },	   { 0, 0, 0, 0 },
-	};
 	int ch, r = 0;
 
 	optind = 1;
-	while (!r && (ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while (!r && (ch = getopt_long(argc, argv, "vh", boot_options, NULL)) != -1) {
 		if (kernel_choice_option(&c->k, ch, optarg))
 			continue;
 		switch (ch) {
@@ -282,7 +287,7 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 			boot_usage(stdout);
 			exit(0);
 		default:
-			boot_usage(stderr);
+			cli_usage_hint();
 			return KTB_EXIT_USAGE;
 		}
 	}
@@ -388,7 +393,7 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	}
 	append = boot_append(m, c);
 	shares = shares_banner(m);
-	banner = xasprintf("ktb: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock%s; "
+	banner = xasprintf("ktb boot: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock%s; "
 			   "Ctrl-A X quits",
 			   img->release, kvm ? "kvm" : "tcg", dir, dir, shares);
 	vc.append = append;
@@ -399,8 +404,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		vc.banner = NULL;
 		vc.sig_fd = proc_signals_install();
 		if (c->k.verbose)
-			fprintf(stderr, "ktb: booting %s (%s)%s; running in %s\n", img->release,
-				kvm ? "kvm" : "tcg", shares, c->workdir);
+			fprintf(stderr, "ktb boot: booting %s (%s)%s; running in %s\n",
+				img->release, kvm ? "kvm" : "tcg", shares, c->workdir);
 		ret = boot_exec_run(&vc, &c->exec);
 		goto out;
 	}
@@ -477,7 +482,7 @@ static char *boot_workdir(const struct machine *m)
 	return xstrdup("/");
 }
 
-int cli_boot(int argc, char **argv)
+static int cli_boot(int argc, char **argv)
 {
 	struct boot_cli c;
 	struct scenario_set set = { 0 };
@@ -527,3 +532,13 @@ out:
 	free(c.workdir);
 	return ret;
 }
+
+const struct cli_command cli_boot_command = {
+	.name = "boot",
+	.fn = cli_boot,
+	.summary = "a VM with its console on this terminal, or running one command: ktb boot "
+		   "[options]",
+	.usage = boot_usage,
+	.options = boot_options,
+	.shortopts = "vh",
+};

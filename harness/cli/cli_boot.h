@@ -3,6 +3,8 @@
 #ifndef KTB_CLI_BOOT_H
 #define KTB_CLI_BOOT_H
 
-int cli_boot(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_boot_command;
 
 #endif

@@ -50,7 +50,9 @@ static int expand_dir(const char *dir, char ***files, size_t *n)
 			push(files, n, xasprintf("%s/%s", dir, e->d_name));
 	}
 	closedir(d);
-	qsort(*files + first, *n - first, sizeof(char *), cmp_str);
+	/* an empty folder leaves *files NULL, which qsort may not be given */
+	if (*n > first)
+		qsort(*files + first, *n - first, sizeof(char *), cmp_str);
 	return 0;
 }
 
@@ -60,8 +62,11 @@ static int expand_paths(char **paths, int np, char ***files, size_t *n)
 		struct stat st;
 
 		if (stat(paths[i], &st) < 0) {
-			fprintf(stderr, "ktb: %s: %s\n", paths[i], strerror(errno));
-			return -errno;
+			int e = errno;
+
+			cli_err("%s: %s (given as a scenario file or folder)", paths[i],
+				strerror(e));
+			return -e;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			push(files, n, xstrdup(paths[i]));
@@ -70,7 +75,7 @@ static int expand_paths(char **paths, int np, char ***files, size_t *n)
 		int r = expand_dir(paths[i], files, n);
 
 		if (r) {
-			fprintf(stderr, "ktb: %s: %s\n", paths[i], strerror(-r));
+			cli_err("%s: %s (given as a scenario folder)", paths[i], strerror(-r));
 			return r;
 		}
 	}
@@ -116,7 +121,8 @@ int scenarios_load_all(char **paths, int np, struct scenario_set *set)
 		set->items[set->count++] = s;
 	}
 	if (!bad && !set->count) {
-		fprintf(stderr, "ktb: no scenarios found\n");
+		cli_err("no scenario files (*.yaml) in %s%s", paths[0],
+			np > 1 ? " nor in the other folders given" : "");
 		bad = 1;
 	}
 	if (!bad && check_unique(set))
@@ -185,8 +191,8 @@ void shares_notes_print(const struct scenario_set *set, FILE *f)
 
 		for (unsigned j = 0; m && j < m->shares_count; j++)
 			if (m->shares[j].note[0] && !m->shares[j].refused)
-				fprintf(f, "ktb: note: %s: machine.shares[%u] (%s): %s\n",
-					set->items[i]->name, j, m->shares[j].host,
+				fprintf(f, "ktb %s: note: %s: machine.shares[%u] (%s): %s\n",
+					cli_name(), set->items[i]->name, j, m->shares[j].host,
 					m->shares[j].note);
 	}
 }
@@ -231,7 +237,7 @@ static int tree_prepare(struct image_opts *o, char **bzimage)
 	if (!o->kernel_path || !image_tree_is(o->kernel_path))
 		return 0;
 	if (image_tree_kernel(o->kernel_path, bzimage, err, sizeof(err))) {
-		fprintf(stderr, "ktb: %s\n", err);
+		cli_err("%s", err);
 		return KTB_EXIT_USAGE;
 	}
 	o->kernel_tree = o->kernel_path;
@@ -252,14 +258,13 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	int r;
 
 	if (o.kernel_path && access(o.kernel_path, R_OK) != 0) {
-		fprintf(stderr,
-			"ktb: --kernel %s: %s (give a Debian ABI such as 6.1.0-57, a kernel "
-			"build tree, or a path to a bzImage or vmlinux)\n",
+		cli_err("--kernel %s: %s (give a Debian ABI such as 6.1.0-57, a kernel "
+			"build tree, or a path to a bzImage or vmlinux)",
 			o.kernel_path, strerror(errno));
 		return KTB_EXIT_USAGE;
 	}
 	if (k->modules && !o.kernel_path) {
-		fprintf(stderr, "ktb: --modules goes with --kernel PATH (a kernel of your own)\n");
+		cli_err("--modules goes with --kernel PATH (a kernel of your own)");
 		return KTB_EXIT_USAGE;
 	}
 	r = tree_prepare(&o, &bzimage);
@@ -269,11 +274,11 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	if (r == KTB_EXIT_USAGE)
 		return r;
 	if (r == -EINVAL) {
-		fprintf(stderr, "ktb: %s\n", err);
+		cli_err("%s", err);
 		return KTB_EXIT_USAGE;
 	}
 	if (r) {
-		fprintf(stderr, "ktb: cannot build the guest image: %s\n", err);
+		cli_err("cannot build the guest image: %s", err);
 		return KTB_EXIT_UNTESTED;
 	}
 	return 0;
@@ -288,15 +293,15 @@ bool accel_prepare(const struct image *img, bool quiet)
 	if (kvm_detect(k, img->initrd, false, &v, why, sizeof(why))) {
 		/* a setting the user got wrong must not quietly turn into TCG */
 		if (strncmp(why, "KTB_ACCEL=", 10) == 0) {
-			fprintf(stderr, "ktb: %s\n", why);
+			cli_err("%s", why);
 			exit(KTB_EXIT_USAGE);
 		}
 		if (!quiet)
-			fprintf(stderr, "ktb: note: %s; using TCG\n", why);
+			cli_err("note: %s; using TCG", why);
 		return false;
 	}
 	if (v == KVM_BROKEN && !quiet)
-		fprintf(stderr, "ktb: note: /dev/kvm does not work here (%s); using TCG\n", why);
+		cli_err("note: /dev/kvm does not work here (%s); using TCG", why);
 	return v == KVM_WORKS;
 }
 
@@ -322,9 +327,8 @@ struct kconfig *kconfig_prepare(const struct image *img)
 	char why[1024] = "";
 
 	if (image_kernel_config(img, &k, why, sizeof(why))) {
-		fprintf(stderr,
-			"ktb: note: the kernel's config is not known (%s); scenarios boot without "
-			"a check of the options they need\n",
+		cli_err("note: the kernel's config is not known (%s); scenarios boot without "
+			"a check of the options they need",
 			why);
 		return NULL;
 	}
@@ -344,6 +348,58 @@ int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *
 	return 0;
 }
 
+/* A report path that cannot be meant: why, or NULL. */
+static const char *report_path_bad(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (!n)
+		return "give a file name, or - for standard output";
+	if (path[0] == '-' && path[1])
+		return "a file name cannot start with '-' (an option after a report option "
+		       "that lacks its FILE?); give the file, or - for standard output";
+	if ((n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml")))
+		return "that names a scenario file, which a report would overwrite; give the "
+		       "report's own file, or - for standard output";
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return "that is a folder; give the report's file in it, or - for standard output";
+	return NULL;
+}
+
+int reports_check(const struct report_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why;
+
+		if (!files[i].path)
+			continue;
+		why = report_path_bad(files[i].path);
+		if (why) {
+			cli_err("%s %s: %s", files[i].opt, files[i].path, why);
+			return KTB_EXIT_USAGE;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (files[j].path && !strcmp(files[i].path, files[j].path)) {
+				cli_err("%s %s: %s writes %s already; give each report its own %s",
+					files[i].opt, files[i].path, files[j].opt,
+					strcmp(files[i].path, "-") ? "that file"
+								   : "standard output",
+					strcmp(files[i].path, "-") ? "file" : "place");
+				return KTB_EXIT_USAGE;
+			}
+	}
+	return 0;
+}
+
+bool reports_to_stdout(const struct report_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (files[i].path && !strcmp(files[i].path, "-"))
+			return true;
+	return false;
+}
+
 static int report_write_tmp(const struct report_file *rf, const char *tmp,
 			    const struct run_result *rr)
 {
@@ -351,12 +407,31 @@ static int report_write_tmp(const struct report_file *rf, const char *tmp,
 	int r;
 
 	if (!f) {
-		fprintf(stderr, "ktb: cannot write %s: %s\n", rf->path, strerror(errno));
+		cli_err("cannot write %s %s: %s", rf->opt, rf->path, strerror(errno));
 		return -EIO;
 	}
 	r = rf->fn(rr, f);
 	if (fclose(f) || r) {
-		fprintf(stderr, "ktb: writing %s failed\n", rf->path);
+		cli_err("writing %s %s failed", rf->opt, rf->path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The report for standard output, kept in memory until the files are. */
+static int report_write_mem(const struct report_file *rf, char **buf, size_t *len,
+			    const struct run_result *rr)
+{
+	FILE *f = open_memstream(buf, len);
+	int r;
+
+	if (!f) {
+		cli_err("cannot write %s -: %s", rf->opt, strerror(errno));
+		return -EIO;
+	}
+	r = rf->fn(rr, f);
+	if (fclose(f) || r) {
+		cli_err("writing %s - failed", rf->opt);
 		return -EIO;
 	}
 	return 0;
@@ -364,18 +439,32 @@ static int report_write_tmp(const struct report_file *rf, const char *tmp,
 
 int reports_write(const struct report_file *files, size_t n, const struct run_result *rr)
 {
-	char **tmp = xcalloc(n + 1, sizeof(*tmp));
-	size_t i;
+	char **tmp = xcalloc(n + 1, sizeof(*tmp)), *out = NULL;
+	size_t i, len = 0;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++)
-		if (files[i].path) {
-			tmp[i] = xasprintf("%s.tmp-%ld", files[i].path, (long)getpid());
-			ret = report_write_tmp(&files[i], tmp[i], rr);
+	for (i = 0; i < n && !ret; i++) {
+		if (!files[i].path)
+			continue;
+		if (!strcmp(files[i].path, "-")) {
+			ret = report_write_mem(&files[i], &out, &len, rr);
+			continue;
 		}
+		tmp[i] = xasprintf("%s.tmp-%ld", files[i].path, (long)getpid());
+		ret = report_write_tmp(&files[i], tmp[i], rr);
+	}
+	/* every file is written: standard output gets its report, then the
+	 * files go into place */
+	if (!ret && out) {
+		fflush(stdout);
+		if (fwrite(out, 1, len, stdout) != len || fflush(stdout)) {
+			cli_err("cannot write the report to standard output: %s", strerror(errno));
+			ret = -EIO;
+		}
+	}
 	for (i = 0; i < n && !ret; i++)
 		if (tmp[i] && rename(tmp[i], files[i].path)) {
-			fprintf(stderr, "ktb: cannot write %s: %s\n", files[i].path,
+			cli_err("cannot write %s %s: %s", files[i].opt, files[i].path,
 				strerror(errno));
 			ret = -EIO;
 		}
@@ -386,5 +475,6 @@ int reports_write(const struct report_file *files, size_t n, const struct run_re
 		free(tmp[i]);
 	}
 	free(tmp);
+	free(out);
 	return ret;
 }

@@ -62,14 +62,25 @@ bool accel_prepare(const struct image *img, bool quiet);
  * Caller frees with kconfig_free. */
 struct kconfig *kconfig_prepare(const struct image *img);
 
-/* One report file: path and the writer that fills it (report_json, ...). */
+/* One report a command was asked for: the option, its file, the writer
+ * that fills it (report_json, ...). */
 struct report_file {
-	const char *path; /* NULL: not asked for */
+	const char *opt;  /* "--json" */
+	const char *path; /* NULL: not asked for; "-": standard output */
 	int (*fn)(const struct run_result *r, FILE *f);
 };
 
-/* Write each asked-for report of rr, all or none: each goes to a temporary
- * file beside its path, and only when every one was written are they renamed
+/* Before anything runs: refuse a FILE that starts with '-' but is not "-"
+ * (an option taken for the file), ends in .yaml or .yml (a scenario a
+ * report would overwrite), or is a folder, and one FILE (or -) for two
+ * reports. 0, or KTB_EXIT_USAGE after "ktb CMD: OPT FILE: why". */
+int reports_check(const struct report_file *files, size_t n);
+/* Whether a report goes to standard output: then the terminal's lines go to
+ * standard error. */
+bool reports_to_stdout(const struct report_file *files, size_t n);
+/* Write each asked-for report of rr, all or none: each file goes to a
+ * temporary file beside its path, the one for "-" to memory, and only when
+ * every one was written is standard output's printed and the files renamed
  * into place. 0, or -EIO after the reason on stderr (no file left behind). */
 int reports_write(const struct report_file *files, size_t n, const struct run_result *rr);
 

@@ -15,26 +15,32 @@
 
 static void image_usage(FILE *f)
 {
-	fprintf(f, "usage: ktb image build [RECIPE] [--kernel ABI|PATH|DIR] [--modules DIR] [-v]\n"
+	fprintf(f, "usage: ktb image build [RECIPE] [options]\n"
 		   "Builds the guest image (kernel + initramfs) unless an identical one is cached\n"
-		   "under $XDG_CACHE_HOME/ktb, and prints where it is.\n");
+		   "under $XDG_CACHE_HOME/ktb, and prints where it is. RECIPE: a name in images/\n"
+		   "(default) or a path.\n"
+		   "  --kernel K        Debian ABI (6.1.0-57), a path to a bzImage/vmlinux, or a\n"
+		   "                    kernel build tree\n"
+		   "  --modules DIR     modules for --kernel PATH (instead of a tree's)\n"
+		   "  -v, --verbose     show the image builder's output\n");
 }
 
-int cli_image(int argc, char **argv)
+static const struct option image_options[] = {
+	{ "kernel", required_argument, 0, 'k' },
+	{ "modules", required_argument, 0, 'm' },
+	{ "verbose", no_argument, 0, 'v' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cli_image(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, 0, 'k' },
-		{ "modules", required_argument, 0, 'm' },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct kernel_choice k = { 0 };
 	struct image img = { 0 };
 	int ch, ret;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "vh", image_options, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			k.kernel = optarg;
@@ -49,12 +55,20 @@ int cli_image(int argc, char **argv)
 			image_usage(stdout);
 			return 0;
 		default:
-			image_usage(stderr);
+			cli_usage_hint();
 			return KTB_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc || strcmp(argv[optind], "build") || argc - optind > 2) {
-		image_usage(stderr);
+		if (optind >= argc)
+			fprintf(stderr, "ktb image: give what to do: ktb image build [RECIPE]\n");
+		else if (strcmp(argv[optind], "build"))
+			fprintf(stderr, "ktb image: unknown action '%s'; the one there is: build\n",
+				argv[optind]);
+		else
+			fprintf(stderr, "ktb image: one RECIPE at a time, not '%s'\n",
+				argv[optind + 2]);
+		cli_usage_hint();
 		return KTB_EXIT_USAGE;
 	}
 	k.recipe = argc - optind == 2 ? argv[optind + 1] : NULL;
@@ -67,3 +81,12 @@ int cli_image(int argc, char **argv)
 	image_free(&img);
 	return 0;
 }
+
+const struct cli_command cli_image_command = {
+	.name = "image",
+	.fn = cli_image,
+	.summary = "build or refresh a guest image: ktb image build [RECIPE]",
+	.usage = image_usage,
+	.options = image_options,
+	.shortopts = "vh",
+};

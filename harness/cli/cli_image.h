@@ -3,6 +3,8 @@
 #ifndef KTB_CLI_IMAGE_H
 #define KTB_CLI_IMAGE_H
 
-int cli_image(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_image_command;
 
 #endif

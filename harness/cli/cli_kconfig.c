@@ -103,7 +103,7 @@ static void union_free(struct kconfig_union *u)
 	free(u->v);
 }
 
-static int usage(FILE *f, int ret)
+static void kconfig_usage(FILE *f)
 {
 	fprintf(f, "usage: ktb kconfig [--minimal] [--apply TREE] [SCENARIO.yaml|DIR...]\n"
 		   "Prints the kernel config fragment the scenarios need (default: the scenario\n"
@@ -111,8 +111,9 @@ static int usage(FILE *f, int ret)
 		   "  --minimal     start with the minimal kernel's base, for `make tinyconfig`\n"
 		   "  --apply TREE  merge it into the kernel tree's .config (merge_config.sh -m,\n"
 		   "                make olddefconfig; with --minimal after make tinyconfig)\n"
-		   "                and name each option the tree did not take\n");
-	return ret;
+		   "                and name each option the tree did not take\n"
+		   "Exit: 0, 1 (--apply) an option was not taken, 2 bad input, 125 make or the\n"
+		   "merge failed (docs/cli.md).\n");
 }
 
 /* The fragment: the minimal base (when asked), then each scenario's needs. */
@@ -323,14 +324,15 @@ out:
 
 enum { OPT_MINIMAL = 1000, OPT_APPLY };
 
-int cli_kconfig(int argc, char **argv)
+static const struct option kconfig_options[] = {
+	{ "minimal", no_argument, NULL, OPT_MINIMAL },
+	{ "apply", required_argument, NULL, OPT_APPLY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cli_kconfig(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "minimal", no_argument, NULL, OPT_MINIMAL },
-		{ "apply", required_argument, NULL, OPT_APPLY },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char *def[] = { (char *)scenarios_default_dir() };
 	struct kconfig_union u = { NULL, 0 };
 	struct scenario_set set;
@@ -342,7 +344,7 @@ int cli_kconfig(int argc, char **argv)
 	int ch, ret;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", kconfig_options, NULL)) != -1) {
 		switch (ch) {
 		case OPT_MINIMAL:
 			minimal = true;
@@ -351,9 +353,11 @@ int cli_kconfig(int argc, char **argv)
 			tree = optarg;
 			break;
 		case 'h':
-			return usage(stdout, KTB_EXIT_PASS);
+			kconfig_usage(stdout);
+			return KTB_EXIT_PASS;
 		default:
-			return usage(stderr, KTB_EXIT_USAGE);
+			cli_usage_hint();
+			return KTB_EXIT_USAGE;
 		}
 	}
 	ret = optind < argc ? scenarios_load_all(argv + optind, argc - optind, &set)
@@ -388,3 +392,12 @@ out:
 		return KTB_EXIT_FAIL;
 	return ret ? KTB_EXIT_UNTESTED : KTB_EXIT_PASS;
 }
+
+const struct cli_command cli_kconfig_command = {
+	.name = "kconfig",
+	.fn = cli_kconfig,
+	.summary = "the kernel config fragment scenarios need: ktb kconfig [SCENARIO|DIR...]",
+	.usage = kconfig_usage,
+	.options = kconfig_options,
+	.shortopts = "h",
+};

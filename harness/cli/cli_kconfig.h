@@ -5,6 +5,8 @@
 #ifndef KTB_CLI_KCONFIG_H
 #define KTB_CLI_KCONFIG_H
 
-int cli_kconfig(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_kconfig_command;
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef KTB_CLI_LIST_H
 #define KTB_CLI_LIST_H
 
-int cli_list(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_list_command;
 
 #endif

@@ -24,52 +24,73 @@
 #include "util.h"
 
 struct merge_cli {
-	const char *out, *junit, *tap, *html, *kcidb;
+	const char *json, *junit, *tap, *html, *kcidb;
 };
 
 static void merge_usage(FILE *f)
 {
 	fprintf(f, "usage: ktb merge RUN.json... [options]\n"
 		   "  combine the run documents of ktb run --json (CI shards) into one run\n"
-		   "  --out F           the merged run document\n"
-		   "  --junit F         JUnit XML\n"
-		   "  --tap F           TAP\n"
-		   "  --html F          one self-contained HTML page\n"
-		   "  --kcidb F         the KCIDB I/O schema\n"
+		   "  --json FILE       the merged run document (it merges again)\n"
+		   "  --junit FILE      JUnit XML\n"
+		   "  --tap FILE        TAP\n"
+		   "  --html FILE       one self-contained HTML page\n"
+		   "  --kcidb FILE      the KCIDB I/O schema\n"
+		   "                    (a report's FILE - is standard output; the summary then\n"
+		   "                    goes to standard error)\n"
 		   "Shards (ktb run --shard K/N) must make one whole run: every K of 1..N once,\n"
 		   "of one selection, kernel and run id.\n"
 		   "Exit code: as the merged run's (0 passed, 1 failed, 125 errors), 2 bad input\n"
 		   "or shards that are not one whole run.\n");
 }
 
+static const struct option merge_options[] = {
+	{ "json", required_argument, 0, 'J' },
+	{ "junit", required_argument, 0, 'U' },
+	{ "tap", required_argument, 0, 'T' },
+	{ "html", required_argument, 0, 'H' },
+	{ "kcidb", required_argument, 0, 'K' },
+	{ "help", no_argument, 0, 'h' },
+	/* removed: says what to write instead */
+	{ "out", required_argument, 0, 'o' },
+	{ 0, 0, 0, 0 },
+};
+static const char *const merge_unlisted[] = { "out", NULL };
+
+/* The reports c asks for, in the order they are written. */
+static void merge_report_files(const struct merge_cli *c, struct report_file files[5])
+{
+	files[0] = (struct report_file){ "--json", c->json, report_json };
+	files[1] = (struct report_file){ "--junit", c->junit, report_junit };
+	files[2] = (struct report_file){ "--tap", c->tap, report_tap };
+	files[3] = (struct report_file){ "--html", c->html, report_html };
+	files[4] = (struct report_file){ "--kcidb", c->kcidb, report_kcidb };
+}
+
 static int merge_parse(int argc, char **argv, struct merge_cli *c)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, 0, 'o' },
-		{ "junit", required_argument, 0, 'U' },
-		{ "tap", required_argument, 0, 'T' },
-		{ "html", required_argument, 0, 'H' },
-		{ "kcidb", required_argument, 0, 'K' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	/* one row per option: where its file name goes */
-	const char **dest[] = { ['o'] = &c->out,
-				['U'] = &c->junit,
-				['T'] = &c->tap,
-				['H'] = &c->html,
-				['K'] = &c->kcidb };
+	const char **dest[] = {
+		['J'] = &c->json, ['U'] = &c->junit, ['T'] = &c->tap,
+		['H'] = &c->html, ['K'] = &c->kcidb,
+	};
+	struct report_file files[5];
 	int ch;
 
 	memset(c, 0, sizeof(*c));
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", merge_options, NULL)) != -1) {
 		if (ch == 'h') {
 			merge_usage(stdout);
 			exit(0);
 		}
+		if (ch == 'o') {
+			fprintf(stderr, "ktb merge: --out is now --json FILE (the merged run "
+					"document, as ktb run --json writes one)\n");
+			return KTB_EXIT_USAGE;
+		}
 		if (ch < 0 || (size_t)ch >= sizeof(dest) / sizeof(dest[0]) || !dest[ch]) {
-			merge_usage(stderr);
+			cli_usage_hint();
 			return KTB_EXIT_USAGE;
 		}
 		*dest[ch] = optarg;
@@ -78,7 +99,8 @@ static int merge_parse(int argc, char **argv, struct merge_cli *c)
 		fprintf(stderr, "ktb merge: give at least one run document (ktb run --json)\n");
 		return KTB_EXIT_USAGE;
 	}
-	return 0;
+	merge_report_files(c, files);
+	return reports_check(files, 5);
 }
 
 static int load_one(const char *path, struct run_result *r)
@@ -211,15 +233,21 @@ out:
 
 static int merge_write(const struct merge_cli *c, const struct run_result *m)
 {
-	const struct report_file files[] = {
-		{ c->out, report_json },  { c->junit, report_junit }, { c->tap, report_tap },
-		{ c->html, report_html }, { c->kcidb, report_kcidb },
-	};
+	struct report_file files[5];
 
-	return reports_write(files, sizeof(files) / sizeof(files[0]), m);
+	merge_report_files(c, files);
+	return reports_write(files, 5, m);
 }
 
-int cli_merge(int argc, char **argv)
+static bool merge_to_stdout(const struct merge_cli *c)
+{
+	struct report_file files[5];
+
+	merge_report_files(c, files);
+	return reports_to_stdout(files, 5);
+}
+
+static int cli_merge(int argc, char **argv)
 {
 	struct merge_cli c;
 	struct run_result m = { 0 };
@@ -232,9 +260,23 @@ int cli_merge(int argc, char **argv)
 		goto out;
 	if (!m.run_id)
 		m.run_id = runner_new_run_id();
-	report_term_summary(&m, stdout);
-	ret = merge_write(&c, &m) ? KTB_EXIT_UNTESTED : run_result_exit_code(&m);
+	report_term_summary(&m, merge_to_stdout(&c) ? stderr : stdout);
+	ret = run_result_exit_code(&m);
+	/* as ktb run: a report that cannot be written spoils a pass, not a failure */
+	if (merge_write(&c, &m) && !ret)
+		ret = KTB_EXIT_UNTESTED;
 out:
 	run_result_free(&m);
 	return ret;
 }
+
+const struct cli_command cli_merge_command = {
+	.name = "merge",
+	.fn = cli_merge,
+	.summary = "combine run documents into one run and its reports: ktb merge R1.json "
+		   "R2.json...",
+	.usage = merge_usage,
+	.options = merge_options,
+	.shortopts = "h",
+	.unlisted = merge_unlisted,
+};

@@ -1,6 +1,6 @@
-/* ktb run and ktb list. */
+/* ktb run: the scenarios selected (cli_select.c), booted and judged, and
+ * the reports written. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "cli_run.h"
 #include "cli.h"
 #include "cli_common.h"
+#include "cli_select.h"
 #include "backend_libvirt.h"
 #include "guard.h"
 #include "parallel.h"
@@ -27,15 +28,14 @@
 
 struct run_cli {
 	struct kernel_choice k;
-	const char *append, *junit, *json, *html, *kcidb, *artifacts;
-	const char *shard;  /* --shard K/N */
+	const char *append, *junit, *json, *html, *kcidb, *tap, *artifacts;
 	const char *run_id; /* --run-id ID */
-	bool tap, verbose, list;
+	bool verbose, list;
 	int jobs, repeat;
-	char **tags, **globs, **xtags; /* filters: -t TAG, -n GLOB, -x TAG (NULL-terminated) */
-	size_t ntags, nglobs, nxtags;
-	const char *backend; /* --backend: NULL (qemu), "qemu" or "libvirt" */
-	struct hosts hosts;  /* --connect URI[,slots=N] ... */
+	struct select_opts sel; /* -t, -n, -x, --shard */
+	FILE *term;		/* the terminal's lines: stdout, or stderr when a report is "-" */
+	const char *backend;	/* --backend: NULL (qemu), "qemu" or "libvirt" */
+	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
 };
 
@@ -43,13 +43,9 @@ static void run_usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: ktb run [options] SCENARIO.yaml|DIR...\n"
-	    "  -j N              scenarios at once, one worker process per VM\n"
-	    "  -t TAG            only scenarios with this tag (may be repeated)\n"
-	    "  -n GLOB           only scenarios whose name matches (may be repeated)\n"
-	    "  -x TAG            not the scenarios with this tag (may be repeated)\n"
-	    "  --list            print the scenarios that would run, and stop\n"
-	    "  --shard K/N       only the K-th of N balanced shares of the selection (CI jobs)\n"
+	    "usage: ktb run [options] [SCENARIO.yaml|DIR...]\n"
+	    "  -j N              scenarios at once, one worker process per VM\n" SELECT_USAGE
+	    "  --list            print the scenarios that would run (as ktb list), and stop\n"
 	    "  --run-id ID       the run's id (artifacts/ID/, the reports), the same in every\n"
 	    "                    shard's job (default: derived from the selection for --shard)\n"
 	    "  --repeat N        run each scenario N times; report pass rates, mark flaky ones\n"
@@ -58,11 +54,13 @@ static void run_usage(FILE *f)
 	    "  --modules DIR     modules for --kernel PATH (instead of a tree's)\n"
 	    "  --recipe R        image recipe (name in images/ or a path)\n"
 	    "  --append ARGS     kernel arguments added to every scenario's\n"
-	    "  --json F          whole-run results as JSON\n"
-	    "  --junit F         JUnit XML\n"
-	    "  --html F          one self-contained HTML page: results, steps, consoles\n"
-	    "  --kcidb F         the run in the KCIDB I/O schema (KernelCI's common database)\n"
-	    "  --tap             TAP on standard output instead of the table\n"
+	    "  --json FILE       whole-run results as JSON\n"
+	    "  --junit FILE      JUnit XML\n"
+	    "  --tap FILE        TAP\n"
+	    "  --html FILE       one self-contained HTML page: results, steps, consoles\n"
+	    "  --kcidb FILE      the run in the KCIDB I/O schema (KernelCI's common database)\n"
+	    "                    (a report's FILE - is standard output; the table then goes\n"
+	    "                    to standard error)\n"
 	    "  --artifacts DIR   where artifacts/<run>/<scenario>/ go (default: ./artifacts)\n"
 	    "  -v, --verbose     show every step, and the image builder's output\n"
 	    "  --backend B       qemu (default: QEMU runs here) or libvirt (a domain per VM)\n"
@@ -70,15 +68,10 @@ static void run_usage(FILE *f)
 	    "                    a libvirt host for --backend libvirt (may be repeated: a\n"
 	    "                    pool; N scenarios at once there, default 1; default\n"
 	    "                    qemu:///system)\n"
-	    "With no SCENARIO, runs the default library (%s).\n",
+	    "With no SCENARIO, runs the default library (%s).\n"
+	    "Exit: 0 passed, 1 a check failed, 2 bad input, 125 could not test, 130\n"
+	    "interrupted (docs/cli.md).\n",
 	    scenarios_default_dir());
-}
-
-static void push_word(char ***v, size_t *n, char *w)
-{
-	*v = xrealloc(*v, (*n + 2) * sizeof(char *));
-	(*v)[(*n)++] = w;
-	(*v)[*n] = NULL;
 }
 
 /* --connect means libvirt; libvirt without --connect means this machine's
@@ -126,29 +119,43 @@ static int run_backend_check(struct run_cli *c)
 	return 0;
 }
 
+enum { OPT_TAP = 'T' };
+
+static const struct option run_options[] = {
+	{ "kernel", required_argument, 0, 'k' },
+	{ "modules", required_argument, 0, 'm' },
+	{ "recipe", required_argument, 0, 'r' },
+	{ "append", required_argument, 0, 'a' },
+	{ "json", required_argument, 0, 'J' },
+	{ "junit", required_argument, 0, 'U' },
+	{ "tap", required_argument, 0, OPT_TAP },
+	{ "artifacts", required_argument, 0, 'A' },
+	{ "verbose", no_argument, 0, 'v' },
+	{ "help", no_argument, 0, 'h' },
+	{ "list", no_argument, 0, 'L' },
+	{ "repeat", required_argument, 0, 'R' },
+	{ "html", required_argument, 0, 'H' },
+	{ "backend", required_argument, 0, 'B' },
+	{ "connect", required_argument, 0, 'C' },
+	{ "kcidb", required_argument, 0, 'K' },
+	SELECT_LONGOPTS,
+	{ "run-id", required_argument, 0, 'I' },
+	{ 0, 0, 0, 0 },
+};
+#define RUN_SHORTOPTS "j:" SELECT_SHORTOPTS "vh"
+
+/* The reports c asks for, in the order they are written. */
+static void run_report_files(const struct run_cli *c, struct report_file files[5])
+{
+	files[0] = (struct report_file){ "--json", c->json, report_json };
+	files[1] = (struct report_file){ "--junit", c->junit, report_junit };
+	files[2] = (struct report_file){ "--tap", c->tap, report_tap };
+	files[3] = (struct report_file){ "--html", c->html, report_html };
+	files[4] = (struct report_file){ "--kcidb", c->kcidb, report_kcidb };
+}
+
 static int run_parse(int argc, char **argv, struct run_cli *c)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, 0, 'k' },
-		{ "modules", required_argument, 0, 'm' },
-		{ "recipe", required_argument, 0, 'r' },
-		{ "append", required_argument, 0, 'a' },
-		{ "json", required_argument, 0, 'J' },
-		{ "junit", required_argument, 0, 'U' },
-		{ "tap", no_argument, 0, 'T' },
-		{ "artifacts", required_argument, 0, 'A' },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },
-		{ "list", no_argument, 0, 'L' },
-		{ "repeat", required_argument, 0, 'R' },
-		{ "html", required_argument, 0, 'H' },
-		{ "backend", required_argument, 0, 'B' },
-		{ "connect", required_argument, 0, 'C' },
-		{ "kcidb", required_argument, 0, 'K' },
-		{ "shard", required_argument, 0, 'S' },
-		{ "run-id", required_argument, 0, 'I' },
-		{ 0, 0, 0, 0 },
-	};
 	int ch;
 
 	memset(c, 0, sizeof(*c));
@@ -156,8 +163,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	c->repeat = 1;
 	c->artifacts = "artifacts";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "j:t:n:x:vh", opts, NULL)) != -1) {
-		if (kernel_choice_option(&c->k, ch, optarg))
+	while ((ch = getopt_long(argc, argv, RUN_SHORTOPTS, run_options, NULL)) != -1) {
+		if (kernel_choice_option(&c->k, ch, optarg) || select_option(&c->sel, ch, optarg))
 			continue;
 		switch (ch) {
 		case 'j':
@@ -182,15 +189,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			}
 			break;
 		}
-		case 't':
-			push_word(&c->tags, &c->ntags, optarg);
-			break;
-		case 'n':
-			push_word(&c->globs, &c->nglobs, optarg);
-			break;
-		case 'x':
-			push_word(&c->xtags, &c->nxtags, optarg);
-			break;
 		case 'L':
 			c->list = true;
 			break;
@@ -213,9 +211,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case 'K':
 			c->kcidb = optarg;
 			break;
-		case 'S':
-			c->shard = optarg;
-			break;
 		case 'I': {
 			char why[200];
 
@@ -226,8 +221,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			c->run_id = optarg;
 			break;
 		}
-		case 'T':
-			c->tap = true;
+		case OPT_TAP:
+			c->tap = optarg;
 			break;
 		case 'A':
 			c->artifacts = optarg;
@@ -239,10 +234,20 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			run_usage(stdout);
 			exit(0);
 		default:
-			run_usage(stderr);
+			/* getopt said what; the bare --tap of old took no file */
+			if (optopt == OPT_TAP)
+				fprintf(stderr, "ktb run: --tap takes a file now: --tap FILE, or "
+						"--tap - for TAP on standard output\n");
+			cli_usage_hint();
 			return KTB_EXIT_USAGE;
 		}
 	}
+	struct report_file files[5];
+
+	run_report_files(c, files);
+	if (reports_check(files, 5))
+		return KTB_EXIT_USAGE;
+	c->term = reports_to_stdout(files, 5) ? stderr : stdout;
 	return run_backend_check(c);
 }
 
@@ -268,7 +273,7 @@ static void on_parallel_done(void *ctx, size_t idx)
 	struct parallel_print *pp = ctx;
 
 	pp->rr->count = idx + 1;
-	report_term_scenario(&pp->rr->scenarios[idx], pp->c->tap ? stderr : stdout, pp->c->verbose);
+	report_term_scenario(&pp->rr->scenarios[idx], pp->c->term, pp->c->verbose);
 }
 
 /* What runs, in order: each scenario, --repeat times over. */
@@ -312,7 +317,7 @@ static int run_sequential(const struct run_cli *c, const struct run_plan *plan,
 {
 	struct progress_ctx pc = { .total = plan->n };
 	struct run_opts lo = *opts, *o = &lo;
-	FILE *out = c->tap ? stderr : stdout;
+	FILE *out = c->term;
 
 	o->progress = on_progress;
 	o->progress_ctx = &pc;
@@ -411,107 +416,41 @@ out:
 
 static int run_reports(const struct run_cli *c, const struct run_result *rr)
 {
-	const struct report_file files[] = {
-		{ c->json, report_json },
-		{ c->junit, report_junit },
-		{ c->html, report_html },
-		{ c->kcidb, report_kcidb },
-	};
+	struct report_file files[5];
 
-	return reports_write(files, sizeof(files) / sizeof(files[0]), rr);
-}
-
-static bool wanted(const struct run_cli *c, const struct scenario *s)
-{
-	bool tag_ok = !c->ntags, name_ok = !c->nglobs;
-
-	for (size_t i = 0; i < c->ntags && !tag_ok; i++)
-		for (unsigned t = 0; t < s->tags_count; t++)
-			tag_ok |= !strcmp(c->tags[i], s->tags[t]);
-	for (size_t i = 0; i < c->nglobs && !name_ok; i++)
-		name_ok = !fnmatch(c->globs[i], s->name, 0);
-	for (size_t i = 0; i < c->nxtags && tag_ok; i++)
-		for (unsigned t = 0; t < s->tags_count; t++)
-			tag_ok &= strcmp(c->xtags[i], s->tags[t]) != 0;
-	return tag_ok && name_ok;
+	run_report_files(c, files);
+	return reports_write(files, 5, rr);
 }
 
 /* What the run is cut from, for its document (ktb merge checks shards by
- * it): the filters, --repeat, the kernel asked for, the selection, the
- * shard. */
-static void run_selection_make(const struct run_cli *c, const struct scenario_set *set,
-			       struct run_selection *sel)
+ * it): besides the selection, --repeat and the kernel asked for. */
+static void run_selection_start(const struct run_cli *c, struct run_selection *sel)
 {
-	unsigned k = 0, n = 0;
-	char why[200];
-
-	sel->tags = run_selection_words((const char *const *)c->tags, c->ntags);
-	sel->tags_count = c->ntags;
-	sel->exclude_tags = run_selection_words((const char *const *)c->xtags, c->nxtags);
-	sel->exclude_tags_count = c->nxtags;
-	sel->names = run_selection_words((const char *const *)c->globs, c->nglobs);
-	sel->names_count = c->nglobs;
 	sel->repeat = (unsigned)c->repeat;
 	sel->kernel = xstrdup(c->k.kernel);
 	sel->recipe = xstrdup(c->k.recipe);
-	scenarios_selection(set, sel);
-	if (c->shard && !shard_parse(c->shard, &k, &n, why, sizeof(why))) {
-		sel->shard_k = k;
-		sel->shard_n = n;
-	}
 }
 
-/* Keep what -t and -n select; nothing selected is bad input. */
-static int run_filter(const struct run_cli *c, struct scenario_set *set)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < set->count; i++) {
-		if (wanted(c, set->items[i]))
-			set->items[kept++] = set->items[i];
-		else
-			scenario_free(set->items[i]);
-	}
-	set->count = kept;
-	if (kept)
-		return 0;
-	fprintf(stderr, "ktb run: no scenario matches the -t/-n/-x filters\n");
-	return KTB_EXIT_USAGE;
-}
-
-static void run_list(const struct scenario_set *set)
-{
-	for (size_t i = 0; i < set->count; i++)
-		printf("%s\t%s\n", set->items[i]->name, set->items[i]->file);
-}
-
-int cli_run(int argc, char **argv)
+static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
-	struct scenario_set set;
+	struct scenario_set set = { 0 };
 	struct image img = { 0 };
 	struct run_result rr = { 0 };
-	char *def[] = { (char *)scenarios_default_dir() };
 	int ret = run_parse(argc, argv, &c);
 	int64_t t0 = now_ms();
 
 	if (ret)
-		goto out_args;
-	/* libvirt runs its own virtiofsd, maybe on another host: not ours to ask */
-	if (!c.backend || strcmp(c.backend, "libvirt"))
+		goto out;
+	/* listing probes nothing; libvirt runs its own virtiofsd, maybe on
+	 * another host: not ours to ask */
+	if (!c.list && (!c.backend || strcmp(c.backend, "libvirt")))
 		shares_preflight_enable();
-	ret = optind < argc ? scenarios_load_all(argv + optind, argc - optind, &set)
-			    : scenarios_load_all(def, 1, &set);
-	if (ret)
-		goto out_args;
-	ret = run_filter(&c, &set);
-	if (!ret)
-		run_selection_make(&c, &set, &rr.sel);
-	if (!ret && c.shard)
-		ret = scenarios_shard(&set, "run", c.shard);
+	run_selection_start(&c, &rr.sel);
+	ret = select_scenarios(&c.sel, argv + optind, argc - optind, &set, &rr.sel);
 	if (ret || c.list) {
 		if (!ret)
-			run_list(&set);
+			select_print(&set, stdout);
 		goto out;
 	}
 	shares_notes_print(&set, stderr);
@@ -522,17 +461,14 @@ int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (ret)
 		goto out;
-	rr.run_id = c.run_id  ? xstrdup(c.run_id)
-		    : c.shard ? shard_run_id(&rr.sel)
-			      : runner_new_run_id();
+	rr.run_id = c.run_id	  ? xstrdup(c.run_id)
+		    : c.sel.shard ? shard_run_id(&rr.sel)
+				  : runner_new_run_id();
 	rr.started_unix_ms = (int64_t)time(NULL) * 1000;
 	ret = set.count ? run_all(&c, &set, &img, &rr) : 0;
 	rr.interrupted = proc_interrupted();
 	rr.duration_ms = now_ms() - t0;
-	if (c.tap)
-		report_tap(&rr, stdout);
-	else
-		report_term_summary(&rr, stdout);
+	report_term_summary(&rr, c.term);
 	if (!ret)
 		ret = run_result_exit_code(&rr);
 	/* a report CI cannot read is a run it cannot judge, unless it failed anyway */
@@ -543,10 +479,16 @@ out:
 	guard_finish();
 	image_free(&img);
 	scenarios_free(&set);
-out_args:
-	free(c.tags);
-	free(c.xtags);
-	free(c.globs);
+	select_opts_free(&c.sel);
 	hosts_free(&c.hosts);
 	return ret;
 }
+
+const struct cli_command cli_run_command = {
+	.name = "run",
+	.fn = cli_run,
+	.summary = "run scenarios: ktb run [options] [SCENARIO|DIR...]",
+	.usage = run_usage,
+	.options = run_options,
+	.shortopts = RUN_SHORTOPTS,
+};

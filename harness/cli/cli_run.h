@@ -1,8 +1,10 @@
-/* ktb run: scenarios booted and judged, reports written. argv[0] is
- * "run"; returns the exit code of docs/cli.md. */
+/* ktb run: scenarios selected, booted and judged, reports written; the
+ * exit code of docs/cli.md. */
 #ifndef KTB_CLI_RUN_H
 #define KTB_CLI_RUN_H
 
-int cli_run(int argc, char **argv);
+#include "cli.h"
+
+extern const struct cli_command cli_run_command;
 
 #endif

@@ -13,21 +13,21 @@
 mkdir -p "$work/photos"
 ktb_run run --artifacts "$(artifacts)" --kernel "$work/photos" "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 2
-expect_out "^ktb: --kernel $work/photos: a folder, but not a kernel build tree"
+expect_out "^ktb run: --kernel $work/photos: a folder, but not a kernel build tree"
 
 # a tree not built yet, in each command that takes --kernel
 mkdir -p "$work/unbuilt"
 echo "# a kernel tree's top Makefile" >"$work/unbuilt/Makefile"
-msg="^ktb: --kernel $work/unbuilt: no arch/x86/boot/bzImage in $work/unbuilt; build it with \`make bzImage\` \(and \`make modules\` for =m options\)"
+msg="--kernel $work/unbuilt: no arch/x86/boot/bzImage in $work/unbuilt; build it with \`make bzImage\` \(and \`make modules\` for =m options\)"
 ktb_run run --artifacts "$(artifacts)" --kernel "$work/unbuilt" "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 2
-expect_out "$msg"
+expect_out "^ktb run: $msg"
 ktb_run boot --kernel "$work/unbuilt"
 expect_rc 2
-expect_out "$msg"
+expect_out "^ktb boot: $msg"
 ktb_run image build --kernel "$work/unbuilt"
 expect_rc 2
-expect_out "$msg"
+expect_out "^ktb image: $msg"
 
 debian_parts
 
@@ -37,7 +37,7 @@ fake_tree "$tree" with
 echo "drivers/net/notbuilt.ko" >>"$tree/modules.order"
 ktb_run image build --kernel "$tree"
 expect_rc 2
-expect_out "^ktb: --kernel $tree: modules.order names drivers/net/notbuilt.ko, which is not built"
+expect_out "^ktb image: --kernel $tree: modules.order names drivers/net/notbuilt.ko, which is not built"
 # --modules wins over the tree's own: they are not looked at
 ktb_run image build --kernel "$tree" --modules "$work/unpack/lib/modules"
 expect_rc 0

@@ -69,7 +69,7 @@ doc "$work/c.json" 2026-12-04T10:00:20Z false "$(scn delta pass)"
 doc "$work/i.json" 2026-12-04T10:00:20Z true "$(scn eps skip)"
 doc "$work/e.json" 2026-12-04T10:00:20Z false "$(scn zeta error)"
 
-ktb_run merge "$work/a.json" "$work/b.json" --out "$work/m.json" --junit "$work/m.xml" \
+ktb_run merge "$work/a.json" "$work/b.json" --json "$work/m.json" --junit "$work/m.xml" \
 	--tap "$work/m.tap" --html "$work/m.html" --kcidb "$work/m-kcidb.json"
 expect_rc 1
 expect_out 'summary: 2 passed, 1 failed'
@@ -84,7 +84,7 @@ grep -q '"path": "ktestbed.beta.run_true.s.c"' "$work/m-kcidb.json" ||
 	fail "KCIDB has no subtest path below beta's step"
 grep -q '"status": "FAIL"' "$work/m-kcidb.json" || fail "KCIDB has no FAIL"
 # the merged run's document merges again
-ktb_run merge "$work/m.json" "$work/c.json" --out "$work/m2.json"
+ktb_run merge "$work/m.json" "$work/c.json" --json "$work/m2.json"
 expect_rc 1
 grep -q '"total": 4' "$work/m2.json" || fail "a merged document does not merge again"
 ktb_run merge "$work/b.json" "$work/c.json"
@@ -100,17 +100,17 @@ sed 's/"schema_version": 2/"schema_version": 1/' "$work/c.json" >"$work/v1.json"
 printf '%s\n' "$(scn lone pass)" >"$work/result.json"
 echo old >"$work/keep.xml"
 for bad in broken v1 result missing; do
-	ktb_run merge "$work/b.json" "$work/$bad.json" --out "$work/no.json" --junit "$work/keep.xml"
+	ktb_run merge "$work/b.json" "$work/$bad.json" --json "$work/no.json" --junit "$work/keep.xml"
 	expect_rc 2
 	expect_out "ktb merge: $work/$bad.json: "
-	[ ! -e "$work/no.json" ] || fail "merge of $bad.json wrote --out"
+	[ ! -e "$work/no.json" ] || fail "merge of $bad.json wrote --json"
 	[ "$(cat "$work/keep.xml")" = old ] || fail "merge of $bad.json replaced --junit"
 done
 ktb_run merge "$work/b.json" "$work/v1.json"
 expect_out 'schema version 1; this ktb reads version 2'
 ktb_run merge "$work/b.json" "$work/result.json"
 expect_out "a scenario's result.json"
-ktb_run merge "$work/a.json" "$work/a.json" --out "$work/no.json"
+ktb_run merge "$work/a.json" "$work/a.json" --json "$work/no.json"
 expect_rc 2
 expect_out 'scenario alpha is in an earlier input too'
 ktb_run merge
@@ -172,7 +172,7 @@ shard "$work/k4.json" 4 ci-7 "$S" "$(scn delta pass 6.1.0-47-amd64)"
 shard "$work/r4.json" 4 ci-8 "$S" "$(scn delta pass)"
 # all four, in any order: one whole run, in shard order, with the shards' id
 ktb_run merge "$work/s4.json" "$work/s2.json" "$work/s1.json" "$work/s3.json" \
-	--out "$work/whole.json" --junit "$work/whole.xml"
+	--json "$work/whole.json" --junit "$work/whole.xml"
 expect_rc 0
 expect_out 'summary: 4 passed, 0 failed'
 jq -e '.run_id == "ci-7" and .shard == null and .selection.hash == "'"$h1"'" and
@@ -205,9 +205,9 @@ check_refused "^ktb merge: $work/r4.json: shard 4 of 4 of run ci-8, but $work/s1
 check_refused "^ktb merge: $work/b.json: a whole run \\(no --shard\\), but $work/s1.json is shard 1 of 4" \
 	"$work/s1.json" "$work/s2.json" "$work/s3.json" "$work/s4.json" "$work/b.json"
 # a report that cannot be written: 125, and no other report is written either
-ktb_run merge "$work/b.json" --out "$work/no.json" --junit "$work/no-such-dir/j.xml"
+ktb_run merge "$work/b.json" --json "$work/no.json" --junit "$work/no-such-dir/j.xml"
 expect_rc 125
-expect_out "cannot write $work/no-such-dir/j.xml"
-[ ! -e "$work/no.json" ] || fail "--out was written though --junit could not be"
+expect_out "^ktb merge: cannot write --junit $work/no-such-dir/j.xml"
+[ ! -e "$work/no.json" ] || fail "--json was written though --junit could not be"
 ls "$work"/*.tmp-* >/dev/null 2>&1 && fail "a temporary report file was left behind"
 exit 0
