@@ -110,8 +110,8 @@ KINDS = ("yaml", "file", "options", "cmdline", "result", "numbers", "links")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)(.*)$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 TOPKEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(\s|$)")
-LOADER_MSG = re.compile(r"^ktb: (.+?):(\d+):(\d+): (.*)$")
-LOADER_MSG_NOPOS = re.compile(r"^ktb: (.+?): (.*)$")
+LOADER_MSG = re.compile(r"^ktb(?: [a-z]+)?: (.+?):(\d+):(\d+): (.*)$")
+LOADER_MSG_NOPOS = re.compile(r"^ktb(?: [a-z]+)?: (.+?): (.*)$")
 STEP_WITHOUT_ACTION = {"name", "timeout", "expect"}  # keys that are no action
 INFO_WORDS = ("base=", "file=", "mkdir=", "not-a-scenario")
 
@@ -147,7 +147,8 @@ class Page:
             if m and not m.group(4).count(m.group(2)[0] * 3):
                 indent, fence = len(m.group(1)), m.group(2)
                 j = i + 1
-                close = re.compile(r"^\s*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+                close = re.compile(r"^\s*" + re.escape(fence[0]) + "{" + str(len(fence)) +
+                                   r",}\s*$")
                 while j < n and not close.match(self.lines[j]):
                     j += 1
                 body = [dedent_by(ln, indent) for ln in self.lines[i + 1:j]]
@@ -625,12 +626,17 @@ class Lint:
             return f"{where} (line {line} of {base} as the block completes it)"
 
         msgs = [ln for ln in (out + err).split("\n") if ln.strip()]
-        if rc == 0 and any(path in ln for ln in msgs):
+        try:  # the scenario's name: its name: key, else the file's
+            sname = (yaml.safe_load("\n".join(gen)) or {}).get("name") or name
+        except (yaml.YAMLError, AttributeError):
+            sname = name
+        listed = [ln for ln in out.split("\n") if path in ln or ln.split()[:1] == [str(sname)]]
+        if rc == 0 and listed:
             st["loaded"] += 1
             return
         if rc == 0:
-            self.find("yaml", where, f"ktb run --list exited 0 but did not list the example: "
-                      f"{one_line(out + err)}")
+            self.find("yaml", where, f"ktb run --list exited 0 but did not list the example "
+                      f"({sname}): {one_line(out + err)}")
             return
         said = False
         for ln in msgs:
@@ -941,7 +947,8 @@ class Lint:
             rc, out, err = self.run_ktb(["list"])
             if rc != 0:
                 raise RuntimeError(f"ktb list exited {rc}: {one_line(err)}")
-            library = len([ln for ln in out.split("\n") if re.match(r"^[a-z0-9][a-z0-9._-]*\s", ln)])
+            library = len([ln for ln in out.split("\n")
+                           if re.match(r"^[a-z0-9][a-z0-9._-]*\s", ln)])
             counts = {}
             for minimal in (False, True):
                 rc, out, err = self.run_ktb(["kconfig"] + (["--minimal"] if minimal else []))
@@ -963,8 +970,8 @@ class Lint:
                 if i in page.in_code:
                     continue
                 ln = re.sub(r"(`+)[^`]*?\1", lambda m: " " * len(m.group(0)), ln)  # code spans
-                for m in re.finditer(r"\b(\d+) (?:of|/) ?(\d+) scenarios\b|\b(\d+)/(\d+) scenarios\b",
-                                     ln):
+                for m in re.finditer(r"\b(\d+) (?:of|/) ?(\d+) scenarios\b|"
+                                     r"\b(\d+)/(\d+) scenarios\b", ln):
                     self.figure(page, i, int(m.group(2) or m.group(4)), library,
                                 "scenarios in the library (ktb list)", m.group(0))
                 for m in re.finditer(r"\b(\d+) (?:library )?scenarios\b(?!/)", ln):
@@ -973,7 +980,7 @@ class Lint:
                     self.figure(page, i, int(m.group(1)), library,
                                 "scenarios in the library (ktb list)", m.group(0))
                 for m in re.finditer(r"\b(\d+) (?:kernel |config )?options\b", ln):
-                    s, e = sentence(page, i, m.start())
+                    s, _ = sentence(page, i, m.start())
                     if "kconfig" not in s:
                         continue
                     minimal = "minimal" in s
@@ -1054,8 +1061,8 @@ class Lint:
                 if i in page.in_code:
                     continue
                 spans = [(m.start(), m.end()) for m in re.finditer(r"(`+)[^`]*?\1", ln)]
-                for m in re.finditer(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)",
-                                     ln):
+                for m in re.finditer(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]"
+                                     r"\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", ln):
                     if any(a <= m.start() < e for a, e in spans):
                         continue
                     target = m.group(1)
@@ -1082,7 +1089,8 @@ class Lint:
                         if anchor not in slugs[dest]:
                             near = sorted(s for s in slugs[dest] if anchor[:6] in s)[:3]
                             self.find("links", where, f"{target}: {dest} has no heading "
-                                      f"#{anchor}" + (f" (near: {', '.join(near)})" if near else ""))
+                                      f"#{anchor}" +
+                                      (f" (near: {', '.join(near)})" if near else ""))
 
     # ---- report ----
 
