@@ -1045,6 +1045,12 @@ class Lint:
 
     def check_links(self):
         st = self.stats["links"]
+        self.links()
+        if not st["links"]:
+            self.find("links", "docs", "no relative link found: nothing was checked")
+
+    def links(self):
+        st = self.stats["links"]
         slugs = {}
         for rel, page in self.pages.items():
             seen, out = collections.Counter(), set()
