@@ -1212,6 +1212,55 @@ static int qmp_check_ends(struct load_ctx *c, const char *f, const char *cmd, co
 		    cmd, i + 1);
 }
 
+/* Is st a qmp step that sends cmd (by name or as a JSON command)? */
+static bool qmp_sends(const struct step *st, const char *cmd)
+{
+	json_t *j;
+	bool is;
+
+	if (st->kind != STEP_QMP || !st->qmp)
+		return false;
+	if (st->qmp[0] != '{')
+		return !strcmp(st->qmp, cmd);
+	j = json_loads(st->qmp, 0, NULL);
+	is = j && json_string_value(json_object_get(j, "execute")) &&
+	     !strcmp(json_string_value(json_object_get(j, "execute")), cmd);
+	json_decref(j);
+	return is;
+}
+
+/* A step the guest must carry out (its agent, its console, its kernel)
+ * cannot run while QMP stop holds the vCPUs: the step after an earlier
+ * stop that no cont undid would only time out. The host's own steps
+ * (qmp, measure, screen, hybrid_stats, a plain wait) still run. */
+static int step_check_paused(struct load_ctx *c, const struct step *st, const char *path)
+{
+	static const unsigned guest = 1u << STEP_RUN | 1u << STEP_SUSPEND | 1u << STEP_FAIL_PATH |
+				      1u << STEP_RESTORE_PATH | 1u << STEP_BALLOON |
+				      1u << STEP_KTAP;
+	int stop = -1;
+	char f[64];
+
+	if (!(guest & 1u << st->kind) && !(st->kind == STEP_WAIT && st->wait_for))
+		return 0;
+	for (const struct step *p = c->s->steps; p < st; p++)
+		if (qmp_sends(p, "stop"))
+			stop = (int)(p - c->s->steps);
+		else if (qmp_sends(p, "cont") || p->kind == STEP_POWER_LOSS ||
+			 (p->kind == STEP_SUSPEND && p->sleep_state == SLEEP_STATE_S4 &&
+			  !p->pm_test))
+			stop = -1;
+	if (stop < 0)
+		return 0;
+	snprintf(f, sizeof(f), "%s.%s", path,
+		 st->kind == STEP_WAIT ? "for" : step_kinds[st->kind].keyword);
+	return fail(c, f,
+		    "steps[%d] paused the VM (qmp: stop) and no qmp: cont resumed it: the guest "
+		    "cannot carry out this step, which would only time out; give a qmp: cont "
+		    "before it",
+		    stop);
+}
+
 /* 0, or the step refused: cmd may touch the host (human-monitor-command
  * only for "info ..."). */
 static int qmp_check_host(struct load_ctx *c, const char *f, const char *cmd, json_t *args)
@@ -2351,6 +2400,8 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 		ret = step_check_timeout(c, st, path);
 	if (!ret)
 		ret = step_check_fits(c, st, path);
+	if (!ret)
+		ret = step_check_paused(c, st, path);
 	if (!ret)
 		ret = expect_load(c, st, row, path);
 	if (!ret)

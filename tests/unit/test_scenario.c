@@ -774,6 +774,15 @@ static const struct buf_case known_cases[] = {
 	{ "steps:\n  - qmp: '{\"execute\": \"system_reset\"}'\n  - run: x\n", 0, 2, 10,
 	  "steps[0].qmp", "system_reset ends QEMU" },
 	{ "steps:\n  - run: x\n  - qmp: quit\n", 0, 0, 0, NULL, NULL },
+	/* nor can the guest do anything while QMP stop holds it */
+	{ "steps:\n  - qmp: stop\n  - wait: 1s\n  - run: x\n", 0, 4, 10, "steps[2].run",
+	  "steps[0] paused the VM (qmp: stop) and no qmp: cont resumed it: the guest cannot "
+	  "carry out this step" },
+	{ "steps:\n  - qmp: '{\"execute\": \"stop\"}'\n  - {wait: 5s, for: x}\n", 0, 3, 21,
+	  "steps[1].for", "steps[0] paused the VM" },
+	{ "machine: {display: vga}\nsteps:\n  - qmp: stop\n  - {screen: a, expect: {json: "
+	  "{width: 1}}}\n  - {measure: qemu_rss}\n  - wait: 1s\n  - qmp: cont\n  - run: x\n",
+	  0, 0, 0, NULL, NULL },
 	/* sizes are whole numbers: the fraction in a unit below */
 	{ "machine: {memory: 1.5G}\nsteps: [{run: x}]\n", 0, 1, 19, "machine.memory",
 	  "\"1.5G\" is not a size: a size is a whole number of its unit; write 1536M" },
@@ -819,6 +828,10 @@ static const struct buf_case syntax_cases[] = {
 	{ "steps:\n  - run: \"abc\n", 0, 3, 1, "",
 	  "the quote opened on line 2, column 10, is never closed" },
 	{ "steps:\n  - {run: echo a: b}\n", 0, 2, 17, "", "quote a value that holds \": \"" },
+	{ "tags: [a, b\nsteps: [{run: x}]\n", 0, 2, 6, "",
+	  "in the flow list [...] begun on line 1, quote a value" },
+	{ "steps:\n  - run: x\n    expect\n      exit: 1\n", 0, 4, 11, "",
+	  "line 3 holds a key without \": \" after it; write key: value" },
 	{ "steps:\n  - run: echo a: b\n", 0, 2, 16, "",
 	  "(the parse stops here: the rest of the file is checked once this is fixed)" },
 	{ "- run: x\n- wait: 1s\n", 0, 1, 1, "",
