@@ -136,16 +136,51 @@ int hw_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* "1.5G": a size with a fraction. The same size in the largest unit it is
+ * a whole number of (1536M) into buf; false when s is no such thing or the
+ * size is no whole number of bytes. */
+static bool size_fraction(const char *s, char *buf, size_t len)
+{
+	uint64_t mant = 0, scale = 1, bytes;
+	unsigned shift, digits = 0;
+	const char *p = s;
+	bool dot = false;
+
+	for (; *p && (isdigit((unsigned char)*p) || (*p == '.' && !dot)); p++) {
+		if (*p == '.') {
+			dot = true;
+			continue;
+		}
+		if (++digits > 15)
+			return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+		scale *= dot ? 10 : 1;
+	}
+	if (!dot || !digits || size_shift(p, &shift) < 0 || !mant || mant > (HW_SIZE_MAX >> shift))
+		return false;
+	bytes = mant << shift;
+	if (bytes % scale)
+		return false;
+	hw_size_str(bytes / scale, buf, len);
+	return true;
+}
+
 int hw_size_field(const char *s, uint64_t *out, const char *field, struct hw_error *err)
 {
 	int ret = hw_parse_size(s, out);
+	char whole[32];
 
 	if (ret == -ERANGE)
 		return hw_fail(err, field, "\"%s\" is larger than the 16T limit", s);
+	if (ret < 0 && s && size_fraction(s, whole, sizeof(whole)))
+		return hw_fail(err, field,
+			       "\"%s\" is not a size: a size is a whole number of its unit; "
+			       "write %s",
+			       s, whole);
 	if (ret < 0)
 		return hw_fail(err, field,
-			       "\"%s\" is not a size; write a positive number with an optional "
-			       "binary unit K, M, G or T, e.g. 256M",
+			       "\"%s\" is not a size; write a positive whole number with an "
+			       "optional binary unit K, M, G or T, e.g. 256M",
 			       s ? s : "");
 	return 0;
 }

@@ -109,11 +109,9 @@ int scenarios_load_all(char **paths, int np, struct scenario_set *set)
 	for (size_t i = 0; !bad && i < n; i++) {
 		struct scenario_error err;
 		struct scenario *s = NULL;
-		char msg[2048];
 
 		if (scenario_load(files[i], &s, &err)) {
-			scenario_error_format(&err, msg, sizeof(msg));
-			fprintf(stderr, "ktb: %s\n", msg);
+			scenario_error_print(stderr, "ktb: ", &err);
 			bad = 1;
 			continue;
 		}

@@ -290,6 +290,7 @@ struct load_ctx {
 	const char *path;
 	const struct scenario *s; /* for checks that look across sections */
 	struct scenario_error *err;
+	bool machine_ok; /* machine_load passed: its derived values are filled */
 	yaml_document_t doc;
 	char log[CY_LOG_LINES][256];
 	unsigned log_n;
@@ -407,15 +408,13 @@ static yaml_node_t *doc_get(struct load_ctx *c, const char *path)
 
 /* ---- errors ---- */
 
+/* Every error is added to the load's list: the loader goes on where it
+ * can (the next key, the next step) and reports them all. */
 static void err_vset(struct load_ctx *c, const yaml_node_t *at, const char *field, const char *fmt,
 		     va_list ap)
 {
-	struct scenario_error *e = c->err;
-
-	e->line = at ? (int)at->start_mark.line + 1 : 0;
-	e->col = at ? (int)at->start_mark.column + 1 : 0;
-	snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	scenario_error_vadd(c->err, at ? (int)at->start_mark.line + 1 : 0,
+			    at ? (int)at->start_mark.column + 1 : 0, field, fmt, ap);
 }
 
 /* Report at node at (NULL: no location). Returns -EINVAL. */
@@ -448,13 +447,23 @@ static int fail(struct load_ctx *c, const char *field, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Report at line:col (1-based; 0 for none) of the file, no node at hand. */
+static int fail_pos(struct load_ctx *c, int line, int col, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail_pos(struct load_ctx *c, int line, int col, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	scenario_error_vadd(c->err, line, col, field, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* Report at the file's first line: what is wrong is the file as a whole. */
 static int fail_line1(struct load_ctx *c, const char *msg)
 {
-	c->err->line = 1;
-	c->err->col = 1;
-	snprintf(c->err->msg, sizeof(c->err->msg), "%s", msg);
-	return -EINVAL;
+	return fail_pos(c, 1, 1, "", "%s", msg);
 }
 
 /* ---- libcyaml's complaints, turned into file:line:col: field: message ---- */
@@ -604,8 +613,20 @@ static const char *const type_wants[CYAML__TYPE_COUNT] = {
 	[CYAML_INT] = "a whole number", [CYAML_UINT] = "a whole number (0 or more)",
 	[CYAML_BOOL] = "true or false", [CYAML_FLOAT] = "a number",
 	[CYAML_STRING] = "a string",	[CYAML_MAPPING] = "a mapping",
-	[CYAML_SEQUENCE] = "a list",	[CYAML_FLAGS] = "a list such as [s3, s4]",
+	[CYAML_SEQUENCE] = "a list",	[CYAML_FLAGS] = "a list",
 };
+
+/* What a value of schema v should be, for "expected ..., got ...": a list
+ * of flags shows its first two names ([s3, s4], [cpus, memory]). */
+static const char *type_want(const cyaml_schema_value_t *v, char *buf, size_t len)
+{
+	if (v->type == CYAML_FLAGS && v->enumeration.count >= 2) {
+		snprintf(buf, len, "a list such as [%s, %s]", v->enumeration.strings[0].str,
+			 v->enumeration.strings[1].str);
+		return buf;
+	}
+	return type_wants[v->type];
+}
 
 static int cy_bad_value(struct load_ctx *c, struct cy_path *p)
 {
@@ -630,7 +651,7 @@ static int cy_bad_value(struct load_ctx *c, struct cy_path *p)
 			       opts);
 	}
 	if (type_wants[v->type])
-		return fail(c, p->str, "expected %s, got %s", type_wants[v->type],
+		return fail(c, p->str, "expected %s, got %s", type_want(v, opts, sizeof(opts)),
 			    node_desc(n, buf, sizeof(buf)));
 	return fail(c, p->str, "%s", cy_message(c));
 }
@@ -651,6 +672,128 @@ static int cy_error(struct load_ctx *c, cyaml_err_t e)
 	if (sscanf(msg, "Mapping field already seen: %63s", key) == 1)
 		return cy_duplicate_key(c, &p, key);
 	return cy_bad_value(c, &p);
+}
+
+/* ---- the schema, checked on the document first ---- */
+
+/* libcyaml stops at the first key or value it cannot take. The document is
+ * walked against the same schema first, so that every unknown or missing
+ * key, every value of the wrong shape and every name not in its list is
+ * reported, each where it is; libcyaml then reads a document the walk
+ * found nothing wrong with (what only it checks, a number that does not
+ * fit, still ends the load at the first). The messages are cy_error's. */
+
+static bool enum_has(const cyaml_schema_value_t *v, const yaml_node_t *n)
+{
+	for (uint32_t i = 0; n && n->type == YAML_SCALAR_NODE && i < v->enumeration.count; i++)
+		if (scalar_is(n, v->enumeration.strings[i].str,
+			      strlen(v->enumeration.strings[i].str)))
+			return true;
+	return false;
+}
+
+static void schema_walk(struct load_ctx *c, const cyaml_schema_value_t *v, yaml_node_t *n,
+			const char *path);
+
+/* The root is a list: most likely the steps without their key. */
+static void schema_root_list(struct load_ctx *c, yaml_node_t *n)
+{
+	fail_at(c, n, "",
+		"expected a mapping, got a list; a scenario is a mapping of keys (name, "
+		"machine, steps, ...): if this list is the steps, write steps: on a line "
+		"above it and indent the list under it");
+}
+
+static void schema_walk_mapping(struct load_ctx *c, const cyaml_schema_value_t *v, yaml_node_t *n,
+				const char *path)
+{
+	char sub[160], keys[320];
+
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = doc_node(c, p->key);
+		const char *key =
+		    k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
+		const cyaml_schema_value_t *fv = key ? schema_field(v, key) : NULL;
+
+		if (!key)
+			continue; /* scenario_limits.c refuses such keys first */
+		if (!fv) {
+			join_keys(v, keys, sizeof(keys));
+			fail_at(c, k, path, "unknown key \"%s\" (expected one of: %s)", key, keys);
+			continue;
+		}
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", key);
+		schema_walk(c, fv, doc_node(c, p->value), sub);
+	}
+	for (const cyaml_schema_field_t *f = v->mapping.fields; f->key; f++)
+		if (!(f->value.flags & CYAML_FLAG_OPTIONAL) &&
+		    !doc_pair(c, n, f->key, strlen(f->key)))
+			fail_at(c, n, path, "missing required key \"%s\"", f->key);
+}
+
+static void schema_walk(struct load_ctx *c, const cyaml_schema_value_t *v, yaml_node_t *n,
+			const char *path)
+{
+	char buf[80], opts[160], sub[160];
+	bool scalar = n && n->type == YAML_SCALAR_NODE;
+	yaml_node_t *e;
+
+	if (!n || !v)
+		return;
+	switch (v->type) {
+	case CYAML_MAPPING:
+		if (n->type == YAML_MAPPING_NODE)
+			schema_walk_mapping(c, v, n, path);
+		else if (!*path && n->type == YAML_SEQUENCE_NODE)
+			schema_root_list(c, n);
+		else
+			fail_at(c, n, path, "expected a mapping, got %s",
+				node_desc(n, buf, sizeof(buf)));
+		return;
+	case CYAML_SEQUENCE:
+	case CYAML_SEQUENCE_FIXED:
+		if (n->type != YAML_SEQUENCE_NODE) {
+			fail_at(c, n, path, "expected a list, got %s",
+				node_desc(n, buf, sizeof(buf)));
+			return;
+		}
+		for (unsigned long i = 0; (e = doc_item(c, n, i)); i++) {
+			snprintf(sub, sizeof(sub), "%s[%lu]", path, i);
+			schema_walk(c, v->sequence.entry, e, sub);
+		}
+		return;
+	case CYAML_ENUM:
+		if (enum_has(v, n))
+			return;
+		join_strings(v, opts, sizeof(opts));
+		fail_at(c, n, path, scalar ? "%s is not one of %s" : "got %s; expected one of %s",
+			node_desc(n, buf, sizeof(buf)), opts);
+		return;
+	case CYAML_FLAGS:
+		if (n->type != YAML_SEQUENCE_NODE) {
+			fail_at(c, n, path, "expected %s, got %s", type_want(v, opts, sizeof(opts)),
+				node_desc(n, buf, sizeof(buf)));
+			return;
+		}
+		join_strings(v, opts, sizeof(opts));
+		for (unsigned long i = 0; (e = doc_item(c, n, i)); i++)
+			if (!enum_has(v, e))
+				fail_at(c, e, path, "%s is not one of %s",
+					node_desc(e, buf, sizeof(buf)), opts);
+		return;
+	case CYAML_INT:
+	case CYAML_UINT:
+	case CYAML_BOOL:
+	case CYAML_FLOAT:
+	case CYAML_STRING:
+		if (!scalar)
+			fail_at(c, n, path, "expected %s, got %s", type_wants[v->type],
+				node_desc(n, buf, sizeof(buf)));
+		return;
+	default:
+		return;
+	}
 }
 
 /* ---- YAML to JSON, for qmp arguments and expect.json ---- */
@@ -1051,6 +1194,73 @@ static const char *const qmp_host_commands[] = {
 	"xen-save-devices-state",
 };
 
+/* quit ends QEMU, and so does system_reset: QEMU runs with -no-reboot
+ * (hw/argv.c), which turns a reset into an exit. A step after either
+ * cannot run. */
+static int qmp_check_ends(struct load_ctx *c, const char *f, const char *cmd, const struct step *st)
+{
+	size_t i = (size_t)(st - c->s->steps);
+
+	if (strcmp(cmd, "quit") && strcmp(cmd, "system_reset"))
+		return 0;
+	if (i + 1 >= c->s->steps_count)
+		return 0;
+	return fail(c, f,
+		    "%s ends QEMU (it runs with -no-reboot, so a reset ends it too): "
+		    "steps[%zu] and the steps after it could not run; end the scenario with "
+		    "it, or drop it",
+		    cmd, i + 1);
+}
+
+/* Is st a qmp step that sends cmd (by name or as a JSON command)? */
+static bool qmp_sends(const struct step *st, const char *cmd)
+{
+	json_t *j;
+	bool is;
+
+	if (st->kind != STEP_QMP || !st->qmp)
+		return false;
+	if (st->qmp[0] != '{')
+		return !strcmp(st->qmp, cmd);
+	j = json_loads(st->qmp, 0, NULL);
+	is = j && json_string_value(json_object_get(j, "execute")) &&
+	     !strcmp(json_string_value(json_object_get(j, "execute")), cmd);
+	json_decref(j);
+	return is;
+}
+
+/* A step the guest must carry out (its agent, its console, its kernel)
+ * cannot run while QMP stop holds the vCPUs: the step after an earlier
+ * stop that no cont undid would only time out. The host's own steps
+ * (qmp, measure, screen, hybrid_stats, a plain wait) still run. */
+static int step_check_paused(struct load_ctx *c, const struct step *st, const char *path)
+{
+	static const unsigned guest = 1u << STEP_RUN | 1u << STEP_SUSPEND | 1u << STEP_FAIL_PATH |
+				      1u << STEP_RESTORE_PATH | 1u << STEP_BALLOON |
+				      1u << STEP_KTAP;
+	int stop = -1;
+	char f[64];
+
+	if (!(guest & 1u << st->kind) && !(st->kind == STEP_WAIT && st->wait_for))
+		return 0;
+	for (const struct step *p = c->s->steps; p < st; p++)
+		if (qmp_sends(p, "stop"))
+			stop = (int)(p - c->s->steps);
+		else if (qmp_sends(p, "cont") || p->kind == STEP_POWER_LOSS ||
+			 (p->kind == STEP_SUSPEND && p->sleep_state == SLEEP_STATE_S4 &&
+			  !p->pm_test))
+			stop = -1;
+	if (stop < 0)
+		return 0;
+	snprintf(f, sizeof(f), "%s.%s", path,
+		 st->kind == STEP_WAIT ? "for" : step_kinds[st->kind].keyword);
+	return fail(c, f,
+		    "steps[%d] paused the VM (qmp: stop) and no qmp: cont resumed it: the guest "
+		    "cannot carry out this step, which would only time out; give a qmp: cont "
+		    "before it",
+		    stop);
+}
+
 /* 0, or the step refused: cmd may touch the host (human-monitor-command
  * only for "info ..."). */
 static int qmp_check_host(struct load_ctx *c, const char *f, const char *cmd, json_t *args)
@@ -1088,6 +1298,8 @@ static int step_check_qmp_json(struct load_ctx *c, struct step *st, const char *
 	else
 		ret = qmp_check_host(c, f, json_string_value(json_object_get(j, "execute")),
 				     json_object_get(j, "arguments"));
+	if (!ret)
+		ret = qmp_check_ends(c, f, json_string_value(json_object_get(j, "execute")), st);
 	json_decref(j);
 	return ret;
 }
@@ -1109,7 +1321,7 @@ static int step_check_qmp(struct load_ctx *c, struct step *st, const char *path)
 			    "\"%s\" is not a QMP command name; write e.g. query-status, "
 			    "or a JSON object {\"execute\": ...}",
 			    st->qmp);
-	return qmp_check_host(c, f, st->qmp, st->arguments);
+	return qmp_check_host(c, f, st->qmp, st->arguments) || qmp_check_ends(c, f, st->qmp, st);
 }
 
 static int word_index(const char *w, const char *const *words, size_t n)
@@ -1276,7 +1488,29 @@ static int step_check_suspend(struct load_ctx *c, struct step *st, const char *p
 		return fail(c, f,
 			    "s4 needs a swap disk for the image: give the machine "
 			    "hibernate: {disk: ID}");
+	/* the firmware offers S3 only when the machine declares it (QEMU's
+	 * ICH9-LPC.disable_s3); s2idle needs no firmware, and s4 hibernates
+	 * in the kernel's shutdown mode, which needs none either */
+	if (k == SLEEP_STATE_S3 && !(c->s->machine->sleep & SLEEP_S3))
+		return fail(c, f,
+			    "s3 needs firmware that offers it, and this machine declares no "
+			    "S3: give the machine sleep: [s3] (or suspend to s2idle, which "
+			    "needs no firmware)");
 	st->sleep_state = (enum sleep_state)k;
+	snprintf(f, sizeof(f), "%s.after", path);
+	if (st->after && k == SLEEP_STATE_S4)
+		return fail(c, f,
+			    "s4 powers the machine off and starts it again at once: nothing "
+			    "waits after; drop it");
+	if (st->after && st->pm_test)
+		return fail(c, f,
+			    "with pm_test the guest never sleeps (the kernel's test holds "
+			    "1 s), so nothing waits after; drop one of them");
+	snprintf(f, sizeof(f), "%s.wake", path);
+	if (st->wake && st->pm_test)
+		return fail(c, f,
+			    "with pm_test the guest never sleeps, so nothing wakes it; drop "
+			    "one of them");
 	snprintf(f, sizeof(f), "%s.pm_test", path);
 	if (st->pm_test && word_index(st->pm_test, levels, COUNT(levels)) < 0)
 		return fail(c, f,
@@ -1365,6 +1599,67 @@ static int step_check_run(struct load_ctx *c, struct step *st, const char *path)
 	return 0;
 }
 
+/* What the steps before st left path `path` of disk `disk` in: failed by a
+ * fail_path, back by a restore_path or a power_loss (the machine starts
+ * again with every path), unknown after a hibernation (the restored kernel
+ * remembers the path failed, the new QEMU has it). *by: the step that set
+ * it, -1 when no step did. */
+enum path_state { PATH_UP, PATH_DOWN, PATH_UNKNOWN };
+
+static enum path_state path_state_before(const struct scenario *s, const struct step *st,
+					 const char *disk, unsigned path, int *by)
+{
+	enum path_state state = PATH_UP;
+
+	*by = -1;
+	for (const struct step *p = s->steps; p < st; p++) {
+		const struct path_ref *r = p->kind == STEP_FAIL_PATH	  ? p->fail_path
+					   : p->kind == STEP_RESTORE_PATH ? p->restore_path
+									  : NULL;
+
+		if (p->kind == STEP_POWER_LOSS) {
+			state = PATH_UP;
+			*by = (int)(p - s->steps);
+		} else if (p->kind == STEP_SUSPEND && p->sleep_state == SLEEP_STATE_S4 &&
+			   !p->pm_test) {
+			state = PATH_UNKNOWN;
+		} else if (r && r->disk && !strcmp(r->disk, disk) && r->path == path) {
+			state = p->kind == STEP_FAIL_PATH ? PATH_DOWN : PATH_UP;
+			*by = (int)(p - s->steps);
+		}
+	}
+	return state;
+}
+
+/* fail_path takes an active path away (the step checks first that the
+ * guest shows it active); restore_path brings back a path a fail_path
+ * took: restoring an active one would pass on nothing (dm-multipath
+ * reinstates it at once) or be refused by QEMU (an NVMe path's id is in
+ * use). */
+static int step_check_path_state(struct load_ctx *c, const struct step *st, const char *key,
+				 const struct path_ref *p, const char *f)
+{
+	int by;
+	enum path_state state = path_state_before(c->s, st, p->disk, p->path, &by);
+
+	if (st->kind == STEP_FAIL_PATH && state == PATH_DOWN)
+		return fail(c, f,
+			    "steps[%d] already failed path %u of %s and no restore_path brought "
+			    "it back; restore it first",
+			    by, p->path, p->disk);
+	if (st->kind == STEP_RESTORE_PATH && state == PATH_UP && by < 0)
+		return fail(c, f,
+			    "no earlier fail_path took path %u of %s away: %s of an active path "
+			    "checks nothing; fail it first",
+			    p->path, p->disk, key);
+	if (st->kind == STEP_RESTORE_PATH && state == PATH_UP)
+		return fail(c, f,
+			    "path %u of %s is active again after steps[%d]: %s of an active "
+			    "path checks nothing; fail it first",
+			    p->path, p->disk, by, key);
+	return 0;
+}
+
 /* fail_path / restore_path name a multipath disk of this machine and one of
  * its paths; the step's default name says which. */
 static int step_check_path(struct load_ctx *c, struct step *st, const char *path)
@@ -1386,6 +1681,9 @@ static int step_check_path(struct load_ctx *c, struct step *st, const char *path
 	if (p->path >= m->disks[i].paths)
 		return fail(c, f, "disk %s has paths 0 to %u; there is no path %u", p->disk,
 			    m->disks[i].paths - 1, p->path);
+	snprintf(f, sizeof(f), "%s.%s", path, key);
+	if (step_check_path_state(c, st, key, p, f))
+		return -EINVAL;
 	p->disk_index = i;
 	if (!st->name)
 		st->name = xasprintf("%s: %s path %u", key, p->disk, p->path);
@@ -1405,12 +1703,14 @@ static int step_check_restore_path(struct load_ctx *c, struct step *st, const ch
 static int step_check_balloon(struct load_ctx *c, struct step *st, const char *path)
 {
 	const struct machine *m = c->s->machine;
+	struct hw_error herr;
 	char f[64];
 
 	snprintf(f, sizeof(f), "%s.balloon", path);
-	if (hw_parse_size(st->balloon, &st->balloon_bytes) < 0)
-		return fail(c, f, "\"%s\" is not a size; write e.g. 256M, 1G", st->balloon);
-	if (st->balloon_bytes < MACHINE_MIN_BALLOON || st->balloon_bytes > m->memory_bytes)
+	if (hw_size_field(st->balloon, &st->balloon_bytes, f, &herr) < 0)
+		return fail(c, f, "%s", herr.msg);
+	if (st->balloon_bytes < MACHINE_MIN_BALLOON ||
+	    (c->machine_ok && st->balloon_bytes > m->memory_bytes))
 		return fail(c, f,
 			    "%s is outside 64M..machine.memory (%s); the balloon sets the "
 			    "guest's memory size",
@@ -1686,6 +1986,138 @@ static bool expect_ops_only(struct load_ctx *c, yaml_node_t *m)
 	return true;
 }
 
+/* What other tools call the operators (MongoDB's $gte, JSON Schema and
+ * assertion libraries' gte, regex, length, shell and C's >=): NULL for
+ * equality, which a plain value already is. */
+static const struct {
+	const char *alias, *op;
+} op_aliases[] = {
+	{ "gte", "ge" },     { "$gte", "ge" },	 { ">=", "ge" },      { "$gt", "gt" },
+	{ ">", "gt" },	     { "lte", "le" },	 { "$lte", "le" },    { "<=", "le" },
+	{ "$lt", "lt" },     { "<", "lt" },	 { "neq", "ne" },     { "$ne", "ne" },
+	{ "!=", "ne" },	     { "<>", "ne" },	 { "regex", "re" },   { "regexp", "re" },
+	{ "$regex", "re" },  { "match", "re" },	 { "matches", "re" }, { "=~", "re" },
+	{ "length", "len" }, { "$size", "len" }, { "eq", NULL },      { "$eq", NULL },
+	{ "==", NULL },	     { "=", NULL },	 { "equals", NULL },  { "equal", NULL },
+};
+
+/* The edit distance of a and b, adjacent swaps counting one (Damerau's);
+ * both short (keys near an operator: at most 8 bytes, longer is far). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t m = strlen(a), n = strlen(b);
+	unsigned d[10][10];
+
+	if (m > 8 || n > 8)
+		return 9;
+	for (size_t i = 0; i <= m; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= n; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= m; i++)
+		for (size_t j = 1; j <= n; j++) {
+			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+			v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[m][n];
+}
+
+/* Is key (not an operator) a misspelt one, or another tool's name for
+ * one? 1 with *op the operator (NULL: equality), 0 if not. A key one
+ * edit from an operator (a letter more, less, changed or swapped: gt_, lr,
+ * eg, lenn), ignoring case, two letters at least, is taken for one. */
+static int op_near(const char *key, const char **op)
+{
+	static const char *const ops[] = { "ge", "gt", "le", "lt", "ne", "re", "len" };
+	char low[10];
+	size_t n = strlen(key);
+
+	for (size_t i = 0; i < COUNT(op_aliases); i++)
+		if (!strcmp(key, op_aliases[i].alias)) {
+			*op = op_aliases[i].op;
+			return 1;
+		}
+	if (n < 2 || n > 8)
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] + 32 : key[i]);
+	for (size_t i = 0; i < COUNT(ops); i++)
+		if (!strcmp(low, ops[i])) {
+			*op = ops[i];
+			return 1;
+		}
+	for (size_t i = 0; i < COUNT(op_aliases); i++)
+		if (!strcmp(low, op_aliases[i].alias)) {
+			*op = op_aliases[i].op;
+			return 1;
+		}
+	for (size_t i = 0; i < COUNT(ops); i++)
+		if (edit_distance(low, ops[i]) <= 1) {
+			*op = ops[i];
+			return 1;
+		}
+	/* and the long aliases misspelt (lenght, regx) */
+	for (size_t i = 0; i < COUNT(op_aliases); i++)
+		if (strlen(op_aliases[i].alias) >= 5 &&
+		    edit_distance(low, op_aliases[i].alias) <= 1) {
+			*op = op_aliases[i].op;
+			return 1;
+		}
+	return 0;
+}
+
+/* An expectation that is a mapping whose keys are all operators or near
+ * one, at least one only near ({gte: 1}, {ge: 1, lte: 5}): expect.c would
+ * compare it as a literal mapping, which the field is never equal to. A
+ * real literal stays comparable: a key far from every operator makes the
+ * mapping a value, as docs/scenarios.md says. */
+static int expect_check_op_names(struct load_ctx *c, yaml_node_t *ops, const char *field,
+				 const char *jpath)
+{
+	static const char *const exact[] = { "ge", "gt", "le", "lt", "ne", "re", "len" };
+	yaml_node_t *k, *bad = NULL;
+	const char *op = NULL, *bad_op = NULL;
+
+	if (!ops || ops->type != YAML_MAPPING_NODE)
+		return 0;
+	for (yaml_node_pair_t *p = ops->data.mapping.pairs.start; p < ops->data.mapping.pairs.top;
+	     p++) {
+		k = doc_node(c, p->key);
+		if (!k || k->type != YAML_SCALAR_NODE)
+			return 0;
+		if (word_index((const char *)k->data.scalar.value, exact, COUNT(exact)) >= 0)
+			continue;
+		if (!op_near((const char *)k->data.scalar.value, &op))
+			return 0;
+		if (!bad)
+			bad = k, bad_op = op;
+	}
+	if (!bad)
+		return 0;
+	if (!bad_op)
+		return fail_at(c, bad, field,
+			       "\"%s\" is not an operator: a plain value is compared for "
+			       "equality, write the value itself (%s: VALUE) (to compare with a "
+			       "mapping that has the key %s, check its member instead: %s.%s: "
+			       "VALUE)",
+			       (const char *)bad->data.scalar.value, jpath,
+			       (const char *)bad->data.scalar.value, jpath,
+			       (const char *)bad->data.scalar.value);
+	return fail_at(c, bad, field,
+		       "\"%s\" is not an operator; did you mean %s:? (the operators are ge, "
+		       "gt, le, lt, ne, re and len; to compare with a mapping that has the key "
+		       "%s, check its member instead: %s.%s: VALUE)",
+		       (const char *)bad->data.scalar.value, bad_op,
+		       (const char *)bad->data.scalar.value, jpath,
+		       (const char *)bad->data.scalar.value);
+}
+
 static int check_regex_node(struct load_ctx *c, yaml_node_t *n, const char *field)
 {
 	char why[512];
@@ -1708,19 +2140,27 @@ static int expect_check_json_res(struct load_ctx *c, const char *path)
 
 	if (!json || json->type != YAML_MAPPING_NODE)
 		return 0;
+	/* each path's expectation is its own: all are checked */
+	ret = 0;
 	for (yaml_node_pair_t *p = json->data.mapping.pairs.start; p < json->data.mapping.pairs.top;
 	     p++) {
 		k = doc_node(c, p->key);
 		ops = doc_node(c, p->value);
+		if (!k || k->type != YAML_SCALAR_NODE)
+			continue;
+		snprintf(f, sizeof(f), "%s.%s", path, (const char *)k->data.scalar.value);
+		if (expect_check_op_names(c, ops, f, (const char *)k->data.scalar.value) < 0) {
+			ret = -EINVAL;
+			continue;
+		}
 		re = doc_pair(c, ops, "re", 2);
-		if (!re || !k || k->type != YAML_SCALAR_NODE || !expect_ops_only(c, ops))
+		if (!re || !expect_ops_only(c, ops))
 			continue;
 		snprintf(f, sizeof(f), "%s.%s.re", path, (const char *)k->data.scalar.value);
-		ret = check_regex_node(c, doc_node(c, re->value), f);
-		if (ret < 0)
-			return ret;
+		if (check_regex_node(c, doc_node(c, re->value), f) < 0)
+			ret = -EINVAL;
 	}
-	return 0;
+	return ret;
 }
 
 static int expect_load(struct load_ctx *c, struct step *st, const struct step_kind_row *row,
@@ -1782,6 +2222,159 @@ static int step_check_timeout(struct load_ctx *c, struct step *st, const char *p
 	return 0;
 }
 
+/* A duration for a message: 500ms, 90s, 1.5s. */
+static const char *ms_str(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 1000)
+		snprintf(buf, len, "%lldms", (long long)ms);
+	else if (ms % 1000 == 0)
+		snprintf(buf, len, "%llds", (long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%.3gs", (double)ms / 1000);
+	return buf;
+}
+
+/* How long a pm_test cycle holds the guest at the test point: the harness
+ * sets the kernel's suspend.pm_test_delay to 1 (harness/steps/step_pm.c). */
+#define PM_TEST_HOLD_MS 1000
+
+/* The time a suspend step's guest sleeps for sure: after each cycle (an RTC
+ * alarm is armed in whole seconds, at least 1: step_pm.c), or the pm_test
+ * hold; a refused one may end at once. */
+static int64_t suspend_asleep_ms(const struct step *st)
+{
+	int64_t one = st->after_ms;
+
+	if (st->refused)
+		return 0;
+	if (st->pm_test)
+		return (int64_t)st->cycles * PM_TEST_HOLD_MS;
+	if (st->sleep_state == SLEEP_STATE_S4)
+		return 0;
+	if (st->wake_by == WAKE_RTC)
+		one = one < 1000 ? 1000 : (one + 999) / 1000 * 1000;
+	return (int64_t)st->cycles * one;
+}
+
+/* What limits a step: its timeout, or the scenario's when that is shorter
+ * (the boot and every step share it). */
+static int64_t step_limit(const struct load_ctx *c, const struct step *st)
+{
+	return c->s->timeout_ms < st->timeout_ms ? c->s->timeout_ms : st->timeout_ms;
+}
+
+/* "does not fit in the step's timeout (60s, the default): ..." for a
+ * duration of need ms that reaches the step's limit. */
+static int fail_fit(struct load_ctx *c, const struct step *st, const char *f, int64_t need,
+		    const char *what, bool plural)
+{
+	const char *verb = plural ? "do" : "does";
+	char t[32], n[32];
+
+	if (c->s->timeout_ms < st->timeout_ms)
+		return fail(c, f,
+			    "%s %s not fit in the scenario's timeout (%s), which the boot and "
+			    "every step share; give the scenario a timeout: longer than %s",
+			    what, verb, ms_str(c->s->timeout_ms, t, sizeof(t)),
+			    ms_str(need, n, sizeof(n)));
+	return fail(c, f,
+		    "%s %s not fit in the step's timeout (%s%s), which would end the step "
+		    "first; give the step a timeout: longer than %s",
+		    what, verb, ms_str(st->timeout_ms, t, sizeof(t)),
+		    st->timeout		       ? ""
+		    : st->kind == STEP_SUSPEND ? ", the default 60s a cycle"
+					       : ", the default",
+		    ms_str(need, n, sizeof(n)));
+}
+
+/* A duration a step spends for sure (a pause, the time asleep) or that
+ * bounds what it waits for (a wait's for, a poll, a within, a settle) must
+ * end before the step's deadline, or the step ends in timeout, not in the
+ * verdict the duration was given for. The runner sets the deadline before
+ * the step starts its own clock (run/runner.c), so a duration as long as
+ * the timeout does not fit either. */
+static int step_check_fits(struct load_ctx *c, const struct step *st, const char *path)
+{
+	int64_t limit = step_limit(c, st), asleep, need;
+	char f[80], what[160], a[32], b[32];
+
+	switch (st->kind) {
+	case STEP_WAIT:
+		snprintf(f, sizeof(f), "%s.wait", path);
+		snprintf(what, sizeof(what), "%s %s", st->wait,
+			 st->wait_for ? "of waiting" : "of pause");
+		return st->wait_ms >= limit ? fail_fit(c, st, f, st->wait_ms, what, false) : 0;
+	case STEP_SUSPEND:
+		asleep = suspend_asleep_ms(st);
+		snprintf(f, sizeof(f), "%s.%s", path, st->pm_test ? "pm_test" : "after");
+		if (st->cycles > 1)
+			snprintf(what, sizeof(what), "%u cycles of %s asleep", st->cycles,
+				 ms_str(asleep / st->cycles, a, sizeof(a)));
+		else
+			snprintf(what, sizeof(what), "%s asleep", ms_str(asleep, a, sizeof(a)));
+		if (asleep >= limit)
+			return fail_fit(c, st, f, asleep, what, st->cycles > 1);
+		if (!st->awake_screen || asleep + st->awake_screen->within_ms < limit)
+			return 0;
+		snprintf(f, sizeof(f), "%s.awake_screen.within", path);
+		snprintf(what, sizeof(what), "%s asleep and %s of captures", a,
+			 ms_str(st->awake_screen->within_ms, b, sizeof(b)));
+		return fail_fit(c, st, f, asleep + st->awake_screen->within_ms, what, true);
+	case STEP_MEASURE:
+		need = st->settle_ms + st->within_ms;
+		snprintf(f, sizeof(f), "%s.%s", path, st->within ? "within" : "settle");
+		if (st->within && st->settle)
+			snprintf(what, sizeof(what), "settle %s and within %s", st->settle,
+				 st->within);
+		else
+			snprintf(what, sizeof(what), "%s %s", st->within ? "within" : "settle",
+				 st->within ? st->within : st->settle);
+		return (st->within || st->settle) && need >= limit
+			   ? fail_fit(c, st, f, need, what, st->within && st->settle)
+			   : 0;
+	case STEP_SCREEN:
+		snprintf(f, sizeof(f), "%s.poll", path);
+		snprintf(what, sizeof(what), "%s of captures", st->poll ? st->poll : "");
+		return st->poll && st->poll_ms >= limit
+			   ? fail_fit(c, st, f, st->poll_ms, what, false)
+			   : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The pauses and sleeps of all the steps together (what they spend for
+ * sure, boot and commands aside) fit in the scenario's timeout. */
+static int steps_check_pauses(struct load_ctx *c, const struct scenario *s)
+{
+	int64_t total = 0, one;
+	char t[32], l[32], parts[240] = "";
+	size_t n = 0;
+	unsigned count = 0;
+
+	for (unsigned i = 0; i < s->steps_count; i++) {
+		const struct step *st = &s->steps[i];
+
+		one = st->kind == STEP_WAIT && !st->wait_for ? st->wait_ms
+		      : st->kind == STEP_SUSPEND	     ? suspend_asleep_ms(st)
+							     : 0;
+		if (!one)
+			continue;
+		total += one;
+		count++;
+		if (n < sizeof(parts) - 40)
+			n += (size_t)snprintf(parts + n, sizeof(parts) - n, "%ssteps[%u] %s",
+					      n ? ", " : "", i, ms_str(one, t, sizeof(t)));
+	}
+	if (total < s->timeout_ms || count < 2)
+		return 0;
+	return fail(c, s->timeout ? "timeout" : "steps",
+		    "the steps pause or sleep %s in all (%s), which does not fit in the "
+		    "scenario's timeout (%s) with the boot; give the scenario a timeout: "
+		    "longer than %s and the boot",
+		    ms_str(total, t, sizeof(t)), parts, ms_str(s->timeout_ms, l, sizeof(l)), t);
+}
+
 static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 {
 	const struct step_kind_row *row = NULL;
@@ -1806,6 +2399,10 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 	if (!ret)
 		ret = step_check_timeout(c, st, path);
 	if (!ret)
+		ret = step_check_fits(c, st, path);
+	if (!ret)
+		ret = step_check_paused(c, st, path);
+	if (!ret)
 		ret = expect_load(c, st, row, path);
 	if (!ret)
 		ret = step_check_compares(c, st, path);
@@ -1816,18 +2413,20 @@ static int step_load(struct load_ctx *c, struct step *st, unsigned i)
 	return 0;
 }
 
+/* Each step is checked whatever the steps before it held: a step's own
+ * checks stop at its first error, the next step is checked all the same. */
 static int steps_load(struct load_ctx *c, struct scenario *s)
 {
-	int ret;
+	int ret = 0;
 
 	if (!s->steps_count)
 		return fail(c, "steps", "a scenario needs at least one step");
-	for (unsigned i = 0; i < s->steps_count; i++) {
-		ret = step_load(c, &s->steps[i], i);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	for (unsigned i = 0; i < s->steps_count; i++)
+		if (step_load(c, &s->steps[i], i) < 0)
+			ret = -EINVAL;
+	if (!ret)
+		ret = steps_check_pauses(c, s);
+	return ret;
 }
 
 /* ---- the scenario ---- */
@@ -1851,25 +2450,33 @@ static int header_load(struct load_ctx *c, struct scenario *s)
 		if (len > 5 && !strcmp(base + len - 5, ".yaml"))
 			len -= 5;
 		s->name = xasprintf("%.*s", (int)len, base);
-		if (!name_valid(s->name))
-			return fail_at(c, NULL, "name",
-				       "the file name gives the scenario "
-				       "name \"%s\", which does not match [a-z0-9][a-z0-9._-]*; "
-				       "rename the file or set name:",
-				       s->name);
+		if (!name_valid(s->name)) {
+			fail_at(c, NULL, "name",
+				"the file name gives the scenario "
+				"name \"%s\", which does not match [a-z0-9][a-z0-9._-]*; "
+				"rename the file or set name:",
+				s->name);
+			s->timeout_ms = SCENARIO_TIMEOUT_MS;
+			if (s->timeout)
+				duration_field(c, "timeout", s->timeout, &s->timeout_ms,
+					       "120s, 5m");
+			return -EINVAL;
+		}
 	}
+	int ret = 0;
+
 	if (strlen(s->name) > SCENARIO_MAX_NAME)
-		return fail(c, "name", "%zu characters; a name is at most %d (it names a folder)",
-			    strlen(s->name), SCENARIO_MAX_NAME);
-	if (!name_valid(s->name))
-		return fail(c, "name",
-			    "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
-			    "case letters, digits, '.', '_' and '-'",
-			    s->name);
+		ret = fail(c, "name", "%zu characters; a name is at most %d (it names a folder)",
+			   strlen(s->name), SCENARIO_MAX_NAME);
+	else if (!name_valid(s->name))
+		ret = fail(c, "name",
+			   "\"%s\" does not match [a-z0-9][a-z0-9._-]*; use lower "
+			   "case letters, digits, '.', '_' and '-'",
+			   s->name);
 	s->timeout_ms = SCENARIO_TIMEOUT_MS;
 	if (s->timeout && duration_field(c, "timeout", s->timeout, &s->timeout_ms, "120s, 5m") < 0)
 		return -EINVAL;
-	return 0;
+	return ret;
 }
 
 /* An option name as the kernel's .config spells it: CONFIG_ and at least
@@ -1924,40 +2531,233 @@ static int kernel_load(struct load_ctx *c, struct scenario *s)
 
 	if (k && k->requires_count)
 		k->requires_builtin = xcalloc(k->requires_count, sizeof(bool));
+	int ret = 0;
+
 	for (unsigned i = 0; k && i < k->requires_count; i++) {
 		snprintf(field, sizeof(field), "kernel.requires[%u]", i);
-		if (require_value(c, k, i, field))
-			return -EINVAL;
-		if (!option_name_valid(k->requires[i]))
-			return fail(
-			    c, field,
-			    "\"%s\" is not a kernel option name; give it as .config "
-			    "spells it, CONFIG_ and capitals, digits or '_' (CONFIG_BLK_DEV_NVME), "
-			    "=y after it when it must be built in",
-			    k->requires[i]);
+		if (require_value(c, k, i, field)) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (!option_name_valid(k->requires[i])) {
+			ret = fail(c, field,
+				   "\"%s\" is not a kernel option name; give it as .config "
+				   "spells it, CONFIG_ and capitals, digits or '_' "
+				   "(CONFIG_BLK_DEV_NVME), =y after it when it must be built in",
+				   k->requires[i]);
+			continue;
+		}
 		for (unsigned j = 0; j < i; j++)
-			if (!strcmp(k->requires[i], k -> requires[j]))
-				return fail(c, field, "%s is already kernel.requires[%u]",
-					    k->requires[i], j);
+			if (!strcmp(k->requires[i], k -> requires[j])) {
+				ret = fail(c, field, "%s is already kernel.requires[%u]",
+					   k->requires[i], j);
+				break;
+			}
+	}
+	return ret;
+}
+
+/* ---- YAML syntax errors: libyaml's words, and what they usually mean ---- */
+
+/* Line n (1-based) of data: its start and length, without the newline. */
+static const char *text_line(const char *data, size_t len, size_t n, size_t *out)
+{
+	const char *p = data, *end = data + len, *nl;
+
+	for (size_t i = 1; i < n && p < end; i++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	nl = memchr(p, '\n', (size_t)(end - p));
+	*out = (size_t)((nl ? nl : end) - p);
+	if (*out && p[*out - 1] == '\r')
+		(*out)--;
+	return p;
+}
+
+/* The spaces a line starts with. */
+static size_t text_indent(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && l[i] == ' ')
+		i++;
+	return i;
+}
+
+/* The nearest line above line n that holds something other than a comment;
+ * 0 if none. */
+static size_t text_prev(const char *data, size_t len, size_t n)
+{
+	size_t ln, ind;
+	const char *l;
+
+	while (--n > 0) {
+		l = text_line(data, len, n, &ln);
+		ind = text_indent(l, ln);
+		if (ind < ln && l[ind] != '#')
+			return n;
 	}
 	return 0;
+}
+
+/* A "key: value" line: the offset of the value after the first ": " (0 if
+ * the line is not one); a list entry's "- " is skipped. */
+static size_t text_value_at(const char *l, size_t n)
+{
+	size_t i = text_indent(l, n), k;
+
+	if (i + 1 < n && l[i] == '-' && l[i + 1] == ' ')
+		i = i + 2 + text_indent(l + i + 2, n - i - 2);
+	k = i;
+	while (i + 1 < n && !(l[i] == ':' && l[i + 1] == ' ') && l[i] != '"' && l[i] != '\'' &&
+	       l[i] != '#')
+		i++;
+	if (i + 1 >= n || l[i] != ':' || i == k)
+		return 0;
+	i++;
+	return i + text_indent(l + i, n - i);
+}
+
+/* "mapping values are not allowed": a ": " where the line's value goes on,
+ * most often a value that holds ": " itself (run: echo a: b). */
+static void hint_colon(const char *data, size_t len, const yaml_mark_t *m, char *h, size_t hl)
+{
+	size_t ln, pn, v, prev = text_prev(data, len, m->line + 1);
+	const char *l = text_line(data, len, m->line + 1, &ln), *pl;
+	const char *q;
+
+	v = text_value_at(l, ln);
+	if (v && v <= m->column) {
+		size_t k = text_indent(l, ln);
+
+		if (k + 1 < ln && l[k] == '-' && l[k + 1] == ' ')
+			k += 2;
+		q = memchr(l + v, '"', ln - v) ? "'" : "\"";
+		snprintf(h, hl,
+			 "the value on line %zu holds \": \", which YAML reads as a second key; "
+			 "quote the value: %.*s%s%.*s%s",
+			 (size_t)m->line + 1, (int)(v - k > 80 ? 80 : v - k), l + k, q,
+			 (int)(ln - v > 60 ? 60 : ln - v), l + v, q);
+		return;
+	}
+	pl = prev ? text_line(data, len, prev, &pn) : NULL;
+	if (pl && text_indent(l, ln) > text_indent(pl, pn))
+		snprintf(h, hl,
+			 "line %zu is indented deeper (%zu spaces) than line %zu (%zu), so YAML "
+			 "reads it as more of line %zu's value; give the keys of one mapping the "
+			 "same indentation",
+			 (size_t)m->line + 1, text_indent(l, ln), prev, text_indent(pl, pn), prev);
+	else if (pl && !text_value_at(pl, pn) && pn && pl[pn - 1] != ':')
+		snprintf(h, hl,
+			 "line %zu has no \": \" after its key, so YAML reads it and line %zu as "
+			 "one text; write each key as key: value",
+			 prev, (size_t)m->line + 1);
+}
+
+/* A block mapping or list whose next line lines up with neither it nor the
+ * line above. */
+static void hint_indent(const char *data, size_t len, const yaml_parser_t *p, bool list, char *h,
+			size_t hl)
+{
+	size_t ln, pn, prev = text_prev(data, len, p->problem_mark.line + 1);
+	size_t at = p->context_mark.column, line = p->problem_mark.line + 1;
+	const char *l = text_line(data, len, line, &ln);
+	const char *pl = prev ? text_line(data, len, prev, &pn) : NULL;
+	size_t ind = text_indent(l, ln);
+	char above[80] = "";
+
+	if (pl && prev != p->context_mark.line + 1)
+		snprintf(above, sizeof(above), ", line %zu at %zu", prev, text_indent(pl, pn));
+	if (list)
+		snprintf(h, hl,
+			 "line %zu is indented %zu space%s, but the list begun on line %zu has "
+			 "its '-' at %zu and the keys of its entries at %zu%s; indent the line "
+			 "as one of them",
+			 line, ind, ind == 1 ? "" : "s", (size_t)p->context_mark.line + 1, at,
+			 at + 2, above);
+	else
+		snprintf(h, hl,
+			 "line %zu is indented %zu space%s, but the mapping begun on line %zu "
+			 "has its keys at %zu%s; the keys of one mapping line up",
+			 line, ind, ind == 1 ? "" : "s", (size_t)p->context_mark.line + 1, at,
+			 above);
+}
+
+/* Does the line of mark m hold a tab where YAML wants indentation, or at m? */
+static bool text_tab_at(const char *data, size_t len, const yaml_mark_t *m)
+{
+	size_t ln, col = 0, i;
+	const char *l = text_line(data, len, m->line + 1, &ln);
+
+	for (i = 0; i < ln && (l[i] == ' ' || l[i] == '\t'); i++)
+		if (l[i] == '\t')
+			return true;
+	for (i = 0; i < ln; i++) {
+		if (((unsigned char)l[i] & 0xc0) == 0x80)
+			continue;
+		if (col++ == m->column)
+			return l[i] == '\t';
+	}
+	return false;
+}
+
+/* What a libyaml syntax error most likely means, for the common cases. */
+static void syntax_hint(const char *data, size_t len, const yaml_parser_t *p, char *h, size_t hl)
+{
+	const char *what = p->problem ? p->problem : "";
+	const char *ctx = p->context ? p->context : "";
+
+	h[0] = '\0';
+	if (strstr(what, "tab") || text_tab_at(data, len, &p->problem_mark))
+		snprintf(h, hl,
+			 "line %zu holds a tab: YAML indents with spaces only; replace the tab "
+			 "with spaces",
+			 (size_t)p->problem_mark.line + 1);
+	else if (strstr(what, "mapping values are not allowed"))
+		hint_colon(data, len, &p->problem_mark, h, hl);
+	else if (strstr(what, "did not find expected key") && strstr(ctx, "block mapping"))
+		hint_indent(data, len, p, false, h, hl);
+	else if (strstr(what, "expected '-' indicator"))
+		hint_indent(data, len, p, true, h, hl);
+	else if (strstr(what, "unknown escape character"))
+		snprintf(h, hl,
+			 "in double quotes a backslash starts an escape (\\n, \\\\); write a "
+			 "regular expression in single quotes ('[0-9]+\\.') or double each "
+			 "backslash");
+	else if (strstr(what, "end of stream") && strstr(ctx, "quoted scalar"))
+		snprintf(h, hl, "the quote opened on line %zu, column %zu, is never closed",
+			 (size_t)p->context_mark.line + 1, (size_t)p->context_mark.column + 1);
+	else if (strstr(what, "expected ',' or"))
+		snprintf(h, hl,
+			 "in the flow %s begun on line %zu, quote a value that holds \": \", "
+			 "',', '[', ']', '{' or '}' ({run: \"echo a: b\"}), and close the %s",
+			 strstr(what, "']'") ? "list [...]" : "mapping {...}",
+			 (size_t)p->context_mark.line + 1, strstr(what, "']'") ? "']'" : "'}'");
+	else if (strstr(what, "could not find expected ':'"))
+		snprintf(h, hl, "line %zu holds a key without \": \" after it; write key: value",
+			 (size_t)p->context_mark.line + 1);
 }
 
 static int yaml_load_doc(struct load_ctx *c, const char *data, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_mark_t mark;
+	char hint[400];
 	int ret = 0;
 
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	if (!yaml_parser_load(&parser, &c->doc)) {
 		mark = parser.problem_mark;
-		c->err->line = (int)mark.line + 1;
-		c->err->col = (int)mark.column + 1;
-		snprintf(c->err->msg, sizeof(c->err->msg), "YAML syntax error: %s%s%s",
+		syntax_hint(data, len, &parser, hint, sizeof(hint));
+		/* libyaml cannot go on past a syntax error: this is the only one */
+		fail_pos(c, (int)mark.line + 1, (int)mark.column + 1, "",
+			 "YAML syntax error: %s%s%s%s%s (the parse stops here: the rest of the "
+			 "file is checked once this is fixed)",
 			 parser.problem ? parser.problem : "unknown problem",
-			 parser.context ? " " : "", parser.context ? parser.context : "");
+			 parser.context ? " " : "", parser.context ? parser.context : "",
+			 hint[0] ? "; " : "", hint);
 		ret = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
 	}
 	yaml_parser_delete(&parser);
@@ -1977,6 +2777,9 @@ static int scenario_parse(struct load_ctx *c, const char *data, size_t len, stru
 
 	if (!yaml_document_get_root_node(&c->doc))
 		return fail_line1(c, "the file is empty; a scenario needs at least steps:");
+	schema_walk(c, &scenario_schema, yaml_document_get_root_node(&c->doc), "");
+	if (scenario_error_count(c->err))
+		return -EINVAL;
 	e = cyaml_load_data((const uint8_t *)data, len, &cfg, &scenario_schema,
 			    (cyaml_data_t **)out, NULL);
 	if (e != CYAML_OK)
@@ -2015,13 +2818,13 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 		goto out_doc;
 	s->file = xstrdup(path);
 	c->s = s;
-	ret = header_load(c, s);
-	if (!ret)
-		ret = kernel_load(c, s);
-	if (!ret)
-		ret = machine_load(c, s);
-	if (!ret)
-		ret = steps_load(c, s);
+	/* each part is checked whatever the parts before it held (a step's
+	 * check that needs what a refused machine lacks is left out) */
+	header_load(c, s);
+	kernel_load(c, s);
+	c->machine_ok = !machine_load(c, s);
+	steps_load(c, s);
+	ret = scenario_error_count(err) ? -EINVAL : 0;
 	if (ret < 0) {
 		scenario_free(s);
 		s = NULL;

@@ -18,8 +18,9 @@ enum { EXPECT_EXIT = 1 << 0, EXPECT_STDOUT = 1 << 1, EXPECT_JSON = 1 << 2 };
 /* The machine parts a step kind drives (step_kind_needs). The loader refuses
  * a step whose machine lacks them: the balloon for any balloon step; for the
  * parts a step names by its argument (which disk, which sleep state), the
- * named one (a disk with paths: 2 or more, a disk on bus hybrid, a swap disk
- * for s4); S3/s2idle in the firmware are seen in the guest when it runs. */
+ * named one (a disk with paths: 2 or more, a disk on bus hybrid, S3 in the
+ * firmware for s3, a swap disk for s4); whether the guest then offers the
+ * state is seen in the guest when the step runs. */
 enum step_need {
 	NEEDS_NOTHING = 0,
 	NEEDS_BALLOON = 1 << 0,

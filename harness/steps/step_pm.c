@@ -86,8 +86,10 @@ char *pm_refusal(char *err)
 			 err && *err ? str_trim(err, "\n ") : "(no message)");
 }
 
-/* Does the guest offer what the step asks for? A machine whose firmware
- * does not offer S3 has no "deep" in mem_sleep. */
+/* Does the guest offer what the step asks for? The loader refuses s3 on a
+ * machine that does not declare it, so a guest without "deep" in mem_sleep
+ * lost it on its side: ACPI off (acpi=off), or a kernel without ACPI sleep
+ * (the machine step names such causes unless sleep is unverified). */
 static int pm_check_offered(struct run_ctx *c, const struct step *st, struct step_result *sr,
 			    int64_t deadline)
 {
@@ -100,9 +102,10 @@ static int pm_check_offered(struct run_ctx *c, const struct step *st, struct ste
 	if (!res.out || !strstr(res.out, want)) {
 		pm_fail(sr, ST_FAIL,
 			st->sleep_state == SLEEP_STATE_S3
-			    ? xasprintf("the machine does not offer S3: the guest's "
-					"/sys/power/mem_sleep is \"%s\" (no deep); give the "
-					"machine sleep: [s3]",
+			    ? xasprintf("the guest does not offer S3 though the machine "
+					"declares it: its /sys/power/mem_sleep is \"%s\" (no "
+					"deep); acpi=off on the command line, or a kernel "
+					"without ACPI sleep?",
 					res.out ? str_trim(res.out, "\n ") : "")
 			    : xasprintf("the guest does not offer s2idle (mem_sleep \"%s\")",
 					res.out ? str_trim(res.out, "\n ") : ""));

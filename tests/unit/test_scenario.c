@@ -660,6 +660,272 @@ static void test_hostile(void **state)
 		check_buf(&buf_cases[i]);
 }
 
+/* What the loader refuses because it is knowable before a boot, and what
+ * it still takes: each row loads from memory, field and message as in
+ * buf_cases (NULL msg: it must load). */
+#define MP_MACHINE                                                                                 \
+	"machine:\n  disks:\n    - {id: mp, bus: nvme, size: 64M, paths: 2}\n"                     \
+	"    - {id: hy, bus: hybrid, size: 64M, hybrid: {cache: 16M}}\n"                           \
+	"    - {id: swap, bus: virtio, size: 768M}\n  hibernate: {disk: swap}\nsteps:\n"
+static const struct buf_case known_cases[] = {
+	/* a sleep state the machine does not declare */
+	{ "steps:\n  - suspend: s3\n", 0, 2, 14, "steps[0].suspend",
+	  "s3 needs firmware that offers it, and this machine declares no S3: give the "
+	  "machine sleep: [s3]" },
+	{ "machine: {sleep: [s4]}\nsteps:\n  - suspend: s3\n", 0, 3, 14, "steps[0].suspend",
+	  "give the machine sleep: [s3]" },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - suspend: s3\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - suspend: s2idle\n", 0, 0, 0, NULL, NULL },
+	/* keys that do nothing on the step they are on */
+	{ MP_MACHINE "  - {suspend: s4, after: 2s, timeout: 3m}\n", 0, 8, 26, "steps[0].after",
+	  "s4 powers the machine off and starts it again at once: nothing waits after" },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - {suspend: s3, pm_test: core, after: 2s}\n", 0, 3, 41,
+	  "steps[0].after", "with pm_test the guest never sleeps" },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - {suspend: s3, pm_test: core, wake: rtc}\n", 0, 3, 40,
+	  "steps[0].wake", "with pm_test the guest never sleeps, so nothing wakes it" },
+	/* durations that cannot fit in their step's timeout, or the scenario's */
+	{ "steps:\n  - wait: 60s\n", 0, 2, 11, "steps[0].wait",
+	  "60s of pause does not fit in the step's timeout (60s, the default), which would "
+	  "end the step first; give the step a timeout: longer than 60s" },
+	{ "steps:\n  - wait: 59s\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - {wait: 90s, timeout: 1m}\n", 0, 2, 12, "steps[0].wait",
+	  "90s of pause does not fit in the step's timeout (60s)" },
+	{ "steps:\n  - {wait: 90s, timeout: 91s}\n", 0, 0, 0, NULL, NULL },
+	{ "steps:\n  - {wait: 2m, for: ready, timeout: 5m}\n", 0, 2, 12, "steps[0].wait",
+	  "2m of waiting does not fit in the scenario's timeout (120s), which the boot and "
+	  "every step share; give the scenario a timeout: longer than 120s" },
+	{ "timeout: 10m\nsteps:\n  - {wait: 2m, for: ready, timeout: 5m}\n", 0, 0, 0, NULL, NULL },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - {suspend: s3, after: 30s, cycles: 3, timeout: "
+	  "80s}\n",
+	  0, 3, 26, "steps[0].after",
+	  "3 cycles of 30s asleep do not fit in the step's timeout (80s)" },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - {suspend: s3, wake: rtc, after: 100ms, cycles: "
+	  "30, timeout: 30s}\n",
+	  0, 3, 37, "steps[0].after", "30 cycles of 1s asleep do not fit" },
+	{ "machine: {sleep: [s3]}\nsteps:\n  - {suspend: s3, after: 59s}\n", 0, 0, 0, NULL, NULL },
+	{ "machine: {display: bochs-display, sleep: [s3]}\nsteps:\n  - {screen: a, expect: "
+	  "{json: {width: 1}}}\n  - {suspend: s3, after: 30s, awake_screen: {same_as: a, "
+	  "within: 30s}}\n",
+	  0, 4, 66, "steps[1].awake_screen.within",
+	  "30s asleep and 30s of captures do not fit in the step's timeout (60s, the default "
+	  "60s a cycle)" },
+	{ "steps:\n  - {measure: qemu_rss, settle: 30s, within: 30s, expect: {json: {rss_mb: "
+	  "{ge: 1}}}}\n",
+	  0, 2, 46, "steps[0].within", "settle 30s and within 30s do not fit" },
+	{ "steps:\n  - {measure: qemu_rss, settle: 1m}\n", 0, 2, 33, "steps[0].settle",
+	  "settle 1m does not fit" },
+	{ "machine: {display: bochs-display}\nsteps:\n  - {screen: a, expect: {json: {width: "
+	  "1}}}\n  - {screen: b, same_as: a, poll: 1m}\n",
+	  0, 4, 35, "steps[1].poll", "1m of captures does not fit" },
+	{ "timeout: 100s\nsteps:\n  - wait: 50s\n  - run: x\n  - wait: 50s\n", 0, 1, 10, "timeout",
+	  "the steps pause or sleep 100s in all (steps[0] 50s, steps[2] 50s), which does not "
+	  "fit in the scenario's timeout (100s) with the boot" },
+	{ "timeout: 100s\nsteps:\n  - wait: 40s\n  - {wait: 1m, for: x, timeout: 61s}\n", 0, 0, 0,
+	  NULL, NULL },
+	/* operators misspelt, or named as other tools name them */
+	{ "steps:\n  - run: x\n    expect: {json: {size: {gte: 1}}}\n", 0, 3, 28,
+	  "steps[0].expect.json.size",
+	  "\"gte\" is not an operator; did you mean ge:? (the operators are ge, gt, le, lt, "
+	  "ne, re and len; to compare with a mapping that has the key gte, check its member "
+	  "instead: size.gte: VALUE)" },
+	{ "steps:\n  - run: x\n    expect: {json: {a.b: {ge: 1, lte: 5}}}\n", 0, 3, 34,
+	  "steps[0].expect.json.a.b", "\"lte\" is not an operator; did you mean le:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {regex: x}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a", "did you mean re:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {neq: 0}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a", "did you mean ne:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {Le: 0}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a", "did you mean le:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {eg: 0}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a", "did you mean ge:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {lenght: 2}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a", "did you mean len:?" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {eq: 2}}}\n", 0, 3, 25,
+	  "steps[0].expect.json.a",
+	  "\"eq\" is not an operator: a plain value is compared for equality, write the "
+	  "value itself (a: VALUE)" },
+	{ "steps:\n  - run: x\n    expect: {json: {a: {id: 2}, b: {state: on}, c: {ge: 1, "
+	  "foo: 2}}}\n",
+	  0, 0, 0, NULL, NULL },
+	/* paths: restore only what a fail_path took, fail only what is there */
+	{ MP_MACHINE "  - restore_path: {disk: mp, path: 1}\n", 0, 8, 19, "steps[0].restore_path",
+	  "no earlier fail_path took path 1 of mp away: restore_path of an active path "
+	  "checks nothing; fail it first" },
+	{ MP_MACHINE "  - fail_path: {disk: mp, path: 0}\n  - fail_path: {disk: mp, path: 0}\n", 0,
+	  9, 16, "steps[1].fail_path",
+	  "steps[0] already failed path 0 of mp and no restore_path brought it back; restore "
+	  "it first" },
+	{ MP_MACHINE "  - fail_path: {disk: mp, path: 0}\n  - restore_path: {disk: mp, path: "
+		     "0}\n  - restore_path: {disk: mp, path: 0}\n",
+	  0, 10, 19, "steps[2].restore_path", "path 0 of mp is active again after steps[1]" },
+	{ MP_MACHINE "  - fail_path: {disk: mp, path: 0}\n  - power_loss: all\n  - restore_path: "
+		     "{disk: mp, path: 0}\n",
+	  0, 10, 19, "steps[2].restore_path", "path 0 of mp is active again after steps[1]" },
+	{ MP_MACHINE
+	  "  - fail_path: {disk: mp, path: 0}\n  - fail_path: {disk: mp, path: 1}\n  - "
+	  "restore_path: {disk: mp, path: 1}\n  - restore_path: {disk: mp, path: 0}\n  - "
+	  "fail_path: {disk: mp, path: 0}\n  - {suspend: s4, timeout: 3m}\n  - "
+	  "restore_path: {disk: mp, path: 0}\n",
+	  0, 0, 0, NULL, NULL },
+	/* QEMU is gone after quit or a reset (-no-reboot) */
+	{ "steps:\n  - qmp: quit\n  - run: x\n", 0, 2, 10, "steps[0].qmp",
+	  "quit ends QEMU (it runs with -no-reboot, so a reset ends it too): steps[1] and the "
+	  "steps after it could not run" },
+	{ "steps:\n  - qmp: '{\"execute\": \"system_reset\"}'\n  - run: x\n", 0, 2, 10,
+	  "steps[0].qmp", "system_reset ends QEMU" },
+	{ "steps:\n  - run: x\n  - qmp: quit\n", 0, 0, 0, NULL, NULL },
+	/* nor can the guest do anything while QMP stop holds it */
+	{ "steps:\n  - qmp: stop\n  - wait: 1s\n  - run: x\n", 0, 4, 10, "steps[2].run",
+	  "steps[0] paused the VM (qmp: stop) and no qmp: cont resumed it: the guest cannot "
+	  "carry out this step" },
+	{ "steps:\n  - qmp: '{\"execute\": \"stop\"}'\n  - {wait: 5s, for: x}\n", 0, 3, 21,
+	  "steps[1].for", "steps[0] paused the VM" },
+	{ "machine: {display: vga}\nsteps:\n  - qmp: stop\n  - {screen: a, expect: {json: "
+	  "{width: 1}}}\n  - {measure: qemu_rss}\n  - wait: 1s\n  - qmp: cont\n  - run: x\n",
+	  0, 0, 0, NULL, NULL },
+	/* sizes are whole numbers: the fraction in a unit below */
+	{ "machine: {memory: 1.5G}\nsteps: [{run: x}]\n", 0, 1, 19, "machine.memory",
+	  "\"1.5G\" is not a size: a size is a whole number of its unit; write 1536M" },
+	{ "machine: {memory: 512M, balloon: {}}\nsteps: [{balloon: 256M}]\n", 0, 0, 0, NULL, NULL },
+	{ "machine: {memory: 512M, balloon: {}}\nsteps: [{balloon: 0.25G}]\n", 0, 2, 19,
+	  "steps[0].balloon", "write 256M" },
+	{ "machine: {memory: 1.3G}\nsteps: [{run: x}]\n", 0, 1, 19, "machine.memory",
+	  "write a positive whole number with an optional binary unit K, M, G or T" },
+	{ "machine: {unverified: cpus}\nsteps: [{run: x}]\n", 0, 1, 23, "machine.unverified",
+	  "expected a list such as [cpus, memory], got \"cpus\"" },
+};
+
+static void test_known_before_boot(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(known_cases) / sizeof(known_cases[0]); i++)
+		check_buf(&known_cases[i]);
+}
+
+/* libyaml's syntax errors, with what they most likely mean. */
+static const struct buf_case syntax_cases[] = {
+	{ "steps:\n\t- run: x\n", 0, 2, 1, "",
+	  "line 2 holds a tab: YAML indents with spaces only; replace the tab with spaces" },
+	{ "steps:\n  - run: x\n\texpect: {exit: 0}\n", 0, 3, 1, "", "line 3 holds a tab" },
+	{ "steps:\n  - run: echo a: b\n", 0, 2, 16, "",
+	  "the value on line 2 holds \": \", which YAML reads as a second key; quote the "
+	  "value: run: \"echo a: b\"" },
+	{ "steps:\n  - run: echo \"a\": b\n", 0, 2, 18, "",
+	  "quote the value: run: 'echo \"a\": b'" },
+	{ "machine:\n  cpus: 1\n   memory: 512M\nsteps: [{run: x}]\n", 0, 3, 10, "",
+	  "line 3 is indented deeper (3 spaces) than line 2 (2), so YAML reads it as more of "
+	  "line 2's value" },
+	{ "machine:\n  cpus 1\n  memory: 1G\nsteps: [{run: x}]\n", 0, 3, 9, "",
+	  "line 2 has no \": \" after its key" },
+	{ "steps:\n  - run: x\n   expect: {exit: 0}\n", 0, 3, 4, "",
+	  "line 3 is indented 3 spaces, but the list begun on line 2 has its '-' at 2 and the "
+	  "keys of its entries at 4" },
+	{ "machine:\n  cpus: 1\n memory: 512M\nsteps: [{run: x}]\n", 0, 3, 2, "",
+	  "line 3 is indented 1 space, but the mapping begun on line 1 has its keys at 0, line "
+	  "2 at 2" },
+	{ "steps:\n  - wait: 1s\n    for: \"\\d+\"\n", 0, 3, 11, "",
+	  "in double quotes a backslash starts an escape" },
+	{ "steps:\n  - run: \"abc\n", 0, 3, 1, "",
+	  "the quote opened on line 2, column 10, is never closed" },
+	{ "steps:\n  - {run: echo a: b}\n", 0, 2, 17, "", "quote a value that holds \": \"" },
+	{ "tags: [a, b\nsteps: [{run: x}]\n", 0, 2, 6, "",
+	  "in the flow list [...] begun on line 1, quote a value" },
+	{ "steps:\n  - run: x\n    expect\n      exit: 1\n", 0, 4, 11, "",
+	  "line 3 holds a key without \": \" after it; write key: value" },
+	{ "steps:\n  - run: echo a: b\n", 0, 2, 16, "",
+	  "(the parse stops here: the rest of the file is checked once this is fixed)" },
+	{ "- run: x\n- wait: 1s\n", 0, 1, 1, "",
+	  "expected a mapping, got a list; a scenario is a mapping of keys (name, machine, "
+	  "steps, ...): if this list is the steps, write steps: on a line above it" },
+};
+
+static void test_syntax_hints(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(syntax_cases) / sizeof(syntax_cases[0]); i++)
+		check_buf(&syntax_cases[i]);
+}
+
+/* Every error the loader can reach is reported, in the file's order, with
+ * its own place; past SCENARIO_MAX_ERRORS they are counted. */
+static void test_all_errors(void **state)
+{
+	static const char y[] = "name: Bad\n"				     /* 1 */
+				"timeout: soon\n"			     /* 2 */
+				"kernel: {requires: [CONFIG_A, config_b]}\n" /* 3 */
+				"steps:\n"				     /* 4 */
+				"  - wait: forever\n"			     /* 5 */
+				"  - run: x\n"				     /* 6 */
+				"  - suspend: s3\n";			     /* 7 */
+	static const char keys[] = "machine:\n  memroy: 1G\n  cpus: 1\n  sleep: [s5]\n"
+				   "steps:\n  - run: x\n    expcet: {exit: 0}\n  - {wiat: 1s}\n";
+	static const struct {
+		int line, col;
+		const char *field, *msg;
+	} want[] = {
+		{ 1, 7, "name", "\"Bad\" does not match" },
+		{ 2, 10, "timeout", "\"soon\" is not a duration" },
+		{ 3, 31, "kernel.requires[1]", "\"config_b\" is not a kernel option name" },
+		{ 5, 11, "steps[0].wait", "\"forever\" is not a duration" },
+		{ 7, 14, "steps[2].suspend", "s3 needs firmware that offers it" },
+	}, want_keys[] = {
+		{ 2, 3, "machine", "unknown key \"memroy\"" },
+		{ 4, 11, "machine.sleep", "\"s5\" is not one of s3, s4" },
+		{ 7, 5, "steps[0]", "unknown key \"expcet\"" },
+		{ 8, 6, "steps[1]", "unknown key \"wiat\"" },
+	};
+	struct scenario_error err;
+	struct scenario *s = NULL;
+	char line[2048], *p = NULL, *buf;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(scenario_load_buffer("all.yaml", y, strlen(y), &s, &err), -EINVAL);
+	assert_null(s);
+	assert_int_equal(scenario_error_count(&err), 5);
+	for (unsigned i = 0; i < 5; i++) {
+		scenario_error_format_nth(&err, i, line, sizeof(line));
+		print_message("%s\n", line);
+		assert_int_equal(i ? err.more[i - 1].line : err.line, want[i].line);
+		assert_int_equal(i ? err.more[i - 1].col : err.col, want[i].col);
+		assert_string_equal(i ? err.more[i - 1].field : err.field, want[i].field);
+		if (!strstr(line, want[i].msg))
+			fail_msg("error %u \"%s\" lacks \"%s\"", i, line, want[i].msg);
+	}
+	/* the schema's complaints, all of them, before libcyaml reads anything */
+	assert_int_equal(scenario_load_buffer("keys.yaml", keys, strlen(keys), &s, &err), -EINVAL);
+	assert_int_equal(scenario_error_count(&err), 4);
+	for (unsigned i = 0; i < 4; i++) {
+		scenario_error_format_nth(&err, i, line, sizeof(line));
+		print_message("%s\n", line);
+		assert_int_equal(i ? err.more[i - 1].line : err.line, want_keys[i].line);
+		assert_int_equal(i ? err.more[i - 1].col : err.col, want_keys[i].col);
+		assert_string_equal(i ? err.more[i - 1].field : err.field, want_keys[i].field);
+		if (!strstr(line, want_keys[i].msg))
+			fail_msg("error %u \"%s\" lacks \"%s\"", i, line, want_keys[i].msg);
+	}
+	/* 25 bad steps: 20 kept, 5 counted, one line says so */
+	buf = malloc(4096);
+	p = buf + sprintf(buf, "steps:\n");
+	for (int i = 0; i < 25; i++)
+		p += sprintf(p, "  - wait: bad%d\n", i);
+	assert_int_equal(scenario_load_buffer("many.yaml", buf, strlen(buf), &s, &err), -EINVAL);
+	assert_int_equal(scenario_error_count(&err), 25);
+	assert_string_equal(err.more[SCENARIO_MAX_ERRORS - 2].field, "steps[19].wait");
+	free(buf);
+	p = NULL;
+	f = open_memstream(&p, &len);
+	scenario_error_print(f, "ktb: ", &err);
+	fclose(f);
+	assert_non_null(strstr(p, "ktb: many.yaml:21:11: steps[19].wait: \"bad19\" is not a "
+				  "duration"));
+	assert_null(strstr(p, "steps[20]"));
+	assert_non_null(strstr(p, "\nktb: many.yaml: and 5 more errors (the first 20 are "
+				  "shown)\n"));
+	free(p);
+}
+
 /* The limits on counts: entries of one list, values of the file. */
 static void test_hostile_counts(void **state)
 {
@@ -751,7 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_size),  cmocka_unit_test(test_ktap),
 		cmocka_unit_test(test_asleep_screen), cmocka_unit_test(test_awake_screen),
 		cmocka_unit_test(test_metrics),	      cmocka_unit_test(test_requires_builtin),
-		cmocka_unit_test(test_regex_not_any),
+		cmocka_unit_test(test_regex_not_any), cmocka_unit_test(test_known_before_boot),
+		cmocka_unit_test(test_syntax_hints),  cmocka_unit_test(test_all_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

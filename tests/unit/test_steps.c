@@ -56,7 +56,8 @@ static void test_kind_keys(void **state)
 		assert_string_equal(err.msg, want);
 	}
 	/* its own kind takes it */
-	snprintf(text, sizeof(text), "steps:\n  - suspend: s3\n    cycles: 2\n");
+	snprintf(text, sizeof(text),
+		 "machine: {sleep: [s3]}\nsteps:\n  - suspend: s3\n    cycles: 2\n");
 	assert_int_equal(scenario_load_buffer("k.yaml", text, strlen(text), &s, &err), 0);
 	scenario_free(s);
 }

@@ -6,6 +6,12 @@
 # writes to a range with an I/O error.
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
+# the guest without S3 on a machine that declares it (the loader refuses a
+# suspend: s3 on one that does not): ACPI off, the machine step told not to
+# check sleep; notsc, as without ACPI's timers the kernel calibrates the TSC
+# against the PIT, which under TCG made its clock run about 10 times fast
+# (an RCU stall 26 s into a 3 s boot)
+NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
 mutations <<EOF_TABLE
 hybrid-promotion${T}s/promote_after: 1}/promote_after: 255}/${T}step 2 .*p50_speedup: expected >= 5
 hybrid-promotion${T}s/, p50_speedup: {ge: 5}//; s/promote_after: 1}/promote_after: 255}/${T}step 3 .*hits: expected >= 128, got [0-9]+.*promotions: expected >= 128, got 0
@@ -19,7 +25,7 @@ hybrid-power-loss${T}s/--offset 16M --seed 8\$/--offset 16M --seed 8 --fsync/; s
 hybrid-s3${T}s/sector: 512e/sector: 512n/${T}step 1 .*physical_block_size: expected 4096, got 512
 hybrid-s3${T}s/sector: 512e/sector: 4kn/${T}step 1 .*logical_block_size: expected 512, got 4096
 hybrid-s3${T}s/cache: 16M}/cache: 16M, fail_writes: 1M+64K}/${T}step 2 .*io_errors: expected 0, got [1-9]
-hybrid-s3${T}s/sleep: \[s3\]/sleep: []/${T}step 3 .*the machine does not offer S3
+hybrid-s3${T}${NO_S3}${T}step 3 .*does not offer S3
 hybrid-s3${T}s/--seed 31 --mode rand/--seed 33 --mode rand/${T}step 4 .*mismatches: expected 0
 hybrid-s3${T}s/cache: 16M}/cache: 16M, fail_writes: 32M+64K}/${T}step 5 .*io_errors: expected 0
 hybrid-s3${T}s/--offset 32M --seed 32 --fsync\$/--offset 32M --seed 32 --fsync --corrupt 65600/${T}step 5 .*mismatches: expected 0, got [1-9]

@@ -8,6 +8,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libvirt_lib.sh"
 T=$'\t'
+# the guest without S3 on a machine that declares it (the loader refuses a
+# suspend: s3 on one that does not): ACPI off, the machine step told not to
+# check sleep; notsc, as without ACPI's timers the kernel calibrates the TSC
+# against the PIT, which under TCG made its clock run about 10 times fast
+# (an RCU stall 26 s into a 3 s boot)
+NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
 while IFS=$'\t' read -r name expr pattern; do
 	[ -n "$name" ] || continue
 	f=$(mutate "$name" "$expr")
@@ -18,7 +24,7 @@ done <<EOF_MUT
 smoke${T}s/ktb.smoke=1"/ktb.smoke=1 maxcpus=1"/${T}step machine .*CPUs online: declared 2, the guest sees 1 \(maxcpus=1 on the command line\?\)
 smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}the console did not show /ktb smoke marker/
 smoke${T}s/status: running/status: paused/${T}status: expected "paused"
-s3-basic${T}s/sleep: \[s3\]/sleep: []/${T}the machine does not offer S3
+s3-basic${T}${NO_S3}${T}does not offer S3
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1
 EOF_MUT
 
