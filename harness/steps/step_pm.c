@@ -305,8 +305,8 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 		 * not come in PM_RETRY_MS is taken to be frozen with it (the
 		 * answer is collected after the wake), and the wake goes ahead */
 		late = (struct pm_late){ c->vm.loop, cy->t_req + PM_RETRY_MS };
-		ret = vm_exec_start_until(&c->vm, cmd, (const char *const *)c->env, &cy->pid,
-					  &err, min64(deadline, late.at), pm_answer_late, &late);
+		ret = vm_exec_start_until(&c->vm, cmd, (const char *const *)c->env, &cy->pid, &err,
+					  min64(deadline, late.at), pm_answer_late, &late);
 	} else {
 		/* The guest can reach S3 before the agent's answer leaves it:
 		 * then stop waiting for the answer and wake the guest (QMP
