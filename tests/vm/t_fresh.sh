@@ -90,6 +90,11 @@ grep -E '^(summary|bootstrap: installing)' "$log" | cut -c1-300
 if [ -n "${KTB_TEST_ARTIFACTS:-}" ] && mkdir -p "$KTB_TEST_ARTIFACTS"; then
 	cp "$log" "$KTB_TEST_ARTIFACTS/fresh-suite.log" &&
 		echo "the whole output: $KTB_TEST_ARTIFACTS/fresh-suite.log" >&2
+	# the artifacts of each scenario that did not pass, before the root goes
+	sed -n 's|^        artifacts: \(artifacts/[^ ]*\)$|\1|p' "$log" | while read -r a; do
+		[ -d "$root/root/ktestbed/$a" ] && mkdir -p "$KTB_TEST_ARTIFACTS/$(dirname "$a")" &&
+			cp -r "$root/root/ktestbed/$a" "$KTB_TEST_ARTIFACTS/$a"
+	done
 fi
 [ "$rc" -eq 0 ] && exit 0
 # In a chroot virtiofsd cannot set up its sandbox: a scenario that asks for
