@@ -525,7 +525,7 @@ static void drop_resume_half(struct pm_parser *p)
 	}
 	p->npending = 0;
 	p->woken = false;
-	p->last_s = c->sleep_s;
+	p->last_s = c->wake_s = c->sleep_s; /* the restored kernel says when it woke */
 }
 
 /*

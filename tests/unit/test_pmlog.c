@@ -398,6 +398,28 @@ static void test_clock_back(void **state)
 	pm_report_free(&r);
 }
 
+/* An S4 console cut off in the kernel that loads the image (found by
+ * fuzz_pmlog): the image-writing run's resume half is dropped, its wake
+ * with it, so the cycle does not end before it woke. */
+static void test_s4_cut_in_boot_kernel(void **state)
+{
+	static const char log[] = "[    1.000000] PM: hibernation: hibernation entry\n"
+				  "[    1.100000] PM: hibernation: Creating image:\n"
+				  "[    1.200000] PM: thaw of devices complete after 5.0 msecs\n"
+				  "[    0.000000] Linux version 6.1.0-57-amd64\n"
+				  "[    0.500000] PM: Image not found (code -22)\n";
+	struct pm_report r;
+	const struct pm_cycle *c;
+
+	(void)state;
+	assert_int_equal(pmlog_parse(log, &r), 0);
+	c = &r.cycles[0];
+	assert_true(c->slept && !c->complete);
+	assert_true(c->sleep_s == 1.1 && c->wake_s == c->sleep_s && c->exit_s == c->sleep_s);
+	assert_int_equal(c->phases[c->phases_count - 1].half, PM_HALF_SUSPEND);
+	pm_report_free(&r);
+}
+
 /* Figures that are no time the clock ran (found by fuzz_pmlog: the JSON
  * turned 1e300 ms into an integer) are not taken; the phases still are. */
 static void test_garbage_figures(void **state)
@@ -441,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_no_cycles_and_bad_args),
 		cmocka_unit_test(test_clock_back),
 		cmocka_unit_test(test_garbage_figures),
+		cmocka_unit_test(test_s4_cut_in_boot_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
