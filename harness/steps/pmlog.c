@@ -205,7 +205,8 @@ static void sleep_at(struct pm_parser *p, const char *msg, double ts, bool pm_te
 		return;
 	phase_add(p, "suspend_machine", ts, -1);
 	c->slept = true;
-	c->sleep_s = p->last_s; /* the phase's end: ts, unless the clock went back */
+	/* the phase's end: ts, unless the clock went back; no wake yet */
+	c->sleep_s = c->wake_s = p->last_s;
 	c->pm_test = pm_test;
 	p->woken = false;
 	p->wake_next = pm_test;

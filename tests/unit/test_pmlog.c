@@ -398,9 +398,10 @@ static void test_clock_back(void **state)
 	pm_report_free(&r);
 }
 
-/* An S4 console cut off in the kernel that loads the image (found by
- * fuzz_pmlog): the image-writing run's resume half is dropped, its wake
- * with it, so the cycle does not end before it woke. */
+/* An S4 console cut off in the kernel that loads the image, or at the
+ * snapshot (found by fuzz_pmlog): the image-writing run's resume half is
+ * dropped, its wake with it, and a cycle that never woke has its wake at
+ * the sleep point, not at its entry. */
 static void test_s4_cut_in_boot_kernel(void **state)
 {
 	static const char log[] = "[    1.000000] PM: hibernation: hibernation entry\n"
@@ -417,6 +418,15 @@ static void test_s4_cut_in_boot_kernel(void **state)
 	assert_true(c->slept && !c->complete);
 	assert_true(c->sleep_s == 1.1 && c->wake_s == c->sleep_s && c->exit_s == c->sleep_s);
 	assert_int_equal(c->phases[c->phases_count - 1].half, PM_HALF_SUSPEND);
+	pm_report_free(&r);
+	/* cut off at the snapshot: no wake, and none before the sleep point */
+	assert_int_equal(pmlog_parse("[    1.000000] PM: hibernation: hibernation entry\n"
+				     "[    1.100000] PM: hibernation: Creating image:\n",
+				     &r),
+			 0);
+	c = &r.cycles[0];
+	assert_true(c->slept && c->wake_s == c->sleep_s && c->exit_s == c->sleep_s);
+	assert_true(pm_cycle_resume_ms(c) == 0);
 	pm_report_free(&r);
 }
 
