@@ -96,8 +96,8 @@ static const char *line_split(const char *line, double *ts)
 
 /* A figure the kernel printed about a cycle (its seconds or ms): none of
  * it lasts longer than the clock has run, so one that is not a number
- * from 0 to PM_MAX_TS_S seconds is garbage, and not taken (the JSON and
- * the drawing turn the figures into integers). */
+ * from 0 to PM_MAX_TS_S seconds is garbage, and not taken (the report's
+ * JSON turns the figures into integers). */
 static bool figure_ok(double v, double scale)
 {
 	return v >= 0 && v <= PM_MAX_TS_S * scale; /* false for NaN */

@@ -456,6 +456,13 @@ static void test_garbage_figures(void **state)
 	assert_non_null(j);
 	json_decref(j);
 	pm_report_free(&r);
+	/* a timestamp that is no number is no timestamp: the line is not read */
+	assert_int_equal(pmlog_parse("[nan] PM: suspend entry (deep)\n"
+				     "[inf] PM: suspend entry (deep)\n",
+				     &r),
+			 0);
+	assert_int_equal(r.cycles_count, 0);
+	pm_report_free(&r);
 }
 
 int main(void)
