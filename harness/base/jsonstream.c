@@ -240,6 +240,24 @@ static bool jsonstream_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* More than JSONSTREAM_MAX_VALUES values: '[', '{' and ',' outside
+ * strings, one each but for the first value, bound their number. */
+static bool jsonstream_too_many(const char *line, size_t len)
+{
+	size_t values = 1;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len && values <= JSONSTREAM_MAX_VALUES; i++) {
+		if (in_str && line[i] == '\\')
+			i++;
+		else if (line[i] == '"')
+			in_str = !in_str;
+		else if (!in_str)
+			values += line[i] == '[' || line[i] == '{' || line[i] == ',';
+	}
+	return values > JSONSTREAM_MAX_VALUES;
+}
+
 json_t *jsonstream_parse(const char *line, size_t len, bool *empty)
 {
 	json_error_t err;
@@ -251,7 +269,7 @@ json_t *jsonstream_parse(const char *line, size_t len, bool *empty)
 	for (size_t i = 0; i < len; i++)
 		if (!jsonstream_blank(line[i]))
 			*empty = false;
-	if (*empty)
+	if (*empty || jsonstream_too_many(line, len))
 		return NULL;
 	v = json_loadb(line, len, 0, &err);
 	if (v && !json_is_object(v)) {

@@ -12,6 +12,12 @@
 
 /* A line longer than this is dropped and reported as a NULL line. */
 #define JSONSTREAM_MAX_LINE (64u << 20)
+/* A line with more JSON values than this is garbage, not parsed: the
+ * largest messages QEMU and the agent send (query-qmp-schema, a
+ * guest-exec-status) hold some tens of thousands, and jansson spends some
+ * 40 bytes on each, so a hostile guest's 64 MiB line of "0," would take
+ * 1.3 GB (32 MiB with the cap). */
+#define JSONSTREAM_MAX_VALUES (1u << 20)
 
 /* One complete line without its "\n" (a trailing "\r" is kept), NUL
  * terminated; line is NULL (len 0) for an over-long line that was dropped. */
@@ -46,8 +52,9 @@ int jsonstream_send(int fd, const char *prefix, const json_t *msg, int64_t timeo
 void jsonstream_log(FILE *log, int64_t t_ms, const char *dir, const json_t *msg, const char *raw,
 		    const char *note);
 
-/* Parse one line as a JSON object. NULL for anything else (garbage). *empty
- * is set for a blank line, which callers ignore. */
+/* Parse one line as a JSON object. NULL for anything else (garbage, or
+ * more than JSONSTREAM_MAX_VALUES values). *empty is set for a blank line,
+ * which callers ignore. */
 json_t *jsonstream_parse(const char *line, size_t len, bool *empty);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const cyaml_schema_value_t string_entry = {
@@ -77,7 +78,9 @@ static void cyaml_log_collect(cyaml_log_t level, void *ctx, const char *fmt, va_
 			sscanf(at, "(line: %u, column: %u)", &log->line, &log->col);
 		return;
 	}
-	if (!log->msg[0])
+	/* the backtrace's heading is no error (an alias has no message of its
+	 * own before it: then cyaml_strerror says what was wrong) */
+	if (!log->msg[0] && !strstr(buf, "Backtrace:"))
 		snprintf(log->msg, sizeof(log->msg), "%s",
 			 strncmp(buf, "Load: ", 6) ? buf : buf + 6);
 }
@@ -110,11 +113,14 @@ static void log_find_key(struct cyaml_log *log, const char *path)
 	free(text);
 }
 
+/* No anchors and aliases: a recipe has no use for them, and each alias is
+ * a copy of what it names, so a small file could ask for gigabytes (as the
+ * scenario loader refuses them too). */
 static const cyaml_config_t recipe_config_template = {
 	.log_fn = cyaml_log_collect,
 	.mem_fn = cyaml_mem,
 	.log_level = CYAML_LOG_ERROR,
-	.flags = CYAML_CFG_DEFAULT,
+	.flags = CYAML_CFG_NO_ALIAS,
 };
 
 /* Names end up on the builder's command line and in file names: keep them to
@@ -172,13 +178,19 @@ int image_recipe_load(const char *path, struct image_recipe **out, char *err, si
 	struct cyaml_log log = { .msg = "" };
 	struct image_recipe *r = NULL;
 	cyaml_err_t cerr;
+	struct stat st;
 	int ret;
 
 	*out = NULL;
-	if (access(path, R_OK)) {
+	if (access(path, R_OK) || stat(path, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
+	}
+	if (st.st_size > IMAGE_RECIPE_MAX_BYTES) {
+		snprintf(err, errlen, "%s: %lld bytes, more than a recipe holds (%u): not read",
+			 path, (long long)st.st_size, IMAGE_RECIPE_MAX_BYTES);
+		return -EINVAL;
 	}
 	config.log_ctx = &log;
 	cerr = cyaml_load_file(path, &config, &recipe_schema, (void **)&r, NULL);

@@ -31,7 +31,12 @@ struct image_recipe {
 	struct image_recipe_kselftest *kselftest; /* optional */
 };
 
-/* 0, -EINVAL (err: "file:line:col: what") or -ENOENT/-EIO. */
+/* A recipe lists some dozens of names (images/default.yaml: 1.2 KB); a
+ * larger file is refused unread, so loading one stays bounded. */
+#define IMAGE_RECIPE_MAX_BYTES (64u << 10)
+
+/* 0, -EINVAL (err: "file:line:col: what"; a file over IMAGE_RECIPE_MAX_BYTES,
+ * an anchor or alias) or -ENOENT/-EIO. */
 int image_recipe_load(const char *path, struct image_recipe **out, char *err, size_t errlen);
 void image_recipe_free(struct image_recipe *r);
 /* "default" -> KTB_SOURCE_DIR/images/default.yaml; a path stays a path. */

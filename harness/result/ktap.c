@@ -265,7 +265,8 @@ static int result_fields(struct parser *p, const char *s, size_t n, struct node 
 	name_n = hash ? (size_t)(hash - s) : n;
 	if (hash)
 		directive(nd, hash + 1, n - name_n - 1);
-	name_n = str_trim_len(s, name_n, " \r");
+	/* a NUL byte (a guest's garbage) ends the name as it would end the string */
+	name_n = str_trim_len(s, strnlen(s, name_n), " \r");
 	if (name_n > KTAP_MAX_NAME)
 		name_n = KTAP_MAX_NAME;
 	/* kselftest's "ok 3 # SKIP why" has no name: the number stands in */

@@ -587,13 +587,60 @@ static void step_result_from_json(const json_t *j, struct step_result *sr)
 	}
 }
 
+/* The latest time a document's "started" can say (its years have four
+ * digits): 9999-12-31T23:59:59.999Z in ms since 1970. Durations and step
+ * offsets read back are at most this, so the sums that ktb merge and the
+ * reports make of a start and durations stay far inside int64_t. */
+#define RESULT_MAX_MS 253402300799999LL
+
+/* o's key, when it is an integer, is within lo..RESULT_MAX_MS (other
+ * values read as not given). 0, or -EINVAL with why naming it. */
+static int ms_check(const json_t *o, const char *key, json_int_t lo, const char *where, char *why,
+		    size_t whylen)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) ||
+	    (json_integer_value(v) >= lo && json_integer_value(v) <= RESULT_MAX_MS))
+		return 0;
+	return say_err(why, whylen, -EINVAL,
+		       "%s\"%s\" is %" JSON_INTEGER_FORMAT
+		       ", not a time in ms (%" JSON_INTEGER_FORMAT " to %lld)",
+		       where, key, json_integer_value(v), lo, RESULT_MAX_MS);
+}
+
+/* The times of a scenario's result document (its steps', its subtests'). */
+static int scenario_times_check(const json_t *j, char *why, size_t whylen)
+{
+	const json_t *st, *t;
+	char where[64];
+	size_t i, k;
+	int ret = ms_check(j, "duration_ms", 0, "its ", why, whylen);
+
+	json_array_foreach (json_object_get(j, "steps"), i, st) {
+		snprintf(where, sizeof(where), "step %zu's ", i + 1);
+		if (!ret)
+			ret = ms_check(st, "start_ms", 0, where, why, whylen);
+		if (!ret)
+			ret = ms_check(st, "duration_ms", 0, where, why, whylen);
+		json_array_foreach (json_object_get(st, "subtests"), k, t) {
+			snprintf(where, sizeof(where), "step %zu's subtest %zu's ", i + 1, k + 1);
+			if (!ret)
+				ret = ms_check(t, "duration_ms", -1, where, why, whylen);
+		}
+	}
+	return ret;
+}
+
 int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 {
 	json_t *tags = json_object_get(j, "tags"), *steps = json_object_get(j, "steps"), *v;
 	json_t *missing;
+	char why[160];
 	size_t i;
 
-	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status")))
+	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
+	    scenario_times_check(j, why, sizeof(why)))
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->name = json_str_dup(j, "name");
@@ -763,9 +810,19 @@ int run_result_from_json(const json_t *j, struct run_result *r, char *why, size_
 	memset(r, 0, sizeof(*r));
 	if (ret)
 		return ret;
+	ret = ms_check(j, "duration_ms", 0, "its ", why, whylen);
+	if (ret)
+		return ret;
 	list = json_object_get(j, "scenarios");
 	r->scenarios = xcalloc(json_array_size(list) + 1, sizeof(*r->scenarios));
 	json_array_foreach (list, i, v) {
+		char times[160];
+
+		if (json_is_object(v) && scenario_times_check(v, times, sizeof(times))) {
+			snprintf(why, whylen, "scenario %zu of the run: %s", i + 1, times);
+			run_result_free(r);
+			return -EINVAL;
+		}
 		if (scenario_result_from_json(v, &r->scenarios[i])) {
 			snprintf(why, whylen, "scenario %zu of the run is not a result document",
 				 i + 1);

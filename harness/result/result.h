@@ -151,11 +151,14 @@ json_t *run_result_to_json(const struct run_result *r);
  * (flaky: neither always passed nor always failed), or NULL. */
 json_t *run_result_pass_rates(const struct run_result *r);
 /* The inverse of scenario_result_to_json, for results a worker process wrote.
- * 0, or -EINVAL when j is not a result document. */
+ * 0, or -EINVAL when j is not a result document, or has a duration or a
+ * step's start outside 0 to the end of year 9999 in ms (so no sum of a
+ * start and durations overflows). */
 int scenario_result_from_json(const json_t *j, struct scenario_result *r);
 /* The inverse of run_result_to_json, for ktb merge: 0, or -EINVAL with why
- * filled when j is not a run document, -EPROTO when its schema_version is
- * not RESULT_SCHEMA_VERSION. r is empty on failure. */
+ * filled when j is not a run document (or its times are out of range, as
+ * for scenario_result_from_json), -EPROTO when its schema_version is not
+ * RESULT_SCHEMA_VERSION. r is empty on failure. */
 int run_result_from_json(const json_t *j, struct run_result *r, char *why, size_t whylen);
 /* "2025-01-31T12:00:00Z" for a Unix time in milliseconds. */
 void result_format_utc(int64_t unix_ms, char *buf, size_t len);

@@ -12,6 +12,8 @@
 #define PM_LINE_MAX 1024
 #define PM_PENDING_MAX 32
 #define PM_ERRORS_MAX 32 /* a failing device can repeat itself; keep the first ones */
+/* A kernel timestamp, s: the clock runs from boot; larger ones are garbage. */
+#define PM_MAX_TS_S 1e9
 
 /* A "calling" line still waiting for its "returned". */
 struct pm_pending {
@@ -86,10 +88,19 @@ static const char *line_split(const char *line, double *ts)
 	if (*p != '[')
 		return NULL;
 	*ts = strtod(p + 1, &end);
-	if (end == p + 1 || *end != ']' || *ts < 0 || *ts > 1e9)
+	if (end == p + 1 || *end != ']' || !(*ts >= 0 && *ts <= PM_MAX_TS_S))
 		return NULL;
 	p = end + 1;
 	return *p == ' ' ? p + 1 : p;
+}
+
+/* A figure the kernel printed about a cycle (its seconds or ms): none of
+ * it lasts longer than the clock has run, so one that is not a number
+ * from 0 to PM_MAX_TS_S seconds is garbage, and not taken (the report's
+ * JSON turns the figures into integers). */
+static bool figure_ok(double v, double scale)
+{
+	return v >= 0 && v <= PM_MAX_TS_S * scale; /* false for NaN */
 }
 
 /* Phases are contiguous: each runs from the previous boundary to its own
@@ -178,7 +189,7 @@ static bool exit_line(struct pm_parser *p, const char *msg, double ts)
 	if (strcmp(msg, "PM: suspend exit") && strcmp(msg, "PM: hibernation: hibernation exit"))
 		return false;
 	phase_add(p, "finish", ts, -1);
-	p->c->exit_s = ts;
+	p->c->exit_s = p->last_s; /* ts, unless the clock went back */
 	p->c->complete = true;
 	cycle_close(p, NULL);
 	return true;
@@ -194,19 +205,23 @@ static void sleep_at(struct pm_parser *p, const char *msg, double ts, bool pm_te
 		return;
 	phase_add(p, "suspend_machine", ts, -1);
 	c->slept = true;
-	c->sleep_s = ts;
+	/* the phase's end: ts, unless the clock went back; no wake yet */
+	c->sleep_s = c->wake_s = p->last_s;
 	c->pm_test = pm_test;
 	p->woken = false;
 	p->wake_next = pm_test;
-	if (wait)
-		sscanf(wait + 12, "%lf", &secs);
+	if (!wait || sscanf(wait + 12, "%lf", &secs) != 1 || !figure_ok(secs, 1))
+		secs = 0;
 	p->test_wake_s = ts + secs;
 }
 
+/* A log's clock can go back (a hostile or broken kernel, two kernels on
+ * one console): a cycle's times never do, so the wake is not before the
+ * sleep point. */
 static void wake_at(struct pm_parser *p, double ts)
 {
-	p->c->wake_s = ts;
-	p->last_s = ts;
+	p->c->wake_s = ts > p->c->sleep_s ? ts : p->c->sleep_s;
+	p->last_s = p->c->wake_s;
 	p->woken = true;
 }
 
@@ -216,10 +231,11 @@ static void wake_at(struct pm_parser *p, double ts)
 static void wake_line(struct pm_parser *p, const char *msg, double ts)
 {
 	struct pm_cycle *c = p->c;
-	struct pm_phase *last = &c->phases[c->phases_count - 1];
+	struct pm_phase *last;
 
-	if (!c->slept)
+	if (!c->slept) /* a wake line before any phase: there is no last one */
 		return;
+	last = &c->phases[c->phases_count - 1]; /* sleep_at added one */
 	if (p->woken) {
 		phase_add(p, "resume_machine", ts, -1);
 		return;
@@ -263,7 +279,8 @@ static double freeze_elapsed(struct pm_cycle *c, const char *phase, const char *
 	const char *e = strstr(msg, "(elapsed ");
 	double secs;
 
-	if (strncmp(phase, "freeze_", 7) || !e || sscanf(e + 9, "%lf", &secs) != 1)
+	if (strncmp(phase, "freeze_", 7) || !e || sscanf(e + 9, "%lf", &secs) != 1 ||
+	    !figure_ok(secs, 1))
 		return -1;
 	if (!strcmp(phase, "freeze_user"))
 		c->freeze_user_ms = secs * 1000;
@@ -317,7 +334,7 @@ static bool devices_phase_line(struct pm_parser *p, const char *msg, double ts)
 	if (info && !strcmp(info, "start"))
 		return true;
 	snprintf(name, sizeof(name), "%s%s%s", verb, info ? "_" : "", info ? info : "");
-	phase_add(p, name, ts, ms);
+	phase_add(p, name, ts, figure_ok(ms, 1000) ? ms : -1);
 	return true;
 }
 
@@ -445,7 +462,9 @@ static bool freeze_fail_line(struct pm_parser *p, const char *msg)
 	if (s && (aborted || !strncmp(s - 7, " failed", 7)) && !f) {
 		f = p->c->freeze_fail = xcalloc(1, sizeof(*f));
 		f->aborted = aborted;
-		sscanf(s + 7, "%lf seconds (%d tasks", &f->after_s, &f->refusing);
+		if (sscanf(s + 7, "%lf seconds (%d tasks", &f->after_s, &f->refusing) < 1 ||
+		    !figure_ok(f->after_s, 1))
+			f->after_s = 0;
 		p->freeze_tasks = true;
 		return true;
 	}
@@ -479,10 +498,12 @@ static void hib_stats(struct pm_parser *p, const char *msg)
 
 	if (sscanf(msg, "PM: hibernation: Need to copy %ld pages", &kb) == 1) {
 		h->image_pages = kb;
-	} else if (sscanf(msg, "PM: hibernation: Wrote %ld kbytes in %lf seconds", &kb, &s) == 2) {
+	} else if (sscanf(msg, "PM: hibernation: Wrote %ld kbytes in %lf seconds", &kb, &s) == 2 &&
+		   figure_ok(s, 1)) {
 		h->wrote_kbytes = kb;
 		h->write_s = s;
-	} else if (sscanf(msg, "PM: hibernation: Read %ld kbytes in %lf seconds", &kb, &s) == 2) {
+	} else if (sscanf(msg, "PM: hibernation: Read %ld kbytes in %lf seconds", &kb, &s) == 2 &&
+		   figure_ok(s, 1)) {
 		h->read_kbytes = kb;
 		h->read_s = s;
 	}
@@ -505,7 +526,7 @@ static void drop_resume_half(struct pm_parser *p)
 	}
 	p->npending = 0;
 	p->woken = false;
-	p->last_s = c->sleep_s;
+	p->last_s = c->wake_s = c->sleep_s; /* the restored kernel says when it woke */
 }
 
 /*

@@ -143,6 +143,31 @@ static void test_recipe_errors(void **state)
 		     "not a valid name");
 }
 
+/* What keeps a hostile recipe's cost bounded: no aliases (each a copy of
+ * what it names: a 500 KB file asked for 1 GB) and no file past
+ * IMAGE_RECIPE_MAX_BYTES, refused unread. */
+static void test_recipe_bounds(void **state)
+{
+	size_t n = IMAGE_RECIPE_MAX_BYTES + 1;
+	char *big = xcalloc(1, n + 1);
+
+	(void)state;
+	expect_error("name: &a k\nmodules: [*a, *a]\n", "r.yaml:2:10:", "YAML alias unsupported");
+	memset(big, '#', n);
+	expect_error(big, "r.yaml: 65537 bytes", "more than a recipe holds (65536): not read");
+	big[n - 1] = '\n';
+	memcpy(big, "name: k\n", 8);
+	big[IMAGE_RECIPE_MAX_BYTES - 1] = '\0'; /* at the limit: read */
+	{
+		struct image_recipe *r;
+		char err[256];
+
+		assert_int_equal(load(big, &r, err, sizeof(err)), 0);
+		image_recipe_free(r);
+	}
+	free(big);
+}
+
 static void test_recipe_path(void **state)
 {
 	char *p;
@@ -447,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_recipe_kselftest),
 		cmocka_unit_test(test_recipe_default_parses),
 		cmocka_unit_test(test_recipe_errors),
+		cmocka_unit_test(test_recipe_bounds),
 		cmocka_unit_test(test_recipe_path),
 		cmocka_unit_test(test_cache_dir),
 		cmocka_unit_test(test_key_content),

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "jsonstream.h"
+#include "util.h"
 
 struct lines {
 	char text[1024]; /* the lines received, each followed by '|' */
@@ -112,6 +114,45 @@ static void test_parse(void **state)
 	assert_false(empty);
 }
 
+/* "{"return": [0,0,...]}" with n zeros: n + 2 values. */
+static char *zeros(size_t n, size_t *len)
+{
+	char *s = xcalloc(1, 2 * n + 32);
+
+	*len = (size_t)sprintf(s, "{\"return\": [");
+	for (size_t i = 0; i < n; i++)
+		*len += (size_t)sprintf(s + *len, i ? ",0" : "0");
+	*len += (size_t)sprintf(s + *len, "]}");
+	return s;
+}
+
+/* A guest's line of many small values is garbage past
+ * JSONSTREAM_MAX_VALUES: parsed, 64 MiB of them took 1.3 GB. Commas in
+ * strings are no values. */
+static void test_parse_values_bound(void **state)
+{
+	size_t len;
+	char *s = zeros(JSONSTREAM_MAX_VALUES - 2, &len);
+	bool empty;
+	json_t *v;
+
+	(void)state;
+	v = jsonstream_parse(s, len, &empty);
+	assert_non_null(v);
+	assert_int_equal(json_array_size(json_object_get(v, "return")), JSONSTREAM_MAX_VALUES - 2);
+	json_decref(v);
+	free(s);
+	s = zeros(JSONSTREAM_MAX_VALUES - 1, &len);
+	assert_null(jsonstream_parse(s, len, &empty));
+	assert_false(empty);
+	memset(s + 12, ',', len - 14); /* {"return": ",,,,...,,"} */
+	s[11] = s[len - 2] = '"';
+	v = jsonstream_parse(s, len, &empty);
+	assert_non_null(v);
+	json_decref(v);
+	free(s);
+}
+
 static void test_log_lines(void **state)
 {
 	char *buf = NULL;
@@ -164,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_partial_line_waits),
 		cmocka_unit_test(test_ff_resets_agent_parser),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_values_bound),
 		cmocka_unit_test(test_log_lines),
 		cmocka_unit_test(test_send_and_hangup),
 	};

@@ -280,6 +280,21 @@ static void test_hostile(void **state)
 		  "needs its test number");
 }
 
+/* A NUL byte in a result line ends its name; a name it empties is the
+ * test's number, as for a result line without a name (found by fuzz_ktap). */
+static void test_nul_in_name(void **state)
+{
+	static const char text[] = "KTAP version 1\n1..2\nok 1\0 y\nok 2 a\0b\n";
+	struct ktap_doc d;
+	struct ktap_error err;
+
+	(void)state;
+	assert_int_equal(ktap_parse(text, sizeof(text) - 1, &d, &err), 0);
+	expect_test(&d, 0, "1", ST_PASS);
+	expect_test(&d, 1, "a", ST_PASS);
+	ktap_doc_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_plan_last_and_skip_all),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_nul_in_name),
 		cmocka_unit_test(test_no_document),
 		cmocka_unit_test(test_points),
 	};

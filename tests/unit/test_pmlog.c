@@ -366,6 +366,105 @@ static void test_no_cycles_and_bad_args(void **state)
 	pm_report_free(NULL);
 }
 
+/* A log whose clock goes back (found by fuzz_pmlog): the cycle's times
+ * still only go forward, the sleep point after the last suspend phase and
+ * the wake after the sleep point; a wake line before any phase is no wake. */
+static void test_clock_back(void **state)
+{
+	static const char *const names[] = { "sync", "suspend_machine", "finish" };
+	static const char back[] = "[    7.000000] PM: suspend entry (s2idle)\n"
+				   "[    7.100000] Filesystems sync: 0.000 seconds\n"
+				   "[    4.700000] PM: suspend-to-idle\n"
+				   "[    4.800000] ACPI: PM: Low-level resume complete\n"
+				   "[    5.000000] PM: suspend exit\n";
+	struct pm_report r;
+	const struct pm_cycle *c;
+
+	(void)state;
+	assert_int_equal(pmlog_parse(back, &r), 0);
+	assert_int_equal(r.cycles_count, 1);
+	c = &r.cycles[0];
+	assert_phases(c, names, 3);
+	assert_true(c->complete && c->slept);
+	assert_true(c->sleep_s == c->phases[1].end_s && c->sleep_s == 7.1);
+	assert_true(c->wake_s == c->sleep_s && c->exit_s == c->phases[2].end_s);
+	assert_true(c->exit_s >= c->wake_s);
+	pm_report_free(&r);
+	assert_int_equal(pmlog_parse("[    1.000000] PM: suspend entry (deep)\n"
+				     "[    1.100000] ACPI: PM: Low-level resume complete\n",
+				     &r),
+			 0);
+	assert_false(r.cycles[0].slept);
+	pm_report_free(&r);
+}
+
+/* An S4 console cut off in the kernel that loads the image, or at the
+ * snapshot (found by fuzz_pmlog): the image-writing run's resume half is
+ * dropped, its wake with it, and a cycle that never woke has its wake at
+ * the sleep point, not at its entry. */
+static void test_s4_cut_in_boot_kernel(void **state)
+{
+	static const char log[] = "[    1.000000] PM: hibernation: hibernation entry\n"
+				  "[    1.100000] PM: hibernation: Creating image:\n"
+				  "[    1.200000] PM: thaw of devices complete after 5.0 msecs\n"
+				  "[    0.000000] Linux version 6.1.0-57-amd64\n"
+				  "[    0.500000] PM: Image not found (code -22)\n";
+	struct pm_report r;
+	const struct pm_cycle *c;
+
+	(void)state;
+	assert_int_equal(pmlog_parse(log, &r), 0);
+	c = &r.cycles[0];
+	assert_true(c->slept && !c->complete);
+	assert_true(c->sleep_s == 1.1 && c->wake_s == c->sleep_s && c->exit_s == c->sleep_s);
+	assert_int_equal(c->phases[c->phases_count - 1].half, PM_HALF_SUSPEND);
+	pm_report_free(&r);
+	/* cut off at the snapshot: no wake, and none before the sleep point */
+	assert_int_equal(pmlog_parse("[    1.000000] PM: hibernation: hibernation entry\n"
+				     "[    1.100000] PM: hibernation: Creating image:\n",
+				     &r),
+			 0);
+	c = &r.cycles[0];
+	assert_true(c->slept && c->wake_s == c->sleep_s && c->exit_s == c->sleep_s);
+	assert_true(pm_cycle_resume_ms(c) == 0);
+	pm_report_free(&r);
+}
+
+/* Figures that are no time the clock ran (found by fuzz_pmlog: the JSON
+ * turned 1e300 ms into an integer) are not taken; the phases still are. */
+static void test_garbage_figures(void **state)
+{
+	static const char log[] =
+	    "[    1.000000] PM: suspend entry (deep)\n"
+	    "[    1.050000] Freezing user space processes ... (elapsed nan seconds) done.\n"
+	    "[    1.100000] PM: suspend of devices complete after 1e300 msecs\n"
+	    "[    1.150000] PM: late suspend of devices complete after -3 msecs\n"
+	    "[    1.200000] PM: noirq suspend of devices complete after 2.5 msecs\n"
+	    "[    1.300000] PM: suspend exit\n";
+	struct pm_report r;
+	const struct pm_cycle *c;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(pmlog_parse(log, &r), 0);
+	c = &r.cycles[0];
+	assert_int_equal(c->phases_count, 5);
+	assert_true(c->freeze_user_ms == -1 && c->phases[0].kernel_ms == -1);
+	assert_true(c->phases[1].kernel_ms == -1 && c->phases[2].kernel_ms == -1);
+	assert_true(c->phases[3].kernel_ms == 2.5);
+	j = pm_report_to_json(&r);
+	assert_non_null(j);
+	json_decref(j);
+	pm_report_free(&r);
+	/* a timestamp that is no number is no timestamp: the line is not read */
+	assert_int_equal(pmlog_parse("[nan] PM: suspend entry (deep)\n"
+				     "[inf] PM: suspend entry (deep)\n",
+				     &r),
+			 0);
+	assert_int_equal(r.cycles_count, 0);
+	pm_report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +478,9 @@ int main(void)
 		cmocka_unit_test(test_freeze_failed),
 		cmocka_unit_test(test_freeze_aborted),
 		cmocka_unit_test(test_no_cycles_and_bad_args),
+		cmocka_unit_test(test_clock_back),
+		cmocka_unit_test(test_garbage_figures),
+		cmocka_unit_test(test_s4_cut_in_boot_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

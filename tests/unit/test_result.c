@@ -476,6 +476,59 @@ static void test_run_from_json(void **state)
 	assert_int_equal(result_parse_utc("2025-01-31T12:00:00Zx", &t), -EINVAL);
 }
 
+/* Times no run takes are refused on reading, by name: ktb merge and the
+ * reports add starts and durations, which would overflow (found by
+ * fuzz_merge). The bounds themselves are read. */
+static void test_run_from_json_times(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "{\"duration_ms\": 9223372036854775807}",
+		  "its \"duration_ms\" is 9223372036854775807" },
+		{ "{\"duration_ms\": -1}",
+		  "its \"duration_ms\" is -1, not a time in ms (0 to 253402300799999)" },
+		{ "{\"scenarios\": [{\"status\": \"pass\", \"duration_ms\": -5}]}",
+		  "scenario 1 of the run: its \"duration_ms\" is -5" },
+		{ "{\"scenarios\": [{\"status\": \"pass\", \"steps\": [{}, {\"start_ms\": "
+		  "253402300800000}]}]}",
+		  "scenario 1 of the run: step 2's \"start_ms\" is 253402300800000" },
+		{ "{\"scenarios\": [{\"status\": \"pass\", \"steps\": [{\"subtests\": "
+		  "[{\"duration_ms\": -2}]}]}]}",
+		  "step 1's subtest 1's \"duration_ms\" is -2" },
+	};
+	struct run_result back;
+	char why[300];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = json_loads(bad[i][0], 0, NULL);
+
+		assert_non_null(j);
+		if (!json_object_get(j, "scenarios"))
+			json_object_set_new(j, "scenarios", json_array());
+		json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+		assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), -EINVAL);
+		if (!strstr(why, bad[i][1]))
+			fail_msg("\"%s\" not in \"%s\"", bad[i][1], why);
+		assert_int_equal(back.count, 0);
+		json_decref(j);
+	}
+	/* the bounds: 0, and the last millisecond of 9999; a subtest's -1 is "not given" */
+	{
+		json_t *j =
+		    json_loads("{\"duration_ms\": 253402300799999, \"scenarios\": [{\"status\": "
+			       "\"pass\", \"duration_ms\": 0, \"steps\": [{\"start_ms\": 0, "
+			       "\"subtests\": [{\"duration_ms\": -1}]}]}]}",
+			       0, NULL);
+
+		json_object_set_new(j, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+		assert_int_equal(run_result_from_json(j, &back, why, sizeof(why)), 0);
+		assert_int_equal(back.duration_ms, 253402300799999LL);
+		assert_int_equal(back.scenarios[0].steps[0].subtests[0].duration_ms, -1);
+		run_result_free(&back);
+		json_decref(j);
+	}
+}
+
 /* A shard's document says what it was cut from; the selection and shard
  * come back as written; a malformed one is refused, not half read. */
 static void test_run_selection_json(void **state)
@@ -584,14 +637,23 @@ static void test_ansi_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_names),	cmocka_unit_test(test_status_worse),
-		cmocka_unit_test(test_status_words),	cmocka_unit_test(test_add_step),
-		cmocka_unit_test(test_exit_code),	cmocka_unit_test(test_missing_config),
-		cmocka_unit_test(test_interrupted_run), cmocka_unit_test(test_interrupt_scenario),
-		cmocka_unit_test(test_scenario_json),	cmocka_unit_test(test_pass_rates),
-		cmocka_unit_test(test_run_json),	cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_ansi_escape),	cmocka_unit_test(test_subtests_json),
-		cmocka_unit_test(test_run_from_json),	cmocka_unit_test(test_run_selection_json),
+		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_status_worse),
+		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_add_step),
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_missing_config),
+		cmocka_unit_test(test_interrupted_run),
+		cmocka_unit_test(test_interrupt_scenario),
+		cmocka_unit_test(test_scenario_json),
+		cmocka_unit_test(test_pass_rates),
+		cmocka_unit_test(test_run_json),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_ansi_escape),
+		cmocka_unit_test(test_subtests_json),
+		cmocka_unit_test(test_run_from_json),
+		cmocka_unit_test(test_run_selection_json),
+		cmocka_unit_test(test_run_from_json_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
