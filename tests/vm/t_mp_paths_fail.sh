@@ -17,7 +17,9 @@
 T=$'\t'
 
 # the block device of path N of the disk: its SCSI target id is N
+# shellcheck disable=SC2016 # the guest's shell expands these, in the steps
 sd0='$(ls /sys/bus/scsi/devices/*:0:0:0/block)'
+# shellcheck disable=SC2016 # the same
 sd1='$(ls /sys/bus/scsi/devices/*:0:1:0/block)'
 # a run step that takes path N down in the guest
 down0="  - run: echo offline > /sys/block/$sd0/device/state"
