@@ -49,8 +49,9 @@ nodm_rq='multipath\.kind: expected "dm", got nothing; json multipath\.mode: expe
 nodm_bio='multipath\.kind: expected "dm", got nothing; json multipath\.mode: expected "bio", got nothing; json multipath\.paths: expected 2, got nothing; json multipath\.active: expected 2, got nothing; json multipath\.list\.0\.path: expected 0, got nothing; json multipath\.list\.1\.path: expected 1, got nothing'
 # three blocks before the last verify of mp-all-paths-down-fail made wrong
 # in three ways: zeros (block 10), block 20's content at block 30 (its
-# header names LBA 160), a block of another seed (block 40)
-wrong3='  - run: dd if=/dev/zero of=/dev/mapper/ktb-data bs=4096 seek=10 count=1 conv=notrunc,fsync \&\& dd if=/dev/mapper/ktb-data of=/dev/mapper/ktb-data bs=4096 skip=20 seek=30 count=1 conv=notrunc,fsync \&\& ktb-io write --disk data --bs 4096 --offset 163840 --size 4096 --seed 5 --gen 2'
+# header names LBA 160), a block of another seed (block 40); dm-0 is the
+# machine's one dm device
+wrong3='  - run: dd if=/dev/zero of=/dev/dm-0 bs=4096 seek=10 count=1 conv=notrunc,fsync \&\& dd if=/dev/dm-0 of=/dev/dm-0 bs=4096 skip=20 seek=30 count=1 conv=notrunc,fsync \&\& ktb-io write --disk data --bs 4096 --offset 163840 --size 4096 --seed 5 --gen 2'
 mutations <<EOF_TABLE
 mp-nvme-failover${T}s/^  - fail_path: {disk: data, path: 0}\$/  - {fail_path: {disk: data, path: 0}, name: path 0 first}\n&/${T}step 4 .*before fail_path of path 0: the guest shows no such path
 mp-nvme-failover${T}s/ --until \/run\/io.stop//${T}step 9 .*elapsed_ms: expected >= 16000
