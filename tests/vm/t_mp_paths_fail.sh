@@ -25,9 +25,11 @@ sd1='$(ls /sys/bus/scsi/devices/*:0:1:0/block)'
 down0="  - run: echo offline > /sys/block/$sd0/device/state"
 down1="  - run: echo offline > /sys/block/$sd1/device/state"
 # a run step that keeps path N down from now on (a loop of shell builtins
-# in the background, set offline again whenever it reads otherwise)
-keep0="  - run: f=/sys/block/$sd0/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \&"
-keep1="  - run: f=/sys/block/$sd1/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \&"
+# in the background, set offline again whenever it reads otherwise; at the
+# lowest priority, so that the step's probes are not starved: it still
+# runs whenever the guest waits for the host, before the next probe)
+keep0="  - run: f=/sys/block/$sd0/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \& renice -n 19 -p \$! > /dev/null"
+keep1="  - run: f=/sys/block/$sd1/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \& renice -n 19 -p \$! > /dev/null"
 # the restore_path step given 8 s (its probes stop 2 s before)
 r8='\n    timeout: 8s'
 
