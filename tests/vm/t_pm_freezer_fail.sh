@@ -33,9 +33,9 @@ pm-freezer-fail${T}/^  - wait: 1s\$/i\  - run: ktb-io rw --disk data --bs 4096 -
 pm-freezer-fail${T}/^  - name: the kernel's log names the task that refused\$/i\  - run: dmesg -c > /dev/null${T}step 9 .*stdout did not match /task:ktb-io \+state:D/
 pm-freezer-fail${T}/^  - restore_path:/d${T}step 10 .*freezing failed: 1 task refusing to freeze
 pm-freezer-fail${T}s/--seed 9 --until/--seed 9 --corrupt 64 --until/${T}step 13 .*mismatches
-pm-freezer-fail${T}s/no_path: queue/no_path: fail/${T}step 6 .*stdout did not match /\^D\$/
+pm-freezer-fail${T}s/no_path: queue/no_path: fail/${T}step 6 .*stdout did not match /\^D\\$/
 pm-freezer-fail${T}s|run: ktb-io rw --disk data|run: ln -s \$(command -v ktb-io) /run/kio; /run/kio rw --disk data|; s/freezing_failed.tasks.0.state: D/freezing_failed.tasks.0.state: S/${T}step 7 .*freezing_failed\.tasks\.0\.name: expected "ktb-io", got "kio"; json freezing_failed\.tasks\.0\.state: expected "S", got "D"
-pm-freezer-fail${T}s/^  - name: the system keeps running, the writer still waiting\$/  - run: touch \/run\/io.stop; dmsetup message ktb-data 0 fail_if_no_path; while [ ! -f \/run\/io.json ]; do sleep 0.2; done\n&/${T}step 10 .*exit: expected 0, got 1; stdout did not match /\^D\$/
+pm-freezer-fail${T}s/^  - name: the system keeps running, the writer still waiting\$/  - run: touch \/run\/io.stop; dmsetup message ktb-data 0 fail_if_no_path; while [ ! -f \/run\/io.json ]; do sleep 0.2; done\n&/${T}step 10 .*exit: expected 0, got 1; stdout did not match /\^D\\$/
 pm-freezer-fail${T}/^  - restore_path: /d; s/^  - name: with a path back, the next S3 succeeds\$/  - run: dmsetup message ktb-data 0 fail_if_no_path\n&/${T}step 12 .*io_errors: expected 0, got [1-9]
 EOF_TABLE
 exit 0
