@@ -108,7 +108,11 @@ int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err)
 			return ret;
 	}
 	snprintf(f, sizeof(f), "%s.fail_writes", base);
-	return h->fail_writes ? range_check(d, h->fail_writes, f, err) : 0;
+	ret = h->fail_writes ? range_check(d, h->fail_writes, f, err) : 0;
+	if (ret < 0)
+		return ret;
+	snprintf(f, sizeof(f), "%s.fail_reads", base);
+	return h->fail_reads ? range_check(d, h->fail_reads, f, err) : 0;
 }
 
 bool machine_shared_ram(const struct machine *m)
@@ -154,6 +158,10 @@ static int hybrid_model_args(const struct hybrid *h, struct argv *a)
 	if (h->fail_writes) {
 		argv_add(a, "--fail-writes");
 		argv_add(a, h->fail_writes);
+	}
+	if (h->fail_reads) {
+		argv_add(a, "--fail-reads");
+		argv_add(a, h->fail_reads);
 	}
 	return a->err;
 }

@@ -43,6 +43,7 @@ struct hybrid {
 	unsigned pin_count;
 	bool ignore_flushes; /* debug: acknowledge flushes and do nothing */
 	char *fail_writes;   /* debug: "OFFSET+LENGTH" where writes fail */
+	char *fail_reads;    /* debug: "OFFSET+LENGTH" where reads fail */
 };
 
 struct disk {

@@ -80,6 +80,7 @@ static const cyaml_schema_field_t hybrid_fields[] = {
 	CYAML_FIELD_SEQUENCE("pin", PTR | OPT, struct hybrid, pin, &pin_schema, 0, CYAML_UNLIMITED),
 	CYAML_FIELD_BOOL("ignore_flushes", OPT, struct hybrid, ignore_flushes),
 	STR("fail_writes", OPT, struct hybrid, fail_writes),
+	STR("fail_reads", OPT, struct hybrid, fail_reads),
 	CYAML_FIELD_END
 };
 

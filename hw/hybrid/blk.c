@@ -136,11 +136,15 @@ static bool blk_range_ok(const struct blk *b, uint64_t sector, uint64_t len)
 	return (sector * SECTOR) % b->logical == 0 && len % b->logical == 0;
 }
 
+/* Does [off, off + len) touch debug range f? */
+static bool blk_in_range(const struct media_range *f, uint64_t off, uint64_t len)
+{
+	return f->len && off < f->off + f->len && f->off < off + len;
+}
+
 static bool blk_fails_write(const struct blk *b, uint64_t off, uint64_t len)
 {
-	const struct media_range *f = &b->fail_writes;
-
-	return f->len && off < f->off + f->len && f->off < off + len;
+	return blk_in_range(&b->fail_writes, off, len);
 }
 
 static int blk_rw(struct blk *b, const struct vq_chain *c, uint64_t sector, bool write,
@@ -154,6 +158,8 @@ static int blk_rw(struct blk *b, const struct vq_chain *c, uint64_t sector, bool
 	if (!blk_range_ok(b, sector, len) || len > BLK_MAX_REQ)
 		return -EINVAL;
 	if (write && blk_fails_write(b, sector * SECTOR, len))
+		return -EIO;
+	if (!write && blk_in_range(&b->fail_reads, sector * SECTOR, len))
 		return -EIO;
 	if (write)
 		n = iov_slice(c->out, c->nout, sizeof(struct virtio_blk_outhdr), len, data);

@@ -22,6 +22,7 @@ struct blk {
 	bool wce;			/* write-back cache on (config.wce) */
 	bool ignore_flush;		/* debug: acknowledge flushes, do nothing */
 	struct media_range fail_writes; /* debug: writes here fail with IOERR */
+	struct media_range fail_reads;	/* debug: reads here fail with IOERR */
 	uint64_t bad_requests;		/* malformed chains and headers */
 };
 

@@ -88,7 +88,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ktb-hybrid --socket PATH --ctl PATH --image FILE --flash FILE\n"
 		   "       [--serial ID] [--sector 512n|512e|4kn] [--model on|off] [--cache SIZE]\n"
 		   "       [--wcache SIZE] [--rpm N] [--promote-after N] [--pin OFF+LEN]...\n"
-		   "       [--ignore-flush] [--fail-writes OFF+LEN]\n");
+		   "       [--ignore-flush] [--fail-writes OFF+LEN] [--fail-reads OFF+LEN]\n");
 }
 
 static int parse_range(const char *s, struct media_range *r)
@@ -141,6 +141,7 @@ static const struct option longopts[] = {
 	{ "pin", required_argument, NULL, 'P' },
 	{ "ignore-flush", no_argument, NULL, 'I' },
 	{ "fail-writes", required_argument, NULL, 'F' },
+	{ "fail-reads", required_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -209,6 +210,8 @@ static int parse_opt(struct hybrid_dev *h, struct media_config *mc, int c, const
 		return 0;
 	case 'F':
 		return parse_range(arg, &h->blk.fail_writes);
+	case 'R':
+		return parse_range(arg, &h->blk.fail_reads);
 	default:
 		return -EINVAL;
 	}

@@ -108,6 +108,9 @@ static void test_refusals(void **state)
 	h.fail_writes = "1M+x";
 	expect_disk_refusal(&d, "machine.disks[0].hybrid.fail_writes", "not a range");
 	h.fail_writes = NULL;
+	h.fail_reads = "64M+4K";
+	expect_disk_refusal(&d, "machine.disks[0].hybrid.fail_reads", "past the end");
+	h.fail_reads = NULL;
 	d.bus = DISK_BUS_VIRTIO;
 	expect_disk_refusal(&d, "machine.disks[0].hybrid", "bus: hybrid");
 	d.bus = DISK_BUS_HYBRID;

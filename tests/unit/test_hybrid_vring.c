@@ -235,6 +235,20 @@ static void test_blk_read(void **state)
 	assert_int_equal(vq_walk(f->desc, 8, 0, &f->mem, &f->c), 0);
 	blk_handle(&b, &f->c);
 	assert_int_equal(f->ram[0x3000], VIRTIO_BLK_S_IOERR);
+	/* a debug range of failing reads: a read there fails, one beside it
+	 * and a write there do not */
+	b.fail_writes = (struct media_range){ 0, 0 };
+	b.fail_reads = (struct media_range){ 4096, 4096 };
+	blk_handle(&b, &f->c);
+	assert_int_equal(f->ram[0x3000], VIRTIO_BLK_S_OK);
+	h->type = VIRTIO_BLK_T_IN;
+	set(&f->desc[1], GPA + 0x2000, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	assert_int_equal(vq_walk(f->desc, 8, 0, &f->mem, &f->c), 0);
+	blk_handle(&b, &f->c);
+	assert_int_equal(f->ram[0x3000], VIRTIO_BLK_S_OK);
+	h->sector = 8;
+	blk_handle(&b, &f->c);
+	assert_int_equal(f->ram[0x3000], VIRTIO_BLK_S_IOERR);
 	media_close(b.media);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);

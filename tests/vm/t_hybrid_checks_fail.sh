@@ -3,7 +3,8 @@
 # it guards is broken (scenario, sed expression, what the failure must say).
 # The back end's debug settings break the drive on purpose: ignore_flushes
 # acknowledges flushes without writing anything out, fail_writes answers
-# writes to a range with an I/O error.
+# writes to a range with an I/O error, fail_reads answers reads from one
+# (the io_errors: 0 checks of the steps that read back).
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
 # the guest without S3 on a machine that declares it (the loader refuses a
@@ -32,6 +33,11 @@ hybrid-s3${T}s/--offset 32M --seed 32 --fsync\$/--offset 32M --seed 32 --fsync -
 s3-io-integrity${T}s/{id: data, bus: nvme, size: 128M, sector: 4kn}/{id: data, bus: hybrid, size: 128M, sector: 4kn, hybrid: {cache: 16M, fail_writes: 8M+64K}}/${T}step 3 .*io_errors: expected 0
 s3-sata${T}s/{id: data, bus: sata, size: 64M, sector: 512e}/{id: data, bus: hybrid, size: 64M, sector: 512e, hybrid: {cache: 16M, fail_writes: 4M+64K}}/${T}step 1 .*io_errors: expected 0
 s3-sata${T}s/{id: data, bus: sata, size: 64M, sector: 512e}/{id: data, bus: hybrid, size: 64M, sector: 512e, hybrid: {cache: 16M, fail_writes: 40M+64K}}/${T}step 4 .*io_errors: expected 0, got [1-9]
+hybrid-power-loss${T}s/write_cache: 8M}/write_cache: 8M, fail_reads: 1M+64K}/${T}step 4 .*io_errors: expected 0, got [1-9]
+hybrid-promotion${T}s/promote_after: 1}/promote_after: 1, fail_reads: 1M+64K}/${T}step 2 .*io_errors: expected 0, got [1-9]
+hybrid-s3${T}s/cache: 16M}/cache: 16M, fail_reads: 1M+64K}/${T}step 4 .*io_errors: expected 0, got [1-9]
+s3-io-integrity${T}s/{id: data, bus: nvme, size: 128M, sector: 4kn}/{id: data, bus: hybrid, size: 128M, sector: 4kn, hybrid: {cache: 16M, fail_reads: 8M+64K}}/${T}step 4 .*io_errors: expected 0, got [1-9]
+s3-sata${T}s/{id: data, bus: sata, size: 64M, sector: 512e}/{id: data, bus: hybrid, size: 64M, sector: 512e, hybrid: {cache: 16M, fail_reads: 4M+64K}}/${T}step 3 .*io_errors: expected 0, got [1-9]
 disk-512e${T}s/{id: data, bus: sata, size: 64M, sector: 512e}/{id: data, bus: hybrid, size: 64M, sector: 512e, hybrid: {cache: 16M, fail_writes: 512K+64K}}/${T}step 2 .*io_errors: expected 0, got [1-9]
 EOF_TABLE
 

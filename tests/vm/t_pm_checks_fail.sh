@@ -44,6 +44,7 @@ s3-repeat-steps${T}s/^  - name: the second S3, in a later step\$/&\n    cycles: 
 s3-repeat-steps${T}/name: the third S3/,/after:/s/after: 200ms/wake: rtc\n    after: 2s/${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got
 s3-repeat-steps${T}/name: the third S3/,/after:/{s/suspend: s3/suspend: s2idle\n    wake: key/; s/after: 200ms/after: 1s/}${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got \["serio0"\].*wakeup_irq: expected null, got 1
 s3-repeat-steps${T}s/^  - name: the third S3\$/&\n    cycles: 2/${T}step 6 .*stdout
+s3-repeat-steps${T}/name: the third S3/,/after:/s/after: 200ms/wake: rtc\n    after: 100s\n    timeout: 15s/${T}step 5 .*the guest never woke up \(no WAKEUP event; wake by rtc\)
 s2idle-s3${T}s/wake: key/wake: button/; s/after: 1s/after: 1s\n    timeout: 15s/; /^steps:/a\  - run: rmmod button${T}step 2 .*did not come back after the wake by button
 s2idle-s3${T}s/wake: key/wake: button/${T}step 1 .*wakeup_sources: expected .*wakeup_irq: expected 1, got 9
 s2idle-s3${T}s/^  - name: s2idle, woken by a key\$/&\n    cycles: 2/${T}step 2 .*stdout did not match /\^1\\$/
@@ -55,6 +56,7 @@ s3-s4-s3${T}/name: S3 before the hibernation/,/after:/{s/suspend: s3/suspend: s2
 s3-s4-s3${T}s/^  - name: S3 before the hibernation\$/&\n    cycles: 2/${T}step 2 .*stdout
 s3-s4-s3${T}s/^    timeout: 180s\$/&\n  - {suspend: s3, pm_test: freezer}/${T}step 5 .*stdout
 s3-s4-s3${T}/name: S3 in the restored system/,/after:/s/after: 200ms/wake: rtc\n    after: 2s/${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got
+s3-s4-s3${T}/name: S3 in the restored system/,/after:/s/after: 200ms/wake: rtc\n    after: 100s\n    timeout: 15s/${T}step 5 .*the guest never woke up \(no WAKEUP event; wake by rtc\)
 s3-s4-s3${T}/name: S3 in the restored system/,/after:/{s/suspend: s3/suspend: s2idle\n    wake: key/; s/after: 200ms/after: 1s/}${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got \["serio0"\].*wakeup_irq: expected null, got 1
 s3-s4-s3${T}s/^  - name: S3 in the restored system\$/&\n    cycles: 2/${T}step 6 .*stdout did not match /\^2\\$/
 EOF_TABLE
@@ -78,4 +80,6 @@ KTB_NO_FIRMWARE_FIXUP=1 must_fail "$KTB_SRC/scenarios/s3-repeat-steps.yaml" \
 # afresh, which the S4 step must notice
 KTB_S4_NO_RESUME=1 must_fail "$KTB_SRC/scenarios/s4-hibernate.yaml" \
 	'step 2 .*the guest booted afresh instead of restoring its hibernation image'
+KTB_S4_NO_RESUME=1 must_fail "$KTB_SRC/scenarios/s3-s4-s3.yaml" \
+	'step 3 .*the guest booted afresh instead of restoring its hibernation image'
 exit 0
