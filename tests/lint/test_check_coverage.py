@@ -140,6 +140,21 @@ class CheckCoverage(unittest.TestCase):
             self.assertIn("credits nothing: one: the console did not show", out)
             self.assertIn("(1 rows and cases are about no check", out)
 
+    def test_awake_screen_is_a_clause_of_its_own(self):
+        with tempfile.TemporaryDirectory() as root:
+            make(root)
+            with open(os.path.join(root, "scenarios", "two.yaml"), "w") as f:
+                f.write("name: two\nsteps:\n  - screen: before\n  - suspend: s3\n"
+                        "    awake_screen: {same_as: before, within: 5s}\n")
+            with open(os.path.join(root, "tests", "vm", "t_two_checks_fail.sh"), "w") as f:
+                f.write(". \"$(dirname \"$0\")/lib.sh\"\nT=$'\\t'\nmutations <<EOF_TABLE\n"
+                        "two${T}s/5s/6s/${T}step 2 .*awake_screen: the screen differs from\n"
+                        "EOF_TABLE\n")
+            rc, out = check(root, "--list")
+            self.assertIn("scenarios/two.yaml:4: step 2 suspend", out)
+            self.assertNotIn("step 2 awake_screen", out)
+            self.assertNotIn("credits nothing", out)
+
 
 if __name__ == "__main__":
     unittest.main()
