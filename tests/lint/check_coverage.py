@@ -84,7 +84,7 @@ ACTIONS = ("run", "wait", "qmp", "suspend", "fail_path", "restore_path", "balloo
 # names the check when its pattern holds one of these.
 SIGNATURES = {
     "for": r"the console did not show",
-    "ktap": r"tests failed",
+    "ktap": r"tests failed|no test ran|malformed KTAP",
     "suspend": r"refused to suspend|does not offer|did not reach S[34]|says it suspended|"
                r"never woke up|did not come back|suspend entr|hibernat|booted afresh|"
                r"refusing to freeze|freezing failed|cycle [0-9]+ (of|failed)",
