@@ -19,16 +19,21 @@ T=$'\t'
 real_qemu=$(command -v qemu-system-x86_64) || fail "qemu-system-x86_64 not found"
 
 mkdir -p "$work/bin" "$work/ninep"
+# (only the machine's QEMU, the one given ktb.shares, gets the 9p export)
 cat >"$work/bin/qemu-system-x86_64" <<EOF
 #!/bin/bash
 args=()
 for a in "\$@"; do
-	a=\${a//ktb0:\/mnt\/rw:rw:virtiofs/ktb0:\/mnt\/rw:rw}
-	a=\${a//ktb1:\/mnt\/scenarios:ro/ktb1:\/mnt\/scenarios:rw}
+	case \$a in
+	*ktb.shares=*)
+		a=\${a//ktb0:\/mnt\/rw:rw:virtiofs/ktb0:\/mnt\/rw:rw}
+		a=\${a//ktb1:\/mnt\/scenarios:ro/ktb1:\/mnt\/scenarios:rw}
+		extra=(-fsdev "local,id=fsdevx,path=$work/ninep,security_model=none"
+			-device virtio-9p-pci,fsdev=fsdevx,mount_tag=ktb0) ;;
+	esac
 	args+=("\$a")
 done
-exec "$real_qemu" "\${args[@]}" -fsdev local,id=fsdevx,path=$work/ninep,security_model=none \\
-	-device virtio-9p-pci,fsdev=fsdevx,mount_tag=ktb0
+exec "$real_qemu" "\${args[@]}" "\${extra[@]}"
 EOF
 chmod +x "$work/bin/qemu-system-x86_64"
 PATH=$work/bin:$PATH ktb_run run --artifacts "$(artifacts)" "$S/share-virtiofs.yaml"
