@@ -434,7 +434,7 @@ static int display_facts(struct facts_ctx *c)
 static int share_facts(struct facts_ctx *c, unsigned i)
 {
 	const struct share *sh = &c->m->shares[i];
-	char tag[16], path[96];
+	char tag[16], path[96], what[48];
 	struct machine_fact *f;
 
 	share_tag(i, tag, sizeof(tag));
@@ -451,7 +451,8 @@ static int share_facts(struct facts_ctx *c, unsigned i)
 		return -ENOMEM;
 	snprintf(f->want, sizeof(f->want), "\"%s\"", share_transport(sh));
 	snprintf(path, sizeof(path), "shares.tag=%s.readonly", tag);
-	return fact_bool(c, path, "share read-only", !sh->writable);
+	snprintf(what, sizeof(what), "share %s read-only", tag);
+	return fact_bool(c, path, what, !sh->writable);
 }
 
 static int shares_facts(struct facts_ctx *c)

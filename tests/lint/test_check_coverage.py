@@ -36,6 +36,8 @@ one${T}/^steps:/a\\  - run: "true"${T}step 3 .*the console did not show /marker/
 EOF_TABLE
 ktb_run run "$KTB_SRC/scenarios/one.yaml"
 expect_out 'step machine .*CPUs online: declared 2, the guest sees 1'
+ktb_run run "$KTB_SRC/scenarios/one.yaml"
+expect_out '^PASS +one '
 """
 
 EXPECTED_C = """static int f(struct facts_ctx *c)
@@ -71,8 +73,10 @@ PLANTS = {
 }
 
 
-def make(root, plant=None):
+def make(root, plant=None, rows=""):
     files = dict(CLEAN)
+    sh = "tests/vm/t_one_checks_fail.sh"
+    files[sh] = files[sh].replace("\nEOF_TABLE\n", "\n" + rows + "EOF_TABLE\n", 1)
     for path, after, text in PLANTS[plant][0] if plant else []:
         assert after in files[path], (plant, after)
         files[path] = files[path].replace(after, after + text, 1)
@@ -104,6 +108,8 @@ class CheckCoverage(unittest.TestCase):
                           "0 uncovered", out)
             self.assertIn("machine facts: 1/1 covered", out)
             self.assertNotIn("credits nothing", out)
+            # the PASS line is about no check: counted, not listed
+            self.assertIn("(1 rows and cases are about no check", out)
 
     def test_each_planted_defect_fails(self):
         for name, (_, named) in PLANTS.items():
@@ -128,6 +134,26 @@ class CheckCoverage(unittest.TestCase):
             make(root, "wrong_step")
             rc, out = check(root, "--list")
             self.assertIn("credits nothing: one: step 2 .*json c", out)
+            # a step kind's own message, without its step, is about a check
+            make(root, rows="one${T}s/5s/6s/${T}the console did not show /marker/\n")
+            rc, out = check(root, "--list")
+            self.assertIn("credits nothing: one: the console did not show", out)
+            self.assertIn("(1 rows and cases are about no check", out)
+
+    def test_awake_screen_is_a_clause_of_its_own(self):
+        with tempfile.TemporaryDirectory() as root:
+            make(root)
+            with open(os.path.join(root, "scenarios", "two.yaml"), "w") as f:
+                f.write("name: two\nsteps:\n  - screen: before\n  - suspend: s3\n"
+                        "    awake_screen: {same_as: before, within: 5s}\n")
+            with open(os.path.join(root, "tests", "vm", "t_two_checks_fail.sh"), "w") as f:
+                f.write(". \"$(dirname \"$0\")/lib.sh\"\nT=$'\\t'\nmutations <<EOF_TABLE\n"
+                        "two${T}s/5s/6s/${T}step 2 .*awake_screen: the screen differs from\n"
+                        "EOF_TABLE\n")
+            rc, out = check(root, "--list")
+            self.assertIn("scenarios/two.yaml:4: step 2 suspend", out)
+            self.assertNotIn("step 2 awake_screen", out)
+            self.assertNotIn("credits nothing", out)
 
 
 if __name__ == "__main__":

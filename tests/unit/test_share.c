@@ -232,10 +232,13 @@ static void test_facts(void **state)
 			assert_true(x->presence);
 		} else if (!strcmp(x->path, "shares.tag=ktb0.readonly")) {
 			assert_string_equal(x->want, "true");
+			/* which share, in the machine step's message */
+			assert_string_equal(x->what, "share ktb0 read-only");
 		} else if (!strcmp(x->path, "shares.tag=ktb1.path")) {
 			assert_string_equal(x->want, "\"/mnt/rw\"");
 		} else if (!strcmp(x->path, "shares.tag=ktb1.readonly")) {
 			assert_string_equal(x->want, "false");
+			assert_string_equal(x->what, "share ktb1 read-only");
 		} else if (!strcmp(x->path, "shares.tag=ktb0.fstype")) {
 			assert_string_equal(x->want, "\"9p\""); /* read-only: always 9p */
 		} else if (!strcmp(x->path, "shares.tag=ktb1.fstype")) {

@@ -115,19 +115,49 @@ must_fail() {
 	expect_out "$2"
 }
 
-# mutations: read "SCENARIO<TAB>SED<TAB>PATTERN" lines, run each mutant,
-# and require it to fail with PATTERN.
+# mutations: read "SCENARIO<TAB>SED<TAB>PATTERN" lines and require each
+# mutant to fail with PATTERN. The mutants (named SCENARIO-broken-rN) run
+# in one `ktb run -j KTB_ROW_JOBS` (default 2, as ./bootstrap suite runs
+# the library), and each one's account in that run must match; one that
+# passed fails the test, one that failed otherwise goes through must_fail
+# (run alone, once more if need be).
 mutations() {
-	local name expr pattern
+	local name expr pattern f i=0 n k st
+	local -a files=() pats=()
 	while IFS=$'\t' read -r name expr pattern; do
 		[ -n "$name" ] || continue
-		must_fail "$(mutate "$name" "$expr")" "$pattern"
+		i=$((i + 1))
+		f=$(mutate "$name" "$expr") || exit 1
+		mv "$f" "$work/$name-broken-r$i.yaml"
+		sed -i "s/^name: $name-broken\$/name: $name-broken-r$i/" "$work/$name-broken-r$i.yaml"
+		files+=("$work/$name-broken-r$i.yaml")
+		pats+=("$pattern")
+	done
+	[ ${#files[@]} -gt 0 ] || return 0
+	ktb_run run -j "${KTB_ROW_JOBS:-2}" --artifacts "$(artifacts)" "${files[@]}"
+	cp "$out" "$work/rows.txt"
+	for k in "${!files[@]}"; do
+		n=$(basename "${files[$k]}" .yaml)
+		awk -v n="$n" '/^[A-Z]+ / {show = ($2 == n); if (show) print; next}
+			/^[^ \t]/ {show = 0} show' "$work/rows.txt" >"$work/row.txt"
+		st=$(awk 'NR == 1 {print $1}' "$work/row.txt")
+		if [ "$st" = PASS ]; then
+			steps_seen "${files[$k]}"
+			cp "$work/row.txt" "$out"
+			fail "$n: expected exit 1, got 0 (the check passed)"
+		fi
+		[ "$st" = FAIL ] && grep -Eq -- "${pats[$k]}" "$work/row.txt" && continue
+		echo "note: $n: ${st:-no result} without /${pats[$k]}/ among the rows; running it alone" >&2
+		sed 's/^/  | /' "$work/row.txt" >&2
+		must_fail "${files[$k]}" "${pats[$k]}"
 	done
 }
 
-# newest result.json of a scenario in the artifacts
+# newest result.json of a scenario in the artifacts (NAME-broken also
+# finds the newest of the mutants `mutations` named NAME-broken-rN)
 result_of() {
-	find "$(artifacts)" -path "*/$1/result.json" | sort | tail -1
+	find "$(artifacts)" \( -path "*/$1/result.json" -o -path "*/$1-r[0-9]*/result.json" \) \
+		-printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2-
 }
 
 # wait_qemus N DIR: until N QEMUs whose command line names DIR run (30 s)

@@ -22,10 +22,10 @@ while IFS=$'\t' read -r name expr pattern; do
 	expect_out "$pattern"
 done <<EOF_MUT
 smoke${T}s/ktb.smoke=1"/ktb.smoke=1 maxcpus=1"/${T}step machine .*CPUs online: declared 2, the guest sees 1 \(maxcpus=1 on the command line\?\)
-smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}the console did not show /ktb smoke marker/
-smoke${T}s/status: running/status: paused/${T}status: expected "paused"
-s3-basic${T}${NO_S3}${T}does not offer S3
-s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1
+smoke${T}s/echo "ktb smoke marker"/echo "something else"/${T}step 4 .*the console did not show /ktb smoke marker/
+smoke${T}s/status: running/status: paused/${T}step 5 .*json status: expected "paused", got "running"
+s3-basic${T}${NO_S3}${T}step 2 .*does not offer S3
+s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1.*stdout did not match
 EOF_MUT
 
 # a panic is seen on the console file at once, and the domain's end with it
