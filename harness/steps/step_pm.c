@@ -299,11 +299,13 @@ static int pm_request(struct run_ctx *c, const struct step *st, struct sleep_cyc
 	console_reset_match(c->vm.console);
 	cy->t_req = loop_now(c->vm.loop);
 	cy->pid_pending = false;
-	if (st->sleep_state == SLEEP_STATE_S2IDLE && !st->pm_test) {
-		/* s2idle leaves no trace on QMP, and the freezer can stop the
-		 * agent before its answer leaves the guest: an answer that has
-		 * not come in PM_RETRY_MS is taken to be frozen with it (the
-		 * answer is collected after the wake), and the wake goes ahead */
+	if (st->sleep_state != SLEEP_STATE_S3 && !st->pm_test) {
+		/* s2idle and S4 leave no trace on QMP before the wake or the
+		 * power-off, and the freezer can stop the agent before its
+		 * answer leaves the guest: an answer that has not come in
+		 * PM_RETRY_MS is taken to be frozen with it (it is collected
+		 * after the wake, or when no power-off came), and the wake
+		 * (s2idle) or the wait for the power-off (S4) goes ahead */
 		late = (struct pm_late){ c->vm.loop, cy->t_req + PM_RETRY_MS };
 		ret = vm_exec_start_until(&c->vm, cmd, (const char *const *)c->env, &cy->pid, &err,
 					  min64(deadline, late.at), pm_answer_late, &late);
