@@ -101,12 +101,13 @@ int scenarios_load_all(char **paths, int np, struct scenario_set *set)
 {
 	char **files = NULL;
 	size_t n = 0;
-	int bad = 0;
+	int bad = 0, unread = 0;
 
 	memset(set, 0, sizeof(*set));
 	if (expand_paths(paths, np, &files, &n))
-		bad = 1;
-	for (size_t i = 0; !bad && i < n; i++) {
+		bad = unread = 1;
+	/* every file is loaded, so that each bad one is named at once */
+	for (size_t i = 0; !unread && i < n; i++) {
 		struct scenario_error err;
 		struct scenario *s = NULL;
 

@@ -44,6 +44,12 @@ bad known-before-boot.yaml '6:11: steps\[0\].wait: 60s of pause does not fit in 
 	'9:27: steps\[1\].expect.json.size_bytes: "gte" is not an operator; did you mean ge:\?' \
 	'10:19: steps\[2\].restore_path: no earlier fail_path took path 1 of mp away' \
 	'11:10: steps\[3\].qmp: quit ends QEMU'
+# every bad file of a run is named, not only the first
+F=$KTB_SRC/tests/fixtures/scenarios
+ktb_run list "$F/tab.yaml" "$KTB_SRC/scenarios/smoke.yaml" "$F/top-list.yaml"
+expect_rc 2
+expect_out 'tab.yaml:3:1: '
+expect_out 'top-list.yaml:2:1: '
 ktb_run list "$KTB_SRC/scenarios"
 expect_rc 0
 expect_out '^smoke '
