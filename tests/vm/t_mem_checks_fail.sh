@@ -33,8 +33,8 @@ paging-thp${T}s/run: ktb-mem thp --size 16M/run: echo never > \/sys\/kernel\/mm\
 balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon${T}step 2 .*QEMU's balloon did not reach 256M
 balloon-resize${T}/^steps:/a\  - run: ktb-mem hold --size 200M > /dev/null${T}step 2 .*QEMU's balloon did not reach 256M: actual [0-9]+ kB, [0-9]+ pages of 4 kB short
 balloon-resize${T}/^steps:/a\  - run: rmmod virtio_balloon; (sleep 22; modprobe virtio_balloon) > /dev/null 2>\&1 \&${T}step 2 .*target_ms: expected <= 20000, got 2[0-9]{4}
-balloon-resize${T}s/^machine:\$/kernel:\n  cmdline: "crashkernel=96M"\nmachine:/${T}step 1 .*memtotal_mb: expected >= 100, got [0-9]+
-balloon-resize${T}s/^machine:\$/kernel:\n  cmdline: "crashkernel=96M"\nmachine:/; /^        memtotal_mb: {ge: 100, le: 256}\$/d${T}step 2 .*memtotal_mb: expected >= 228, got [0-9]+
+balloon-resize${T}s/^machine:\$/kernel:\n  cmdline: "crashkernel=80M"\nmachine:/${T}step 1 .*memtotal_mb: expected >= 100, got [0-9]+
+balloon-resize${T}s/^machine:\$/kernel:\n  cmdline: "crashkernel=80M"\nmachine:/; /^        memtotal_mb: {ge: 100, le: 256}\$/d${T}step 2 .*memtotal_mb: expected >= 228, got [0-9]+
 balloon-free-page-reporting${T}s/free_page_reporting: true/free_page_reporting: false/; s/within: 30s/within: 12s/${T}step 4 .*delta_mb: expected <= -100.*samples over 12s
 balloon-free-page-reporting${T}/^steps:/a\  - run: mkdir -p /tmp/fill \&\& mount -t tmpfs -o size=200M none /tmp/fill \&\& (for i in \$(seq 100); do dd if=/dev/zero of=/tmp/fill/\$i bs=1M count=2; sleep 0.5; done) > /dev/null 2>\&1 \&${T}step 2 .*QEMU's RSS did not settle within 20s
 balloon-free-page-reporting${T}s/--size 192M --seed 5/--size 192M --seed 5 --corrupt/${T}step 2 .*mismatches: expected 0, got 1.*pages_verified: expected 49152, got 49151
