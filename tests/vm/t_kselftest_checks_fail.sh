@@ -13,6 +13,14 @@ mutations <<EOF_TABLE
 kselftest-timers${T}s|ktap: /usr/lib/kselftest/run_kselftest.sh|ktap: ulimit -q 0; /usr/lib/kselftest/run_kselftest.sh|${T}step 1 .*1 of 3 tests failed: selftests: timers: mqueue-lat$
 EOF_TABLE
 
+# kunit-boot's ktap step judges the kernel log since boot (dmesg). The
+# image's Debian kernel has no KUnit, so the mutant drops kernel.requires
+# (it would skip) and a step writes a failing KTAP document to /dev/kmsg
+# as a suite built in would print one: the step must fail naming the case.
+mutations <<EOF_TABLE
+kunit-boot${T}/^kernel:\$/,/^  requires:/d; /^steps:\$/a\  - run: for l in "KTAP version 1" "1..1" "not ok 1 ktb-injected"; do echo "\$l" > /dev/kmsg; done${T}step 2 .*1 of 1 tests failed:.*ktb-injected
+EOF_TABLE
+
 # what the runner prints when it ran no test, and when every test skipped
 # (a kselftest that exits 4, KSFT_SKIP): neither is a pass. No test ran is
 # a failure; all skipped is a skip naming the reasons, exit 125
