@@ -163,18 +163,8 @@ class Page:
 
     def section(self, line):
         """(start, end) lines of the innermost section holding line."""
-        best = (1, len(self.lines))
-        for k, (hl, lvl, _) in enumerate(self.headings):
-            if hl > line:
-                break
-            end = len(self.lines)
-            for hl2, lvl2, _ in self.headings[k + 1:]:
-                if lvl2 <= lvl:
-                    end = hl2 - 1
-                    break
-            if end >= line:
-                best = (hl, end)
-        return best
+        inner = self.sections_of(line)
+        return (inner[-1][0], inner[-1][3]) if inner else (1, len(self.lines))
 
     def sections_of(self, line):
         """Every section (heading line, level, text, end) that holds line."""

@@ -57,6 +57,16 @@ ktb_run() {
 	"$KTB" "$@" >"$out" 2>&1 </dev/null || rc=$?
 }
 
+# split ARGS...: as ktb_run, with ktb's standard output in $so and its
+# standard error in $se as well (both also in $out)
+so=$work/stdout
+se=$work/stderr
+split() {
+	rc=0
+	"$KTB" "$@" >"$so" 2>"$se" </dev/null || rc=$?
+	cat "$so" "$se" >"$out"
+}
+
 expect_rc() {
 	[ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc"
 }

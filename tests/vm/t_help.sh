@@ -7,14 +7,6 @@
 # scenario file's own diagnostics (FILE:LINE:COL: ...).
 . "$(dirname "$0")/lib.sh"
 
-so=$work/stdout
-se=$work/stderr
-# split ARGS...: ktb ARGS with standard output and error apart
-split() {
-	rc=0
-	"$KTB" "$@" >"$so" 2>"$se" </dev/null || rc=$?
-	cat "$so" "$se" >"$out"
-}
 # only_prefixed PREFIX: every line on standard error starts with PREFIX
 only_prefixed() {
 	[ -s "$se" ] || fail "nothing on standard error"

@@ -9,14 +9,6 @@
 
 printf 'name: only\nsteps:\n  - run: "true"\n' >"$work/only.yaml"
 cp "$work/only.yaml" "$work/only.orig"
-so=$work/stdout
-se=$work/stderr
-# split ARGS...: ktb ARGS with standard output and error apart
-split() {
-	rc=0
-	"$KTB" "$@" >"$so" 2>"$se" </dev/null || rc=$?
-	cat "$so" "$se" >"$out"
-}
 
 # the same report options in every command that writes reports
 for cmd in run merge; do
