@@ -24,10 +24,6 @@ ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
 	"$(mutate mp-nvme-failover "$noprobe")"
 expect_rc 1
 expect_out 'step 2 .*before fail_path of path 0: the guest shows no multipath device \(multipath: null\)'
-ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
-	"$(mutate mp-nvme-failover "$noprobe"$'\n''/fail_path: {disk: data, path: 0}/d')"
-expect_rc 1
-expect_out 'step 3 .*before restore_path of path 0: the guest shows no multipath device'
 # the same machine with the probe step kept: it names each of the head's
 # facts the guest does not show
 ktb_run run --artifacts "$(artifacts)" --append nvme_core.multipath=N \
