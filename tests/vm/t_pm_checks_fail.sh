@@ -14,7 +14,6 @@ mutations <<EOF_TABLE
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/none/marker|${T}step 1 .*exit: expected 0, got [12]
 s3-basic${T}${NO_S3}${T}step 2 .*does not offer S3
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1.*stdout did not match
-s3-wake-rtc${T}s/after: 2s/after: 100s\n    timeout: 15s/${T}step 1 .*the guest never woke up \(no WAKEUP event; wake by rtc\)
 s2idle${T}s/wake: key/wake: button/; s/after: 2s/after: 1s\n    timeout: 15s/; /^steps:/a\  - run: rmmod button${T}step 2 .*did not come back after the wake by button
 s3-not-offered${T}s/sleep: \[\]/sleep: [s3]/${T}step 1 .*mem_sleep: expected \["s2idle"\], got .*deep.*mem_sleep_default: expected "s2idle", got "deep"
 pm-test-levels${T}${NO_S3}${T}step 1 .*does not offer S3
@@ -44,7 +43,6 @@ s3-repeat-steps${T}s/^  - name: the second S3, in a later step\$/&\n    cycles: 
 s3-repeat-steps${T}/name: the third S3/,/after:/s/after: 200ms/wake: rtc\n    after: 2s/${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got
 s3-repeat-steps${T}/name: the third S3/,/after:/{s/suspend: s3/suspend: s2idle\n    wake: key/; s/after: 200ms/after: 1s/}${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got \["serio0"\].*wakeup_irq: expected null, got 1
 s3-repeat-steps${T}s/^  - name: the third S3\$/&\n    cycles: 2/${T}step 6 .*stdout
-s3-repeat-steps${T}/name: the third S3/,/after:/s/after: 200ms/wake: rtc\n    after: 100s\n    timeout: 15s/${T}step 5 .*the guest never woke up \(no WAKEUP event; wake by rtc\)
 s2idle-s3${T}s/wake: key/wake: button/; s/after: 1s/after: 1s\n    timeout: 15s/; /^steps:/a\  - run: rmmod button${T}step 2 .*did not come back after the wake by button
 s2idle-s3${T}s/wake: key/wake: button/${T}step 1 .*wakeup_sources: expected .*wakeup_irq: expected 1, got 9
 s2idle-s3${T}s/^  - name: s2idle, woken by a key\$/&\n    cycles: 2/${T}step 2 .*stdout did not match /\^1\\$/
@@ -56,7 +54,6 @@ s3-s4-s3${T}/name: S3 before the hibernation/,/after:/{s/suspend: s3/suspend: s2
 s3-s4-s3${T}s/^  - name: S3 before the hibernation\$/&\n    cycles: 2/${T}step 2 .*stdout
 s3-s4-s3${T}s/^    timeout: 180s\$/&\n  - {suspend: s3, pm_test: freezer}/${T}step 5 .*stdout
 s3-s4-s3${T}/name: S3 in the restored system/,/after:/s/after: 200ms/wake: rtc\n    after: 2s/${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got
-s3-s4-s3${T}/name: S3 in the restored system/,/after:/s/after: 200ms/wake: rtc\n    after: 100s\n    timeout: 15s/${T}step 5 .*the guest never woke up \(no WAKEUP event; wake by rtc\)
 s3-s4-s3${T}/name: S3 in the restored system/,/after:/{s/suspend: s3/suspend: s2idle\n    wake: key/; s/after: 200ms/after: 1s/}${T}step 5 .*wakeup_sources: expected \["LNXPWRBN:00"\], got \["serio0"\].*wakeup_irq: expected null, got 1
 s3-s4-s3${T}s/^  - name: S3 in the restored system\$/&\n    cycles: 2/${T}step 6 .*stdout did not match /\^2\\$/
 EOF_TABLE
