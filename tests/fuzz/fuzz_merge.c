@@ -16,7 +16,7 @@
 #define MAX_DOCS 6
 
 static const char *const reports[][2] = {
-	{ "--out", "m.json" },	{ "--junit", "m.xml" },	       { "--tap", "m.tap" },
+	{ "--json", "m.json" }, { "--junit", "m.xml" },	       { "--tap", "m.tap" },
 	{ "--html", "m.html" }, { "--kcidb", "m-kcidb.json" },
 };
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = out_path(i);
 	}
 	argv[argc] = NULL;
-	rc = cli_merge(argc, argv);
+	rc = cli_merge_command.fn(argc, argv);
 	FUZZ_CHECK(rc == KTB_EXIT_PASS || rc == KTB_EXIT_FAIL || rc == KTB_EXIT_USAGE ||
 		   rc == KTB_EXIT_UNTESTED || rc == KTB_EXIT_INTERRUPTED);
 	check_written(rc);
