@@ -40,7 +40,7 @@ machine: {cpus: 1, memory: 512M}
 steps:
   - run: "true"
 YAML
-s3_long=$(mutate s3-basic 's/^    after: 1s$/    after: 90s/')
+s3_long=$(mutate s3-basic 's/^    after: 1s$/    after: 90s\n    timeout: 110s/')
 
 # leftovers DIR [WAIT_S]: processes whose command line names DIR (ktb, its
 # workers and guardian share ktb's; QEMU's and ktb-hybrid's name their
