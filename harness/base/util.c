@@ -21,9 +21,37 @@ int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static const char *msg_current = "";
+
+void msg_name_set(const char *name)
+{
+	msg_current = name ? name : "";
+}
+
+const char *msg_name(void)
+{
+	return msg_current;
+}
+
+void msg_verr(const char *fmt, va_list ap)
+{
+	fprintf(stderr, *msg_current ? "ktb %s: " : "ktb: ", msg_current);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg_verr(fmt, ap);
+	va_end(ap);
+}
+
 static void oom(void)
 {
-	fputs("ktb: out of memory\n", stderr);
+	msg_err("out of memory");
 	abort();
 }
 

@@ -8,7 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int64_t now_ms(void);	      /* CLOCK_MONOTONIC in milliseconds */
+int64_t now_ms(void); /* CLOCK_MONOTONIC in milliseconds */
+/* The name ktb's messages start with: "ktb NAME: " once a subcommand
+ * set it (the cli layer does, through cli_name_set), "ktb: " before.
+ * msg_name_set keeps the pointer (a string literal or argv). */
+void msg_name_set(const char *name);
+const char *msg_name(void); /* "" before one is set */
+/* One message on stderr: the prefix above, fmt, a newline. */
+void msg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void msg_verr(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 char *xstrdup(const char *s); /* aborts on ENOMEM; NULL stays NULL */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print fmt into buf (len bytes, truncated) and return ret: one line for a

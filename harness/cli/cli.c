@@ -3,31 +3,28 @@
 #include <stdio.h>
 
 #include "cli.h"
-
-static const char *current = "";
+#include "util.h"
 
 const char *cli_name(void)
 {
-	return current;
+	return msg_name();
 }
 
 void cli_name_set(const char *name)
 {
-	current = name ? name : "";
+	msg_name_set(name);
 }
 
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, *current ? "ktb %s: " : "ktb: ", current);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_usage_hint(void)
 {
-	cli_err("'ktb help %s' lists the options", current);
+	cli_err("'ktb help %s' lists the options", msg_name());
 }

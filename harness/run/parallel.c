@@ -133,14 +133,13 @@ static void pool_host_failed(struct pool *p, size_t i)
 	const char *why = json_string_value(json_object_get(doc, "message"));
 
 	if (!p->hosts->h[p->host[i]].out)
-		fprintf(stderr, "ktb: libvirt host %s taken out: %s\n", p->hosts->h[p->host[i]].uri,
+		msg_err("libvirt host %s taken out: %s", p->hosts->h[p->host[i]].uri,
 			why ? why : "its worker gave no reason");
 	hosts_take_out(p->hosts, p->host[i], why);
 	if (p->attempts)
-		fprintf(stderr, "ktb: %s#%u will run on another host\n", p->items[i]->name,
-			p->attempts[i]);
+		msg_err("%s#%u will run on another host", p->items[i]->name, p->attempts[i]);
 	else
-		fprintf(stderr, "ktb: %s will run on another host\n", p->items[i]->name);
+		msg_err("%s will run on another host", p->items[i]->name);
 	p->retry[p->nretry++] = i;
 	json_decref(doc);
 	free(path);

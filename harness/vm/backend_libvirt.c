@@ -646,7 +646,7 @@ static void lv_remote_stop(struct vm *vm)
 				"rm -rf %s",
 				lv->name, lv->rdir);
 		if (remote_run(lv->rem, cmd, NULL, &out, 60000, err, sizeof(err)))
-			fprintf(stderr, "ktb: %s could not be removed: %s\n", lv->rdir, err);
+			msg_err("%s could not be removed: %s", lv->rdir, err);
 		else if (vm->cfg.artifacts && out && *out) {
 			char *dst = xasprintf("%s/qemu.log", vm->cfg.artifacts);
 

@@ -11,8 +11,8 @@ bogus="qemu+unix:///system?socket=$work/no-such-daemon.sock"
 ktb_run run --connect "$bogus" --connect qemu:///system --connect qemu:///system,slots=1 \
 	--repeat 3 --json "$work/pool.json" --artifacts "$work/a" "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 0
-expect_out "ktb: libvirt host qemu\+unix:///system\?socket=.* taken out: VM did not boot: cannot connect"
-expect_out "ktb: smoke#1 will run on another host"
+expect_out "ktb run: libvirt host qemu\+unix:///system\?socket=.* taken out: VM did not boot: cannot connect"
+expect_out "ktb run: smoke#1 will run on another host"
 [ "$(grep -c "taken out" "$out")" -eq 1 ] || fail "the bad host was taken out more than once"
 python3 - "$work/pool.json" <<'PY' || fail "not every run passed"
 import json, sys

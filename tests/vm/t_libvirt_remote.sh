@@ -97,8 +97,8 @@ ktb_run run --connect "$closed_uri" --connect "$ssh_uri" --connect qemu:///syste
 	--repeat 3 --json "$work/pool.json" --artifacts "$work/a-pool" \
 	"$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 0
-expect_out "ktb: libvirt host qemu\+ssh://root@ktb-sshd:2223/system taken out: .*Connection refused"
-expect_out "ktb: smoke#1 will run on another host"
+expect_out "ktb run: libvirt host qemu\+ssh://root@ktb-sshd:2223/system taken out: .*Connection refused"
+expect_out "ktb run: smoke#1 will run on another host"
 python3 - "$work/pool.json" <<'PY' || fail "not every run passed"
 import json, sys
 s = json.load(open(sys.argv[1]))["scenarios"]
@@ -117,7 +117,7 @@ KTB_SSH_OPTS="-o HostName=127.0.0.2" ktb_run run --connect "$ssh_uri" \
 	--connect qemu:///system --artifacts "$work/a-opts" "$KTB_SRC/scenarios/smoke.yaml"
 expect_rc 0
 expect_out "taken out: .*remote libvirt host qemu\+ssh://root@ktb-sshd:2222/system: ssh root@ktb-sshd:2222: .*refused"
-expect_out "ktb: smoke will run on another host"
+expect_out "ktb run: smoke will run on another host"
 grep -qx "uri: qemu:///system" <<<"$(txts "$work/a-opts")" ||
 	fail "smoke did not end on qemu:///system"
 
@@ -154,7 +154,7 @@ rc=0
 wait "$ktb_pid" || rc=$?
 expect_rc 0
 expect_out "taken out: .*lost the libvirt host qemu\+ssh://.*ssh forwarding the monitor and agent killed by signal 9"
-expect_out "ktb: smoke will run on another host"
+expect_out "ktb run: smoke will run on another host"
 grep -qx "uri: qemu:///system" <<<"$(txts "$work/a-lost")" ||
 	fail "smoke did not end on qemu:///system"
 # the retry wrote the artifacts afresh: the ssh run's directory by name
