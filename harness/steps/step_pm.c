@@ -807,8 +807,8 @@ static int hib_wait_off(struct run_ctx *c, struct sleep_cycle *cy, struct step_r
 {
 	const char *how = NULL;
 	bool ok = false;
-	int ret = loop_run_until(c->vm.loop, hib_qemu_gone, &c->vm,
-				 min64(deadline, cy->t_req + PM_HIBERNATE_MS));
+	int64_t until = min64(deadline, cy->t_req + PM_HIBERNATE_MS);
+	int ret = loop_run_until(c->vm.loop, hib_qemu_gone, &c->vm, until);
 
 	if (c->vm.qemu_gone && !console_fatal(c->vm.console)) {
 		cy->suspend_ms = loop_now(c->vm.loop) - cy->t_req;
@@ -825,6 +825,12 @@ static int hib_wait_off(struct run_ctx *c, struct sleep_cycle *cy, struct step_r
 		pm_fail(sr, ST_FAIL,
 			xstrdup("the guest's hibernation returned without powering "
 				"off: no image was written"));
+	else if (sr->status == ST_PASS && until < cy->t_req + PM_HIBERNATE_MS)
+		pm_fail(sr, ST_TIMEOUT,
+			xasprintf("the guest did not hibernate within the %.1f s the step's "
+				  "timeout left (ktb allows up to %d s; give the step a longer "
+				  "timeout)",
+				  (double)(until - cy->t_req) / 1000, PM_HIBERNATE_MS / 1000));
 	else if (sr->status == ST_PASS)
 		pm_fail(
 		    sr, ST_FAIL,
