@@ -89,8 +89,10 @@ static inline bool fuzz_tracing(void)
 	} while (0)
 
 /* A folder of its own for the process (removed at exit), for parsers that
- * take a path. */
-static char fuzz_dir_path[64];
+ * take a path: in $TMPDIR (the fuzz tests give each target one in the build
+ * tree, where what a crash leaves stays), or /tmp when it is unset or too
+ * long to leave room for a file's name in the targets' 256-byte paths. */
+static char fuzz_dir_path[200];
 
 static inline void fuzz_dir_remove(void)
 {
@@ -116,8 +118,9 @@ static inline const char *fuzz_dir(void)
 	if (!fuzz_dir_path[0]) {
 		const char *t = getenv("TMPDIR");
 
-		snprintf(fuzz_dir_path, sizeof(fuzz_dir_path), "%.40s/ktb-fuzz-XXXXXX",
-			 t && *t ? t : "/tmp");
+		if (!t || !*t || strlen(t) > 160)
+			t = "/tmp";
+		snprintf(fuzz_dir_path, sizeof(fuzz_dir_path), "%s/ktb-fuzz-XXXXXX", t);
 		if (!mkdtemp(fuzz_dir_path))
 			abort();
 		atexit(fuzz_dir_remove);
