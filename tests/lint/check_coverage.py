@@ -613,13 +613,20 @@ def mutation_cases(root, library):
     """(script, line, scenario, sed expression or None, pattern) for every
     row and hand-written case on a library scenario."""
     cases = []
+    base = {"KTB_SRC": "@SRC"}
+    # the scripts source lib.sh: its assignments (sed expressions shared by
+    # several tables) are known in each; its functions are not run here
+    lib = os.path.join(root, "tests", "vm", "lib.sh")
+    if os.path.exists(lib):
+        with open(lib, encoding="utf-8") as f:
+            ScriptReader("tests/vm/lib.sh", library, []).run(logical_lines(f.read()), base)
     for path in sorted(glob.glob(os.path.join(root, "tests", "vm", "*.sh"))):
         if os.path.basename(path) == "lib.sh":
             continue
         with open(path, encoding="utf-8") as f:
             text = f.read()
         reader = ScriptReader(os.path.relpath(path, root), library, cases)
-        reader.run(logical_lines(text), {"KTB_SRC": "@SRC"})
+        reader.run(logical_lines(text), dict(base))
     return cases
 
 

@@ -76,10 +76,7 @@ RELEASED='json holder: expected >= 2, got null; json same: expected true, got fa
 OFF='json connectors.card0-Virtual-1.dpms: expected "On", got "Off"'
 FORCED_OFF='json connected: expected 1, got 0; json connectors.card0-Virtual-1.enabled: expected "enabled", got "disabled"; json connectors.card0-Virtual-1.dpms: expected "On", got "Off"'
 MODE_VALUES='json driver: expected "simpledrm", got "bochs-drm"; json xres: expected 1280, got 1024; json yres: expected 800, got 768; json bpp: expected 16, got 32; json stride: expected 5120, got 4096'
-# no S3 offered by the guest (acpi=off; notsc keeps its clock sane without
-# ACPI): the suspend step's own check says so; a machine without sleep: [s3]
-# is refused at load instead
-NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
+# NO_S3 (lib.sh) for a scenario whose kernel: key is there already
 NO_S3_VGA='s/^kernel:$/&\n  cmdline: acpi=off notsc/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
 mutations <<EOF_TABLE
 display-bochs${T}${NO_S3}${T}step 2 .*does not offer S3

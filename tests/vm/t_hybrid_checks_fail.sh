@@ -7,12 +7,6 @@
 # (the io_errors: 0 checks of the steps that read back).
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
-# the guest without S3 on a machine that declares it (the loader refuses a
-# suspend: s3 on one that does not): ACPI off, the machine step told not to
-# check sleep; notsc, as without ACPI's timers the kernel calibrates the TSC
-# against the PIT, which under TCG made its clock run about 10 times fast
-# (an RCU stall 26 s into a 3 s boot)
-NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
 mutations <<EOF_TABLE
 hybrid-promotion${T}s/promote_after: 1}/promote_after: 255}/${T}step 2 .*p50_speedup: expected >= 5
 hybrid-promotion${T}s/, p50_speedup: {ge: 5}//; s/promote_after: 1}/promote_after: 255}/${T}step 3 .*hits: expected >= 128, got [0-9]+.*promotions: expected >= 128, got 0

@@ -8,12 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libvirt_lib.sh"
 T=$'\t'
-# the guest without S3 on a machine that declares it (the loader refuses a
-# suspend: s3 on one that does not): ACPI off, the machine step told not to
-# check sleep; notsc, as without ACPI's timers the kernel calibrates the TSC
-# against the PIT, which under TCG made its clock run about 10 times fast
-# (an RCU stall 26 s into a 3 s boot)
-NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  unverified: [sleep]\n&/'
 while IFS=$'\t' read -r name expr pattern; do
 	[ -n "$name" ] || continue
 	f=$(mutate "$name" "$expr")

@@ -48,6 +48,9 @@ nodm_bio='multipath\.kind: expected "dm", got nothing; json multipath\.mode: exp
 # header names LBA 160), a block of another seed (block 40); dm-0 is the
 # machine's one dm device
 wrong3='  - run: dd if=/dev/zero of=/dev/dm-0 bs=4096 seek=10 count=1 conv=notrunc,fsync \&\& dd if=/dev/dm-0 of=/dev/dm-0 bs=4096 skip=20 seek=30 count=1 conv=notrunc,fsync \&\& ktb-io write --disk data --bs 4096 --offset 163840 --size 4096 --seed 5 --gen 2'
+# the background writer told to stop, and done, before the paths fail: no
+# I/O of it waits through the outage or fails in it
+WRITER_DONE='  - run: touch /run/io.stop; while [ ! -f /run/io.json ]; do sleep 0.2; done'
 mutations <<EOF_TABLE
 mp-nvme-failover${T}s/ --until \/run\/io.stop//${T}step 9 .*elapsed_ms: expected >= 16000
 mp-nvme-failover${T}s/paths: 2}/paths: 3}/${T}step 1 .*multipath\.paths: expected 2, got 3; json multipath\.active: expected 2, got 3
@@ -73,8 +76,12 @@ mp-all-paths-down${T}s/no_path: queue/no_path: fail/${T}step 1 .*stdout did not 
 mp-all-paths-down${T}s| tee /run/io.pid\$| tee /run/none/io.pid|${T}step 2 .*exit: expected 0, got 1
 mp-all-paths-down${T}s/no_path: queue/no_path: fail/; /^  - name: dm queues I\/O/,+3d; /^  - name: with no path left/,+1d${T}step 7 .*io_errors: expected 0, got [1-9]
 mp-all-paths-down${T}s/--seed 9 --until/--seed 9 --corrupt 64 --until/${T}step 9 .*mismatches: expected 0, got [1-9]
+mp-all-paths-down${T}s|^  - wait: 1s\$|${WRITER_DONE}|${T}step 6 .*exit: expected 0, got 1
+mp-all-paths-down${T}s|^  - wait: 1s\$|${WRITER_DONE}|; s|^    run: p=\$(tr -dc 0-9 </run/io.pid); a=.*|    run: \"true\"|${T}step 9 .*stall_ms: expected >= 4000, got [0-9]+
 mp-all-paths-down-fail${T}s/no_path: fail/no_path: queue/${T}step 6 .*step did not finish within 20s
 mp-all-paths-down-fail${T}s| tee /run/io.pid\$| tee /run/none/io.pid|${T}step 2 .*exit: expected 0, got 1
+mp-all-paths-down-fail${T}s|^    run: ktb-io write --disk data --bs 4096 --size 32M --seed 4 --gen 1\$|    run: for s in /sys/block/sd*/device/state; do echo offline > \$s; done; ktb-io write --disk data --bs 4096 --size 32M --seed 4 --gen 1|${T}step 1 .*io_errors: expected 0, got [1-9]
+mp-all-paths-down-fail${T}s|^    run: sleep 0.5; kill -STOP .*|    run: touch /run/io.stop; while [ ! -f /run/io.json ]; do sleep 0.2; done|${T}step 6 .*io_errors: expected >= 1, got 0; json first_error: expected a string matching /EIO/, got
 mp-all-paths-down-fail${T}s|kill -STOP \$(tr -dc 0-9 </run/io.pid)|kill -STOP \$(tr -dc 0-9 </run/none)|${T}step 3 .*exit: expected 0, got [12]
 mp-all-paths-down-fail${T}/^  - restore_path: /d${T}step 7 .*io_errors: expected 0, got [1-9]
 mp-all-paths-down-fail${T}s/--seed 4 --gen 1\$/--seed 4 --gen 2/; /^  - name: write generation 2/,/^    run: sleep 0.5; kill/d; /^  - name: with no path left/,/^      json: {io_errors: {ge: 1}/d${T}step 6 .*exit: expected 1, got 0; json mismatches: expected >= 1, got 0; json mismatch_kinds\.stale_gen: expected >= 1, got 0

@@ -51,6 +51,8 @@ mp-all-paths-down-fail${T}s#^  - fail_path: {disk: data, path: 0}\$#${down0}\n&#
 mp-all-paths-down-fail${T}s#^  - fail_path: {disk: data, path: 1}\$#${down1}\n&#${T}step 6 .*before fail_path of path 1: the guest shows it not active
 mp-all-paths-down-fail${T}s#^  - restore_path: {disk: data, path: 0}\$#${keep0}\n&${r8}#${T}step 8 .*the guest never showed path 0 of data back and active
 mp-all-paths-down-fail${T}s#^  - restore_path: {disk: data, path: 1}\$#${keep1}\n&${r8}#${T}step 9 .*the guest never showed path 1 of data back and active
+pm-freezer-fail${T}s#^  - fail_path: {disk: data, path: 0}\$#${down0}\n&#${T}step 5 .*before fail_path of path 0: the guest shows it not active
+pm-freezer-fail${T}s#^  - fail_path: {disk: data, path: 1}\$#${down1}\n&#${T}step 6 .*before fail_path of path 1: the guest shows it not active
 pm-freezer-fail${T}s#^  - restore_path: {disk: data, path: 1}\$#${keep1}\n&${r8}#${T}step 11 .*the guest never showed path 1 of data back and active
 pm-freezer-fail${T}s#^  - restore_path: {disk: data, path: 0}\$#${keep0}\n&${r8}#${T}step 12 .*the guest never showed path 0 of data back and active
 mp-nvme-failover${T}s#^  - restore_path: {disk: data, path: 1}\$#  - run: echo disable > /sys/firmware/acpi/interrupts/gpe01\n&${r8}#${T}step 9 .*the guest never showed path 1 of data back and active
