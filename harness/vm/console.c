@@ -57,6 +57,8 @@ static const struct console_rule console_rules[] = {
 	{ "INFO: task ", " blocked for more than ", AFTER_PREFIX, "hung task" },
 	{ "INFO: rcu_", "stall", AFTER_PREFIX, "stall" },
 	{ "Watchdog detected hard LOCKUP", NULL, AFTER_PREFIX, "stall" },
+	/* 6.1's perf-based detector prints it under a two-word pr_fmt */
+	{ "NMI watchdog: Watchdog detected hard LOCKUP", NULL, AT_START, "stall" },
 	{ "BUG: ", NULL, AFTER_PREFIX, "bug" },
 	{ "UBSAN: ", NULL, AT_START, "bug" },
 	{ "WARNING: ", NULL, AT_START, "warning" },

@@ -164,6 +164,10 @@ static void test_console_classify_prefixes(void **state)
 	assert_string_equal(console_classify("[   99.0] watchdog: Watchdog detected hard LOCKUP on "
 					     "cpu 1"),
 			    "stall");
+	assert_string_equal(
+	    console_classify("[   99.0] NMI watchdog: Watchdog detected hard LOCKUP "
+			     "on cpu 1"),
+	    "stall");
 }
 
 static void test_console_classify_harmless(void **state)
