@@ -43,14 +43,7 @@ static void jsonstream_append(struct jsonstream *js, const char *p, size_t n)
 		js->len = 0;
 		return;
 	}
-	if (js->len + n + 1 > js->cap) {
-		size_t cap = js->cap ? js->cap : 4096;
-
-		while (cap < js->len + n + 1)
-			cap *= 2;
-		js->buf = xrealloc(js->buf, cap);
-		js->cap = cap;
-	}
+	js->buf = xgrow(js->buf, &js->cap, js->len + n + 1, 4096);
 	memcpy(js->buf + js->len, p, n);
 	js->len += n;
 }

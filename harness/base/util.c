@@ -96,6 +96,18 @@ void *xrealloc(void *p, size_t size)
 	return p;
 }
 
+void *xgrow(void *p, size_t *cap, size_t need, size_t first_cap)
+{
+	size_t c = *cap ? *cap : first_cap;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	*cap = c;
+	return xrealloc(p, c);
+}
+
 int write_file(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -26,6 +26,9 @@ int say_err(char *buf, size_t len, int ret, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+/* p (with *cap bytes, 0 for none yet) grown to hold at least need bytes:
+ * first to first_cap, then by doubling; *cap updated. Aborts on ENOMEM. */
+void *xgrow(void *p, size_t *cap, size_t need, size_t first_cap);
 int write_file(const char *path, const char *data, size_t len); /* 0 or -errno */
 char *read_file(const char *path, size_t *len);			/* NULL + errno */
 int mkdir_p(const char *path, unsigned mode);			/* 0 or -errno */

@@ -164,14 +164,7 @@ static void console_store(struct console *c, const char *buf, size_t n)
 		c->len -= drop;
 		c->seen_from = c->seen_from > drop ? c->seen_from - drop : 0;
 	}
-	if (c->len + n > c->cap) {
-		size_t cap = c->cap ? c->cap : 65536;
-
-		while (cap < c->len + n)
-			cap *= 2;
-		c->text = xrealloc(c->text, cap);
-		c->cap = cap;
-	}
+	c->text = xgrow(c->text, &c->cap, c->len + n, 65536);
 	memcpy(c->text + c->len, buf, n);
 	c->len += n;
 }

@@ -503,14 +503,7 @@ static bool kr_append(struct kr_build *b, const struct kr_line *l)
 
 	if (b->text_len + n + 1 > KREPORT_MAX_TEXT)
 		return false;
-	if (b->text_len + n + 2 > b->text_cap) {
-		size_t cap = b->text_cap ? b->text_cap : 4096;
-
-		while (cap < b->text_len + n + 2)
-			cap *= 2;
-		b->text = xrealloc(b->text, cap);
-		b->text_cap = cap;
-	}
+	b->text = xgrow(b->text, &b->text_cap, b->text_len + n + 2, 4096);
 	memcpy(b->text + b->text_len, l->full, n);
 	b->text_len += n;
 	b->text[b->text_len++] = '\n';
