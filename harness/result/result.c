@@ -29,6 +29,21 @@
  *                               its name is then "NAME#N"
  *   missing_config [string]  kernel options the scenario needs that the kernel
  *                            lacks (status skip, nothing booted); [] otherwise
+ *   findings      [finding]  kernel reports the console carried; [] if none
+ *   findings_dropped integer  reports past the scan's limit, only counted
+ *
+ * finding:
+ *   kind          string   "warning", "oops", "oom kill", ... (docs/debugging.md)
+ *   title         string   "WARNING in nvme_setup_io_queues"
+ *   signature     string   sha256 hex: the same report anywhere has the same one
+ *   verdict       "fail" | "expected" | "tolerated"
+ *   reason        string|null   tolerated: the scenario's reason; expected: the
+ *                               step's pattern
+ *   step          integer|null  index into steps (0-based); null: before the first
+ *   console_line  integer  its first line in console.log (1-based)
+ *   panicked      boolean  a panic followed from it
+ *   frames        [{func, off, module, reliable}]  its first stack
+ *   text          string   its lines
  *
  * step:
  *   name          string   "run: ktb-probe disk data"
@@ -236,6 +251,49 @@ struct subtest *step_result_add_subtest(struct step_result *s)
 	return t;
 }
 
+static const char *const verdict_names[] = { "fail", "expected", "tolerated" };
+
+const char *finding_verdict_name(enum finding_verdict v)
+{
+	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ? verdict_names[v]
+									       : "fail";
+}
+
+struct finding *scenario_result_add_finding(struct scenario_result *r)
+{
+	struct finding *f;
+
+	r->findings = xrealloc(r->findings, (r->findings_count + 1) * sizeof(*r->findings));
+	f = &r->findings[r->findings_count++];
+	memset(f, 0, sizeof(*f));
+	f->step = -1;
+	return f;
+}
+
+size_t scenario_result_failing_findings(const struct scenario_result *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->findings_count; i++)
+		n += r->findings[i].verdict == FINDING_FAILS;
+	return n;
+}
+
+static void finding_free(struct finding *f)
+{
+	for (size_t i = 0; i < f->frames_count; i++) {
+		free(f->frames[i].func);
+		free(f->frames[i].off);
+		free(f->frames[i].module);
+	}
+	free(f->frames);
+	free(f->kind);
+	free(f->title);
+	free(f->signature);
+	free(f->text);
+	free(f->reason);
+}
+
 static void step_result_free(struct step_result *s)
 {
 	for (size_t i = 0; i < s->subtests_count; i++) {
@@ -263,6 +321,9 @@ void scenario_result_free(struct scenario_result *r)
 	for (size_t i = 0; i < r->missing_config_count; i++)
 		free(r->missing_config[i]);
 	free(r->missing_config);
+	for (size_t i = 0; i < r->findings_count; i++)
+		finding_free(&r->findings[i]);
+	free(r->findings);
 	free(r->steps);
 	free(r->name);
 	free(r->file);
@@ -410,6 +471,39 @@ static json_t *utc_or_null(int64_t unix_ms)
 	return json_string(buf);
 }
 
+static json_t *findings_to_json(const struct scenario_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->findings_count; i++) {
+		const struct finding *f = &r->findings[i];
+		json_t *o = json_object(), *frames = json_array();
+
+		for (size_t k = 0; k < f->frames_count; k++) {
+			const struct finding_frame *fr = &f->frames[k];
+			json_t *fo = json_object();
+
+			json_object_set_new(fo, "func", json_text(fr->func ? fr->func : ""));
+			json_object_set_new(fo, "off", json_text(fr->off));
+			json_object_set_new(fo, "module", json_text(fr->module));
+			json_object_set_new(fo, "reliable", json_boolean(fr->reliable));
+			json_array_append_new(frames, fo);
+		}
+		json_object_set_new(o, "kind", json_text(f->kind ? f->kind : ""));
+		json_object_set_new(o, "title", json_text(f->title ? f->title : ""));
+		json_object_set_new(o, "signature", json_text(f->signature ? f->signature : ""));
+		json_object_set_new(o, "verdict", json_string(finding_verdict_name(f->verdict)));
+		json_object_set_new(o, "reason", json_text(f->reason));
+		json_object_set_new(o, "step", f->step >= 0 ? json_integer(f->step) : json_null());
+		json_object_set_new(o, "console_line", json_integer(f->console_line));
+		json_object_set_new(o, "panicked", json_boolean(f->panicked));
+		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "text", json_text(f->text ? f->text : ""));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 json_t *scenario_result_to_json(const struct scenario_result *r)
 {
 	json_t *j = json_object(), *steps = json_array();
@@ -432,6 +526,8 @@ json_t *scenario_result_to_json(const struct scenario_result *r)
 	json_object_set_new(j, "console_tail", json_text(r->console_tail));
 	json_object_set_new(j, "attempt", r->attempt ? json_integer(r->attempt) : json_null());
 	json_object_set_new(j, "missing_config", missing_to_json(r));
+	json_object_set_new(j, "findings", findings_to_json(r));
+	json_object_set_new(j, "findings_dropped", json_integer((json_int_t)r->findings_dropped));
 	return j;
 }
 
@@ -587,6 +683,54 @@ static void step_result_from_json(const json_t *j, struct step_result *sr)
 	}
 }
 
+static enum finding_verdict verdict_from_name(const char *s)
+{
+	for (size_t i = 0; i < sizeof(verdict_names) / sizeof(verdict_names[0]); i++)
+		if (s && !strcmp(s, verdict_names[i]))
+			return (enum finding_verdict)i;
+	return FINDING_FAILS;
+}
+
+/* A document's findings; a step index outside its steps reads as none. */
+static void findings_from_json(const json_t *a, struct scenario_result *r)
+{
+	const json_t *v, *fr;
+	size_t i, k;
+
+	json_array_foreach (a, i, v) {
+		struct finding *f;
+		json_t *st = json_object_get(v, "step"), *frames = json_object_get(v, "frames");
+
+		if (!json_is_object(v))
+			continue;
+		f = scenario_result_add_finding(r);
+		f->kind = json_str_dup(v, "kind");
+		f->title = json_str_dup(v, "title");
+		f->signature = json_str_dup(v, "signature");
+		f->verdict = verdict_from_name(json_string_value(json_object_get(v, "verdict")));
+		f->reason = json_str_dup(v, "reason");
+		f->step = json_is_integer(st) && json_integer_value(st) >= 0 &&
+				  (size_t)json_integer_value(st) < r->steps_count
+			      ? (int)json_integer_value(st)
+			      : -1;
+		f->console_line = (long)json_integer_value(json_object_get(v, "console_line"));
+		f->panicked = json_is_true(json_object_get(v, "panicked"));
+		f->text = json_str_dup(v, "text");
+		f->frames = xcalloc(json_array_size(frames) + 1, sizeof(*f->frames));
+		json_array_foreach (frames, k, fr) {
+			struct finding_frame *o = &f->frames[f->frames_count];
+
+			if (!json_is_object(fr))
+				continue;
+			o->func = json_str_dup(fr, "func");
+			o->off = json_str_dup(fr, "off");
+			o->module = json_str_dup(fr, "module");
+			o->reliable = json_is_true(json_object_get(fr, "reliable"));
+			f->frames_count++;
+		}
+	}
+}
+
 /* The latest time a document's "started" can say (its years have four
  * digits): 9999-12-31T23:59:59.999Z in ms since 1970. Durations and step
  * offsets read back are at most this, so the sums that ktb merge and the
@@ -670,6 +814,11 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 		if (json_string_value(v))
 			r->missing_config[r->missing_config_count++] =
 			    xstrdup(json_string_value(v));
+	findings_from_json(json_object_get(j, "findings"), r);
+	v = json_object_get(j, "findings_dropped");
+	r->findings_dropped = json_is_integer(v) && json_integer_value(v) > 0
+				  ? (size_t)json_integer_value(v)
+				  : 0;
 	return 0;
 }
 

@@ -56,6 +56,37 @@ struct step_result {
 	size_t subtests_count;
 };
 
+/* How a finding bears on the verdict. */
+enum finding_verdict {
+	FINDING_FAILS,	   /* unexpected: it fails the step it was printed in */
+	FINDING_EXPECTED,  /* a step's expect: {finding: RE} asked for it */
+	FINDING_TOLERATED, /* the scenario's tolerate: list let it pass, with a reason */
+};
+
+struct finding_frame {
+	char *func;   /* as printed: "nvme_setup_io_queues.cold" */
+	char *off;    /* "0x1a/0x2b"; may be NULL */
+	char *module; /* "nvme"; NULL for the kernel itself */
+	bool reliable;
+};
+
+/* A kernel report the console carried (harness/vm/kreport.c): what kind,
+ * the title a person would search for, its lines, its stack, a signature
+ * that is the same wherever the same report recurs. */
+struct finding {
+	char *kind;	 /* "warning", "oops", "oom kill", ... */
+	char *title;	 /* "WARNING in nvme_setup_io_queues" */
+	char *signature; /* sha256 hex of kind, title and stack functions */
+	char *text;	 /* its lines */
+	int step;	 /* index into the scenario's steps[]; -1 before the first */
+	long console_line; /* its first line in console.log, 1-based */
+	bool panicked;	   /* a panic followed from it */
+	struct finding_frame *frames;
+	size_t frames_count;
+	enum finding_verdict verdict;
+	char *reason; /* tolerated: the scenario's reason; expected: the pattern */
+};
+
 struct scenario_result {
 	char *name;
 	char *file;
@@ -78,6 +109,10 @@ struct scenario_result {
 	 * then the status is skip and nothing booted */
 	char **missing_config;
 	size_t missing_config_count;
+	/* kernel reports the console carried, in console order */
+	struct finding *findings;
+	size_t findings_count;
+	size_t findings_dropped; /* reports past the scan's limit, only counted */
 };
 
 /* What a run was cut from (ktb run; ktb merge checks that shards fit):
@@ -116,6 +151,12 @@ const char *status_past(enum status s);
 enum status status_worse(enum status a, enum status b);
 
 struct step_result *scenario_result_add_step(struct scenario_result *r);
+/* A new zeroed finding at the end of r's list (step -1). */
+struct finding *scenario_result_add_finding(struct scenario_result *r);
+/* "fail", "expected", "tolerated". */
+const char *finding_verdict_name(enum finding_verdict v);
+/* Findings in r whose verdict is FINDING_FAILS. */
+size_t scenario_result_failing_findings(const struct scenario_result *r);
 /* A new zeroed subtest at the end of s's list (duration_ms -1). */
 struct subtest *step_result_add_subtest(struct step_result *s);
 void scenario_result_free(struct scenario_result *r); /* frees members, not r */
