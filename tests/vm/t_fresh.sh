@@ -9,7 +9,9 @@
 #
 # KTB_FRESH_ARGS adds ktb run options and scenarios to that command (for
 # example "--repeat 10" for the library ten times over on a fresh machine);
-# with KTB_TEST_ARTIFACTS set, the whole output is kept there, passed or not.
+# KTB_FRESH_CMD replaces the command (for example "CI=true .ci/run", the
+# whole of CI on a fresh machine); with KTB_TEST_ARTIFACTS set, the whole
+# output is kept there, passed or not.
 #
 # What the root shares with this host: its kernel, /dev, and the host's
 # downloaded .deb files, offered to apt in the root as a download cache
@@ -76,17 +78,18 @@ cp /etc/resolv.conf "$r/etc/resolv.conf"
 set +e
 chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb ${CI:+CI=$CI} \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	bash -c "cd /root/ktestbed && ./bootstrap suite -j 2 $2"
+	bash -c "cd /root/ktestbed && $2"
 st=$?
 umount -R -l "$r/run" "$r/sys" "$r/proc" "$r/dev"
 exit $st'
+cmd=${KTB_FRESH_CMD:-./bootstrap suite -j 2${KTB_FRESH_ARGS:+ $KTB_FRESH_ARGS}}
 rc=0
 unshare --mount --pid --fork --kill-child --propagation private \
-	bash -c "$inner" fresh "$root" "${KTB_FRESH_ARGS:-}" </dev/null >"$log" 2>&1 || rc=$?
+	bash -c "$inner" fresh "$root" "$cmd" </dev/null >"$log" 2>&1 || rc=$?
 t2=$(now)
 
-echo "fresh machine: root $((t1 - t0)) s; ./bootstrap suite -j 2${KTB_FRESH_ARGS:+ $KTB_FRESH_ARGS}: $((t2 - t1)) s (exit $rc)"
-grep -E '^(summary|bootstrap: installing)' "$log" | cut -c1-300
+echo "fresh machine: root $((t1 - t0)) s; $cmd: $((t2 - t1)) s (exit $rc)"
+grep -E '^(summary|bootstrap: installing|[0-9]+% tests passed|Total Test time)' "$log" | cut -c1-300
 if [ -n "${KTB_TEST_ARTIFACTS:-}" ] && mkdir -p "$KTB_TEST_ARTIFACTS"; then
 	cp "$log" "$KTB_TEST_ARTIFACTS/fresh-suite.log" &&
 		echo "the whole output: $KTB_TEST_ARTIFACTS/fresh-suite.log" >&2
@@ -118,12 +121,12 @@ if grep -q '^summary:' "$log"; then
 	awk '/^(FAIL|ERROR|TIMEOUT|SKIP) / {show = 1; print; next}
 		/^[^ \t]/ {show = 0} show' "$log" | cut -c1-300 >&2
 else
-	echo "--- the end of ./bootstrap suite's output on the fresh machine ---" >&2
+	echo "--- the end of $cmd's output on the fresh machine ---" >&2
 	tail -40 "$log" >&2
 fi
 if [ -n "$missing" ]; then
-	echo "FAIL: ./bootstrap suite failed on a fresh Debian 12 machine; missing: $missing" >&2
+	echo "FAIL: $cmd failed on a fresh Debian 12 machine; missing: $missing" >&2
 else
-	echo "FAIL: ./bootstrap suite failed on a fresh Debian 12 machine (exit $rc; its output above)" >&2
+	echo "FAIL: $cmd failed on a fresh Debian 12 machine (exit $rc; its output above)" >&2
 fi
 exit 1
