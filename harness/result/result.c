@@ -42,6 +42,8 @@
  *   step          integer|null  index into steps (0-based); null: before the first
  *   console_line  integer  its first line in console.log (1-based)
  *   panicked      boolean  a panic followed from it
+ *   source        "console" | "dmesg"  dmesg: only the dmesg read at the end
+ *                          had it (step and console_line then null and 0)
  *   frames        [{func, off, module, reliable}]  its first stack
  *   text          string   its lines
  *
@@ -211,6 +213,8 @@ struct step_result *scenario_result_add_step(struct scenario_result *r)
 	s = &r->steps[r->steps_count++];
 	memset(s, 0, sizeof(*s));
 	s->exit_code = -1;
+	s->console_from = -1;
+	s->src_step = -1;
 	return s;
 }
 
@@ -497,6 +501,7 @@ static json_t *findings_to_json(const struct scenario_result *r)
 		json_object_set_new(o, "step", f->step >= 0 ? json_integer(f->step) : json_null());
 		json_object_set_new(o, "console_line", json_integer(f->console_line));
 		json_object_set_new(o, "panicked", json_boolean(f->panicked));
+		json_object_set_new(o, "source", json_string(f->from_dmesg ? "dmesg" : "console"));
 		json_object_set_new(o, "frames", frames);
 		json_object_set_new(o, "text", json_text(f->text ? f->text : ""));
 		json_array_append_new(a, o);
@@ -715,6 +720,10 @@ static void findings_from_json(const json_t *a, struct scenario_result *r)
 			      : -1;
 		f->console_line = (long)json_integer_value(json_object_get(v, "console_line"));
 		f->panicked = json_is_true(json_object_get(v, "panicked"));
+		f->from_dmesg = !strcmp(json_string_value(json_object_get(v, "source"))
+					    ? json_string_value(json_object_get(v, "source"))
+					    : "",
+					"dmesg");
 		f->text = json_str_dup(v, "text");
 		f->frames = xcalloc(json_array_size(frames) + 1, sizeof(*f->frames));
 		json_array_foreach (frames, k, fr) {

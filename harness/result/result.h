@@ -54,6 +54,11 @@ struct step_result {
 	int line;		  /* line in the scenario file */
 	struct subtest *subtests; /* in the order reported; NULL when none */
 	size_t subtests_count;
+	/* the runner's own, not in result.json: console.log's size when the
+	 * step began (-1: unknown), and which of the scenario's steps it is
+	 * (-1: the machine step) */
+	long console_from;
+	int src_step;
 };
 
 /* How a finding bears on the verdict. */
@@ -81,6 +86,8 @@ struct finding {
 	int step;	 /* index into the scenario's steps[]; -1 before the first */
 	long console_line; /* its first line in console.log, 1-based */
 	bool panicked;	   /* a panic followed from it */
+	bool from_dmesg;   /* only dmesg had it (the console's loglevel hid it,
+			      or the console lost it): no step, no console line */
 	struct finding_frame *frames;
 	size_t frames_count;
 	enum finding_verdict verdict;

@@ -55,6 +55,7 @@ static struct step_result *step_begin(struct run_ctx *c, const char *name, int l
 	sr->line = line;
 	sr->exit_code = -1;
 	sr->start_ms = loop_now(c->vm.loop) - c->t0;
+	sr->console_from = vm_console_offset(&c->vm);
 	progress(c, sr->name);
 	return sr;
 }
@@ -81,7 +82,7 @@ static void run_steps(struct run_ctx *c)
 	for (unsigned i = 0; i < c->s->steps_count; i++) {
 		const struct step *st = &c->s->steps[i];
 		struct step_result *sr = step_begin(c, st->name, st->line);
-		int64_t t = loop_now(c->vm.loop);
+		int64_t t = (sr->src_step = (int)i, loop_now(c->vm.loop));
 		int64_t dl = t + st->timeout_ms;
 		char which[16];
 

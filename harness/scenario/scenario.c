@@ -194,7 +194,16 @@ static const cyaml_schema_field_t machine_fields[] = {
 static const cyaml_schema_field_t expect_fields[] = {
 	CYAML_FIELD_INT_PTR("exit", PTR | OPT, struct expect, exit),
 	STR("stdout", OPT, struct expect, stdout_re), CYAML_FIELD_IGNORE("json", OPT),
+	STR("finding", OPT, struct expect, finding), CYAML_FIELD_END
+};
+
+static const cyaml_schema_field_t tolerate_fields[] = {
+	STR("finding", 0, struct tolerate, finding), STR("reason", 0, struct tolerate, reason),
 	CYAML_FIELD_END
+};
+
+static const cyaml_schema_value_t tolerate_schema = {
+	CYAML_VALUE_MAPPING(0, struct tolerate, tolerate_fields),
 };
 
 static const cyaml_schema_field_t path_ref_fields[] = {
@@ -278,6 +287,8 @@ static const cyaml_schema_field_t scenario_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("machine", PTR | OPT, struct scenario, machine, machine_fields),
 	CYAML_FIELD_SEQUENCE("steps", PTR, struct scenario, steps, &step_schema, 0,
 			     CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("tolerate", PTR | OPT, struct scenario, tolerate, &tolerate_schema,
+			     0, CYAML_UNLIMITED),
 	CYAML_FIELD_END
 };
 
@@ -1089,6 +1100,13 @@ static const struct regex_use use_wait = {
 	true,
 	"any console line, even an empty one, so the wait ends at the first line",
 	"write what the line waited for holds (\"Freezing user space\")",
+};
+static const struct regex_use use_finding = {
+	0,
+	true,
+	"any report's title",
+	"write what the title holds (\"^memcg OOM kill: \", \"^WARNING in nvme_\"; "
+	"docs/debugging.md lists the titles)",
 };
 static const struct regex_use use_json = {
 	0,
@@ -2184,11 +2202,15 @@ static int expect_load(struct load_ctx *c, struct step *st, const struct step_ki
 	if (ret < 0)
 		return ret;
 	snprintf(f, sizeof(f), "%s.expect", path);
-	if (!e->exit && !e->stdout_re && !e->json)
+	if (!e->exit && !e->stdout_re && !e->json && !e->finding)
 		return fail(c, f,
 			    "an empty expect checks nothing; give exit, stdout or json (what "
-			    "this step may check), or leave expect out");
+			    "this step may check) or finding, or leave expect out");
 	ret = expect_check_allowed(c, e, row->expects, row, path);
+	if (!ret && e->finding) {
+		snprintf(f, sizeof(f), "%s.expect.finding", path);
+		ret = check_regex(c, f, e->finding, &use_finding);
+	}
 	if (ret < 0 || !e->stdout_re)
 		return ret;
 	snprintf(f, sizeof(f), "%s.expect.stdout", path);
@@ -2427,6 +2449,27 @@ static int steps_load(struct load_ctx *c, struct scenario *s)
 			ret = -EINVAL;
 	if (!ret)
 		ret = steps_check_pauses(c, s);
+	return ret;
+}
+
+/* tolerate: each entry a pattern that could match some title, and a reason */
+static int tolerate_load(struct load_ctx *c, struct scenario *s)
+{
+	char f[64];
+	int ret = 0;
+
+	for (unsigned i = 0; i < s->tolerate_count; i++) {
+		const struct tolerate *t = &s->tolerate[i];
+
+		snprintf(f, sizeof(f), "tolerate[%u].finding", i);
+		if (check_regex(c, f, t->finding, &use_finding) < 0)
+			ret = -EINVAL;
+		snprintf(f, sizeof(f), "tolerate[%u].reason", i);
+		if (!t->reason[strspn(t->reason, " \t")])
+			ret = fail(c, f,
+				   "an empty reason; say why this kernel report is no failure "
+				   "here (it stays in the results with the reason)");
+	}
 	return ret;
 }
 
@@ -2825,6 +2868,7 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 	kernel_load(c, s);
 	c->machine_ok = !machine_load(c, s);
 	steps_load(c, s);
+	tolerate_load(c, s);
 	ret = scenario_error_count(err) ? -EINVAL : 0;
 	if (ret < 0) {
 		scenario_free(s);

@@ -77,6 +77,14 @@ struct expect {
 	int *exit;	 /* NULL: run steps expect 0 */
 	char *stdout_re; /* POSIX extended regex that stdout must match */
 	json_t *json;	 /* object: dotted path -> value, or {ge: N} / {le: N} / {re: "..."} */
+	char *finding;	 /* POSIX extended regex: a kernel report with a title it
+			    matches must be printed during the step (any step kind) */
+};
+
+/* tolerate: a kernel report the scenario lets pass, by title, and why */
+struct tolerate {
+	char *finding; /* POSIX extended regex over the report's title */
+	char *reason;  /* why it is no failure here (not empty) */
 };
 
 /* fail_path / restore_path: {disk: ID, path: N} */
@@ -163,6 +171,8 @@ struct scenario {
 	struct machine *machine; /* never NULL after load (defaults filled) */
 	struct step *steps;
 	unsigned steps_count;
+	struct tolerate *tolerate;
+	unsigned tolerate_count;
 	/* filled by scenario_load: */
 	char *file;
 	int64_t timeout_ms;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol.h"
@@ -29,13 +30,22 @@ void vm_gone(struct vm *vm, const char *reason)
 {
 	console_flush(vm->console);
 	vm->qemu_gone = true;
-	if (!console_fatal(vm->console))
+	if (!console_fatal(vm->console) || vm->cfg.reports_expected)
 		loop_abort(vm->loop, reason);
+}
+
+long vm_console_offset(const struct vm *vm)
+{
+	struct stat st;
+
+	if (!vm->console_log || fflush(vm->console_log) || fstat(fileno(vm->console_log), &st))
+		return -1;
+	return (long)st.st_size;
 }
 
 void vm_console_feed(struct vm *vm, const char *buf, size_t n)
 {
-	if (console_feed(vm->console, buf, n) == 1) {
+	if (console_feed(vm->console, buf, n) == 1 && !vm->cfg.reports_expected) {
 		char reason[600];
 
 		snprintf(reason, sizeof(reason), "kernel %s on the console: %s",

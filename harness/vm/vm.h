@@ -39,6 +39,9 @@ struct vm_config {
 						 once it runs; wait with vm_wait_exit (qemu only) */
 	const char *banner;		      /* interactive: printed to stderr just before QEMU
 						 starts, or NULL */
+	bool reports_expected; /* the scenario expects or tolerates kernel reports:
+				  a report's first line on the console does not end
+				  the run (QEMU going away still does) */
 };
 
 struct vm {
@@ -77,6 +80,10 @@ struct vm_exec_result {
  * offer S3 (SeaBIOS), else the vmlinux when there is one. NULL when the
  * machine needs a bzImage the image lacks. */
 const char *vm_pick_kernel(const struct machine *m, const struct image *img);
+
+/* How many bytes console.log holds now (restarts append to it), or -1
+ * without one: where the next console line will begin. */
+long vm_console_offset(const struct vm *vm);
 
 /* Create disks, start QEMU and complete the QMP handshake (interactive: only
  * start it). 0, or -errno with vm->err saying why (-ENOENT: QEMU missing).
