@@ -260,7 +260,7 @@ static const char *const verdict_names[] = { "fail", "expected", "tolerated" };
 const char *finding_verdict_name(enum finding_verdict v)
 {
 	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ? verdict_names[v]
-									       : "fail";
+									      : "fail";
 }
 
 struct finding *scenario_result_add_finding(struct scenario_result *r)
@@ -825,9 +825,8 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 			    xstrdup(json_string_value(v));
 	findings_from_json(json_object_get(j, "findings"), r);
 	v = json_object_get(j, "findings_dropped");
-	r->findings_dropped = json_is_integer(v) && json_integer_value(v) > 0
-				  ? (size_t)json_integer_value(v)
-				  : 0;
+	r->findings_dropped =
+	    json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
 	return 0;
 }
 

@@ -79,11 +79,11 @@ struct finding_frame {
  * the title a person would search for, its lines, its stack, a signature
  * that is the same wherever the same report recurs. */
 struct finding {
-	char *kind;	 /* "warning", "oops", "oom kill", ... */
-	char *title;	 /* "WARNING in nvme_setup_io_queues" */
-	char *signature; /* sha256 hex of kind, title and stack functions */
-	char *text;	 /* its lines */
-	int step;	 /* index into the scenario's steps[]; -1 before the first */
+	char *kind;	   /* "warning", "oops", "oom kill", ... */
+	char *title;	   /* "WARNING in nvme_setup_io_queues" */
+	char *signature;   /* sha256 hex of kind, title and stack functions */
+	char *text;	   /* its lines */
+	int step;	   /* index into the scenario's steps[]; -1 before the first */
 	long console_line; /* its first line in console.log, 1-based */
 	bool panicked;	   /* a panic followed from it */
 	bool from_dmesg;   /* only dmesg had it (the console's loglevel hid it,

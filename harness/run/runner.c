@@ -10,6 +10,7 @@
 #include "protocol.h"
 #include "console.h"
 #include "expect.h"
+#include "findings.h"
 #include "kernel_check.h"
 #include "loop.h"
 #include "machine_step.h"
@@ -82,10 +83,11 @@ static void run_steps(struct run_ctx *c)
 	for (unsigned i = 0; i < c->s->steps_count; i++) {
 		const struct step *st = &c->s->steps[i];
 		struct step_result *sr = step_begin(c, st->name, st->line);
-		int64_t t = (sr->src_step = (int)i, loop_now(c->vm.loop));
+		int64_t t = loop_now(c->vm.loop);
 		int64_t dl = t + st->timeout_ms;
 		char which[16];
 
+		sr->src_step = (int)i;
 		step_ops[st->kind]->run(c, st, sr, dl < c->deadline ? dl : c->deadline);
 		sr->duration_ms = loop_now(c->vm.loop) - t;
 		snprintf(which, sizeof(which), "%u", i + 1);
@@ -96,31 +98,48 @@ static void run_steps(struct run_ctx *c)
 }
 
 /* The console only shows what loglevel lets through: read the kernel log
- * too, keep it as dmesg.txt, and fail on what the console missed. */
+ * too and keep it as dmesg.txt, where findings.c looks for the reports the
+ * console missed. */
 static void collect_dmesg(struct run_ctx *c)
 {
 	struct vm_exec_result res = { 0 };
 	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS;
-	char *path, *line, *save = NULL;
+	char *path;
 
 	if (!c->vm.ready_ms || loop_abort_reason(c->vm.loop))
 		return;
-	if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res, dl) || !res.out)
-		goto out;
-	path = xasprintf("%s/dmesg.txt", c->r->artifacts);
-	write_file(path, res.out, res.out_len);
-	free(path);
-	for (line = strtok_r(res.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *kind = console_classify(line);
-
-		if (kind && (c->r->status == ST_PASS || c->r->status == ST_SKIP)) {
-			c->r->status = ST_FAIL;
-			free(c->r->message);
-			c->r->message = xasprintf("kernel %s in dmesg: %s", kind, line);
-		}
+	if (!vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res, dl) && res.out) {
+		path = xasprintf("%s/dmesg.txt", c->r->artifacts);
+		write_file(path, res.out, res.out_len);
+		free(path);
 	}
-out:
 	vm_exec_result_free(&res);
+}
+
+/* The kernel's reports as findings (findings.c); one that fails a step
+ * that had passed, or no step, fails a scenario that had passed. */
+static void judge_findings(struct run_ctx *c)
+{
+	char which[16], *msg;
+
+	findings_collect(c);
+	if (c->r->status != ST_PASS && c->r->status != ST_SKIP)
+		return;
+	for (size_t i = 0; i < c->r->steps_count; i++) {
+		struct step_result *sr = &c->r->steps[i];
+
+		if (sr->status != ST_FAIL)
+			continue;
+		snprintf(which, sizeof(which), "%d", sr->src_step + 1);
+		step_ended(c, sr, sr->src_step < 0 ? MACHINE_STEP_NAME : which);
+		return;
+	}
+	msg = findings_message(c->r);
+	if (msg) {
+		c->r->status = ST_FAIL;
+		free(c->r->message);
+		c->r->message = msg;
+	}
 }
 
 static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
@@ -186,6 +205,18 @@ static void result_init(struct scenario_result *r, const struct scenario *s,
 	r->status = ST_PASS;
 }
 
+/* Does the scenario expect or tolerate any kernel report? Then a report's
+ * first line on the console does not end it (findings.c judges it). */
+static bool scenario_expects_reports(const struct scenario *s)
+{
+	if (s->tolerate_count)
+		return true;
+	for (unsigned i = 0; i < s->steps_count; i++)
+		if (s->steps[i].expect && s->steps[i].expect->finding)
+			return true;
+	return false;
+}
+
 static int boot(struct run_ctx *c, const char *kernel, char *append, const char *workdir)
 {
 	struct vm_config vc = {
@@ -199,6 +230,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.sig_fd = c->o->sig_fd,
 		.libvirt_uri = c->o->libvirt_uri,
 		.backend = c->o->backend,
+		.reports_expected = scenario_expects_reports(c->s),
 	};
 	int ret;
 
@@ -311,6 +343,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	if (proc_interrupted())
 		scenario_result_interrupt(r, proc_interrupted());
 	vm_drain_console(&c.vm);
+	judge_findings(&c);
 	if (r->status != ST_PASS && c.vm.console)
 		r->console_tail = console_tail(c.vm.console, 30);
 	vm_stop(&c.vm);

@@ -197,10 +197,9 @@ static const cyaml_schema_field_t expect_fields[] = {
 	STR("finding", OPT, struct expect, finding), CYAML_FIELD_END
 };
 
-static const cyaml_schema_field_t tolerate_fields[] = {
-	STR("finding", 0, struct tolerate, finding), STR("reason", 0, struct tolerate, reason),
-	CYAML_FIELD_END
-};
+static const cyaml_schema_field_t tolerate_fields[] = { STR("finding", 0, struct tolerate, finding),
+							STR("reason", 0, struct tolerate, reason),
+							CYAML_FIELD_END };
 
 static const cyaml_schema_value_t tolerate_schema = {
 	CYAML_VALUE_MAPPING(0, struct tolerate, tolerate_fields),
@@ -287,8 +286,8 @@ static const cyaml_schema_field_t scenario_fields[] = {
 	CYAML_FIELD_MAPPING_PTR("machine", PTR | OPT, struct scenario, machine, machine_fields),
 	CYAML_FIELD_SEQUENCE("steps", PTR, struct scenario, steps, &step_schema, 0,
 			     CYAML_UNLIMITED),
-	CYAML_FIELD_SEQUENCE("tolerate", PTR | OPT, struct scenario, tolerate, &tolerate_schema,
-			     0, CYAML_UNLIMITED),
+	CYAML_FIELD_SEQUENCE("tolerate", PTR | OPT, struct scenario, tolerate, &tolerate_schema, 0,
+			     CYAML_UNLIMITED),
 	CYAML_FIELD_END
 };
 

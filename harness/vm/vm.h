@@ -39,9 +39,9 @@ struct vm_config {
 						 once it runs; wait with vm_wait_exit (qemu only) */
 	const char *banner;		      /* interactive: printed to stderr just before QEMU
 						 starts, or NULL */
-	bool reports_expected; /* the scenario expects or tolerates kernel reports:
-				  a report's first line on the console does not end
-				  the run (QEMU going away still does) */
+	bool reports_expected;		      /* the scenario expects or tolerates kernel reports:
+						 a report's first line on the console does not end
+						 the run (QEMU going away still does) */
 };
 
 struct vm {

@@ -7,6 +7,7 @@ it in messages (the first step of `steps:` is step 1; the machine step is
 `step machine`), makes these checks, one clause each:
   exit, stdout       expect.exit, expect.stdout (a run step's exit status is
                      a clause only when expect names it: write `exit: 0`)
+  finding            expect.finding (the kernel report the step must print)
   json PATH          each key of expect.json
   for                a wait step's console expression
   ktap               a ktap step's verdict ("N of M tests failed")
@@ -149,6 +150,8 @@ def step_clauses(name, rel, num, node):
         add("exit", keys["run"][0], key_named("exit"))  # the step's one check
     if "stdout" in exp:
         add("stdout", exp["stdout"][0], lambda s: bool(re.search(r"(?<![\w.])stdout\b", s)))
+    if "finding" in exp:
+        add("finding", exp["finding"][0], key_named("finding"))
     if "json" in exp:
         for path, (knode, _) in mapping(exp["json"][1]).items():
             add("json " + path, knode, key_named(path))

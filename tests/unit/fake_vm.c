@@ -183,6 +183,8 @@ static bool fake_start(struct fake_state *st, const struct fake_cmd *c)
 {
 	if (!c)
 		return true;
+	if (c->console)
+		vm_console_feed(st->vm, c->console, strlen(c->console));
 	switch (c->act) {
 	case FAKE_DIE:
 		fake_close(st);

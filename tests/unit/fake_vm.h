@@ -31,7 +31,9 @@ struct fake_cmd {
 	int exit_code;
 	const char *out, *err;
 	int delay_ms;
-	bool once; /* answers only the first time (later rows answer after) */
+	bool once;	     /* answers only the first time (later rows answer after) */
+	const char *console; /* fed to the console the moment it starts (a kernel
+				report the command provokes); NULL: nothing */
 };
 
 struct fake_qmp {

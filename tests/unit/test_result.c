@@ -300,7 +300,8 @@ static void test_scenario_json(void **state)
 	keys = keys_of(j);
 	assert_string_equal(keys,
 			    "name,file,summary,tags,status,message,duration_ms,started,kernel,"
-			    "accel,metrics,artifacts,steps,console_tail,attempt,missing_config");
+			    "accel,metrics,artifacts,steps,console_tail,attempt,missing_config,"
+			    "findings,findings_dropped");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
 	assert_true(json_is_null(json_object_get(j, "summary")));
@@ -634,9 +635,79 @@ static void test_ansi_escape(void **state)
 		assert_int_equal(ansi_escape_len(cases[i].s, strlen(cases[i].s)), cases[i].len);
 }
 
+/* A finding goes into result.json with every field and comes back the
+ * same (ktb merge reads worker and shard documents this way); a step
+ * index outside the document's steps reads as none. */
+static void test_findings_round_trip(void **state)
+{
+	struct scenario_result s = { 0 }, back = { 0 };
+	struct finding *f;
+	json_t *j, *fj;
+
+	(void)state;
+	s.name = xstrdup("f");
+	s.metrics = json_object();
+	scenario_result_add_step(&s)->name = xstrdup("machine");
+	scenario_result_add_step(&s)->name = xstrdup("run: load");
+	f = scenario_result_add_finding(&s);
+	f->kind = xstrdup("warning");
+	f->title = xstrdup("WARNING in nvme_setup_io_queues");
+	f->signature = xstrdup("ab12");
+	f->text = xstrdup("WARNING: CPU: 0 PID: 1 at x.c:1 nvme_setup_io_queues+0x1/0x2\n");
+	f->step = 1;
+	f->console_line = 412;
+	f->verdict = FINDING_TOLERATED;
+	f->reason = xstrdup("known");
+	f->frames = xcalloc(2, sizeof(*f->frames));
+	f->frames[0] = (struct finding_frame){ .func = xstrdup("nvme_reset_work"),
+					       .off = xstrdup("0x58a/0x1150"),
+					       .module = xstrdup("nvme"),
+					       .reliable = true };
+	f->frames_count = 1;
+	f = scenario_result_add_finding(&s);
+	f->kind = xstrdup("oom kill");
+	f->title = xstrdup("OOM kill: a");
+	f->signature = xstrdup("cd34");
+	f->from_dmesg = true;
+	s.findings_dropped = 3;
+	j = scenario_result_to_json(&s);
+	fj = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(fj, "verdict")), "tolerated");
+	assert_string_equal(json_string_value(json_object_get(fj, "source")), "console");
+	assert_int_equal(json_integer_value(json_object_get(fj, "step")), 1);
+	fj = json_array_get(json_object_get(j, "findings"), 1);
+	assert_true(json_is_null(json_object_get(fj, "step")));
+	assert_string_equal(json_string_value(json_object_get(fj, "source")), "dmesg");
+	assert_string_equal(json_string_value(json_object_get(fj, "verdict")), "fail");
+	assert_int_equal(scenario_result_from_json(j, &back), 0);
+	assert_int_equal(back.findings_count, 2);
+	assert_int_equal(back.findings_dropped, 3);
+	assert_string_equal(back.findings[0].title, "WARNING in nvme_setup_io_queues");
+	assert_int_equal(back.findings[0].verdict, FINDING_TOLERATED);
+	assert_string_equal(back.findings[0].reason, "known");
+	assert_int_equal(back.findings[0].step, 1);
+	assert_int_equal(back.findings[0].console_line, 412);
+	assert_int_equal(back.findings[0].frames_count, 1);
+	assert_string_equal(back.findings[0].frames[0].module, "nvme");
+	assert_true(back.findings[0].frames[0].reliable);
+	assert_true(back.findings[1].from_dmesg);
+	assert_int_equal(back.findings[1].step, -1);
+	assert_int_equal(scenario_result_failing_findings(&back), 1);
+	/* a step index the document's steps do not reach is none */
+	json_object_set_new(json_array_get(json_object_get(j, "findings"), 0), "step",
+			    json_integer(7));
+	scenario_result_free(&back);
+	assert_int_equal(scenario_result_from_json(j, &back), 0);
+	assert_int_equal(back.findings[0].step, -1);
+	json_decref(j);
+	scenario_result_free(&back);
+	scenario_result_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_findings_round_trip),
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_status_worse),
 		cmocka_unit_test(test_status_words),

@@ -439,6 +439,126 @@ static void test_machine_step_after_restart(void **state)
 			 1000 * 4096);
 }
 
+/* A WARNING as the kernel prints it: the finding "WARNING in fake_func". */
+#define WARN_TEXT                                                                                  \
+	"[    5.100000] ------------[ cut here ]------------\n"                                    \
+	"[    5.100001] WARNING: CPU: 0 PID: 57 at drivers/fake.c:12 fake_func+0x1a/0x40 [fake]\n" \
+	"[    5.100002] Modules linked in: fake\n"                                                 \
+	"[    5.100003] RIP: 0010:fake_func+0x1a/0x40 [fake]\n"                                    \
+	"[    5.100004] Call Trace:\n"                                                             \
+	"[    5.100005]  <TASK>\n"                                                                 \
+	"[    5.100006]  fake_caller+0x10/0x20 [fake]\n"                                           \
+	"[    5.100007]  do_one_initcall+0x41/0x200\n"                                             \
+	"[    5.100008]  </TASK>\n"                                                                \
+	"[    5.100009] ---[ end trace 0000000000000000 ]---\n"
+
+/* A scenario that expects or tolerates no report ends the step on a
+ * report's first line, as before; the report is a finding of that step. */
+static void test_finding_ends_an_unprepared_step(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS, { .cmd = "a" }, { .cmd = "warn", .console = WARN_TEXT }, { 0 }
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: a\n  - run: warn\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_non_null(strstr(t->r.message, "step 2 (run: warn, line 9): kernel warning on the "
+					     "console"));
+	assert_int_equal(t->r.findings_count, 1);
+	assert_string_equal(t->r.findings[0].kind, "warning");
+	assert_string_equal(t->r.findings[0].title, "WARNING in fake_func");
+	assert_int_equal(t->r.findings[0].step, 2);
+	assert_int_equal(t->r.findings[0].verdict, FINDING_FAILS);
+	assert_int_equal(strlen(t->r.findings[0].signature), 64);
+	assert_true(t->r.findings[0].frames_count >= 2);
+}
+
+/* Expected by its step: the scenario passes and goes on past it. */
+static void test_finding_expected(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS, { .cmd = "warn", .console = WARN_TEXT }, { .cmd = "a" }, { 0 }
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: warn\n    expect: {finding: \"^WARNING in fake_\"}\n  - run: a\n");
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_not_equal(fake_vm_asked(&t->f, "a"), -1);
+	assert_int_equal(t->r.findings_count, 1);
+	assert_int_equal(t->r.findings[0].step, 1);
+	assert_int_equal(t->r.findings[0].verdict, FINDING_EXPECTED);
+	assert_string_equal(t->r.findings[0].reason, "^WARNING in fake_");
+	assert_true(t->r.findings[0].console_line > 0);
+}
+
+/* An expected report that never came fails its step. */
+static void test_finding_expected_missing(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = { BASE_ROWS, { .cmd = "quiet" }, { .cmd = "a" }, { 0 } };
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: quiet\n    expect: {finding: \"^WARNING in \"}\n  - run: a\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message,
+			    "step 1 (run: quiet, line 8): finding: expected a kernel report whose "
+			    "title matches /^WARNING in / during the step; none was printed");
+	assert_int_equal(t->r.findings_count, 0);
+}
+
+/* Tolerated by title, with the reason kept; one the list does not name
+ * fails the step it was printed in, after the steps ran on. */
+static void test_finding_tolerated_and_not(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS, { .cmd = "warn", .console = WARN_TEXT }, { .cmd = "a" }, { 0 }
+	};
+	const char *steps = "  - run: warn\n  - run: a\ntolerate:\n"
+			    "  - {finding: \"^WARNING in fake_func$\", reason: \"known, bug 1\"}\n";
+
+	t->f.cmds = cmds;
+	run(t, "60s", steps);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->r.findings[0].verdict, FINDING_TOLERATED);
+	assert_string_equal(t->r.findings[0].reason, "known, bug 1");
+	scenario_result_free(&t->r);
+	scenario_free(t->s);
+	fake_vm_clear(&t->f);
+	memset(t->f.used, 0, sizeof(t->f.used));
+	run(t, "60s",
+	    "  - run: warn\n  - run: a\ntolerate:\n"
+	    "  - {finding: \"^memcg OOM kill: \", reason: \"on purpose\"}\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_int_not_equal(fake_vm_asked(&t->f, "a"), -1);
+	assert_int_equal(t->r.steps[1].status, ST_FAIL);
+	assert_int_equal(t->r.steps[2].status, ST_PASS);
+	assert_non_null(strstr(t->r.message, "step 1 (run: warn, line 8): kernel report: "
+					     "WARNING in fake_func (console line "));
+}
+
+/* A report only dmesg had (the console's loglevel hid it) fails the
+ * scenario, named, with no step. */
+static void test_finding_in_dmesg_only(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = { { .cmd = PROBE, .out = probe_ok },
+					 { .cmd = "dmesg", .out = WARN_TEXT },
+					 { .cmd = "a" },
+					 { 0 } };
+
+	t->f.cmds = cmds;
+	run(t, "60s", "  - run: a\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message, "kernel report in dmesg: WARNING in fake_func");
+	assert_int_equal(t->r.findings_count, 1);
+	assert_true(t->r.findings[0].from_dmesg);
+	assert_int_equal(t->r.findings[0].step, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +577,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boot_panic_is_a_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_error_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_never_done_is_a_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_ends_an_unprepared_step, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_finding_expected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_expected_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_tolerated_and_not, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_in_dmesg_only, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -284,7 +284,7 @@ static const struct bad_case {
 } bad_cases[] = {
 	{ "bad-unknown-top", 3, 1, "",
 	  "unknown key \"buz\" (expected one of: name, summary, "
-	  "tags, timeout, kernel, machine, steps)" },
+	  "tags, timeout, kernel, machine, steps, tolerate)" },
 	{ "bad-requires-name", 4, 7, "kernel.requires[1]",
 	  "\"config_ftrace\" is not a kernel option name; give it as .config spells it" },
 	{ "bad-requires-dup", 2, 45, "kernel.requires[2]",
@@ -356,7 +356,7 @@ static const struct bad_case {
 	  "refused: freezing takes one cycle of s3 or s2idle, no pm_test" },
 	{ "bad-unknown-expect", 5, 7, "steps[0].expect",
 	  "unknown key \"stderr\" (expected one "
-	  "of: exit, stdout, json)" },
+	  "of: exit, stdout, json, finding)" },
 	{ "bad-cpus-type", 2, 9, "machine.cpus",
 	  "expected a whole number (0 or more), got "
 	  "\"two\"" },

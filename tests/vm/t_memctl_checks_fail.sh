@@ -26,6 +26,8 @@ expect_out 'died before it was armed'
 mutations <<EOF_TABLE
 memcg-limit${T}s/--max 64M --high 62M --seed 5/--max 256M --high 250M --seed 5/${T}step 1 .*max_kb: expected 65536, got 262144.*high_kb: expected 63488, got 256000.*load_killed: expected true, got false.*current_max_kb: expected <= 65536.*peak_kb: expected <= 65536.*events.high: expected >= 1, got 0.*events.max: expected >= 1.*events.oom: expected >= 1, got 0.*events.oom_kill: expected 1, got 0
 memcg-limit${T}s/--size 32M --seed 8/--size 32M --seed 8 --corrupt/${T}step 2 .*mismatches: expected 0, got 1
+memcg-limit${T}s/run: ktb-mem memcg --size 96M --max 64M --high 62M/run: dmesg -n 1; ktb-mem memcg --size 96M --max 64M --high 62M/${T}step 1 .*finding: expected a kernel report whose title matches /\^memcg OOM kill: ktb-mem\\$/ during the step; none was printed
+memcg-limit${T}s/run: ktb-mem memcg --size 96M --max 64M --swap-max 16M --seed 7/run: dmesg -n 1; ktb-mem memcg --size 96M --max 64M --swap-max 16M --seed 7/${T}step 4 .*finding: expected a kernel report
 memcg-limit${T}s/--high 62M --seed 5/--high 62M --seed 5 --corrupt/${T}step 1 .*outside_mismatches: expected 0, got 1
 memcg-limit${T}s/--swap-max 128M --seed 6/--swap-max 128M --seed 6 --corrupt/${T}step 3 .*exit: expected 0, got 1.*mismatches: expected 0, got 1.*outside_mismatches: expected 0, got 1
 memcg-limit${T}s/swapon "\$dev"/:/; s/--swap-max 128M --seed 6/--swap-max 128M --seed 6 --timeout 10000/${T}step 3 .*exit: expected 0, got 1.*load_completed: expected true, got false.*mismatches: expected 0, got null.*swap_current_max_kb: expected >= 32768, got 0
