@@ -4,9 +4,9 @@
 # another kernel and expected in a scenario that passed, an OOM kill
 # tolerated) are grouped by signature, most frequent first, with verdict
 # counts, runs, scenarios without #N and kernels; --failing keeps the
-# failing ones; --json FILE and --json - write the groups; a run without
-# findings says so (exit 0); bad input is exit 2 with one message naming the
-# file, nothing printed or written.
+# failing ones; --json FILE and --json - write the groups; ktb merge keeps
+# them; a run without findings says so (exit 0); bad input is exit 2 with
+# one message naming the file, nothing printed or written.
 . "$(dirname "$0")/lib.sh"
 
 # finding KIND TITLE SIG VERDICT STEP: one finding's JSON
@@ -81,6 +81,17 @@ expect_rc 0
 jq -e '.runs == 1 and [.signatures[].signature] == ["77ab", "3f2a9c"]' "$so" >/dev/null ||
 	fail "--json -: standard output is not the groups: $(cat "$so")"
 grep -q '^findings: 2 with 2 signatures in 1 run$' "$se" || fail "--json -: no listing on standard error"
+
+# ktb merge keeps them: the merged document groups the same way
+ktb_run merge "$work/a.json" "$work/b.json" --json "$work/m.json"
+expect_rc 1
+jq -e '[.scenarios[].findings | length] == [2, 1, 1] and
+	.scenarios[0].findings[0].frames[0].module == "nvme"' "$work/m.json" >/dev/null ||
+	fail "merge lost findings: $(cat "$work/m.json")"
+ktb_run findings "$work/m.json"
+expect_rc 0
+expect_out "^3x warning: WARNING in nvme_setup_io_queues$"
+expect_out "^findings: 4 with 2 signatures in 1 run$"
 
 # none at all is a plain answer
 ktb_run findings "$work/none.json"
