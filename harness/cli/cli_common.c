@@ -477,3 +477,27 @@ int reports_write(const struct report_file *files, size_t n, const struct run_re
 	free(out);
 	return ret;
 }
+
+int run_document_load(const char *path, struct run_result *r)
+{
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	char why[300];
+	int ret;
+
+	if (!j && access(path, R_OK)) {
+		cli_err("%s: cannot read: %s", path, strerror(errno));
+		return KTB_EXIT_USAGE;
+	}
+	if (!j) {
+		cli_err("%s: not a JSON file (line %d: %s)", path, jerr.line, jerr.text);
+		return KTB_EXIT_USAGE;
+	}
+	ret = run_result_from_json(j, r, why, sizeof(why));
+	json_decref(j);
+	if (ret) {
+		cli_err("%s: %s", path, why);
+		return KTB_EXIT_USAGE;
+	}
+	return 0;
+}

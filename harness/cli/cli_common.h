@@ -84,6 +84,12 @@ bool reports_to_stdout(const struct report_file *files, size_t n);
  * into place. 0, or -EIO after the reason on stderr (no file left behind). */
 int reports_write(const struct report_file *files, size_t n, const struct run_result *rr);
 
+/* The run document at path (ktb run --json, ktb merge --json) into r: 0,
+ * or KTB_EXIT_USAGE after one message naming the file: it cannot be read,
+ * is not JSON, or is not a run document this ktb reads (run_result_from_json
+ * says why). r is empty then. */
+int run_document_load(const char *path, struct run_result *r);
+
 /* A whole number from 1 to max given to option opt of `ktb cmd`: 0 with
  * *out, or -EINVAL after "ktb CMD: OPT ARG: give a number from 1 to MAX" on
  * stderr. */

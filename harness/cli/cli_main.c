@@ -7,6 +7,7 @@
 #include "cli_bisect.h"
 #include "cli_boot.h"
 #include "cli_doctor.h"
+#include "cli_findings.h"
 #include "cli_image.h"
 #include "cli_kconfig.h"
 #include "cli_list.h"
@@ -14,8 +15,9 @@
 #include "cli_run.h"
 
 const struct cli_command *const cli_commands[] = {
-	&cli_run_command,  &cli_list_command,  &cli_merge_command,   &cli_bisect_command,
-	&cli_boot_command, &cli_image_command, &cli_kconfig_command, &cli_doctor_command,
+	&cli_run_command,      &cli_list_command,    &cli_merge_command,
+	&cli_findings_command, &cli_bisect_command,  &cli_boot_command,
+	&cli_image_command,    &cli_kconfig_command, &cli_doctor_command,
 };
 const size_t cli_commands_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
@@ -29,9 +31,15 @@ const struct cli_command *cli_command_find(const char *name)
 
 static void usage(FILE *f)
 {
+	int width = 0;
+
+	/* two spaces at least between name and summary: scripts split there */
+	for (size_t i = 0; i < cli_commands_count; i++)
+		if ((int)strlen(cli_commands[i]->name) > width)
+			width = (int)strlen(cli_commands[i]->name);
 	fprintf(f, "usage: ktb COMMAND [options]\n\ncommands:\n");
 	for (size_t i = 0; i < cli_commands_count; i++)
-		fprintf(f, "  %-8s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
+		fprintf(f, "  %-*s  %s\n", width, cli_commands[i]->name, cli_commands[i]->summary);
 	fprintf(f, "\n'ktb help COMMAND' or 'ktb COMMAND --help': a command's options.\n"
 		   "Reports: --json FILE, --junit FILE, --tap FILE, --html FILE, --kcidb FILE\n"
 		   "(- is standard output).\n"

@@ -103,31 +103,6 @@ static int merge_parse(int argc, char **argv, struct merge_cli *c)
 	return reports_check(files, 5);
 }
 
-static int load_one(const char *path, struct run_result *r)
-{
-	json_error_t jerr;
-	json_t *j = json_load_file(path, 0, &jerr);
-	char why[300];
-	int ret;
-
-	if (!j && access(path, R_OK)) {
-		fprintf(stderr, "ktb merge: %s: cannot read: %s\n", path, strerror(errno));
-		return KTB_EXIT_USAGE;
-	}
-	if (!j) {
-		fprintf(stderr, "ktb merge: %s: not a JSON file (line %d: %s)\n", path, jerr.line,
-			jerr.text);
-		return KTB_EXIT_USAGE;
-	}
-	ret = run_result_from_json(j, r, why, sizeof(why));
-	json_decref(j);
-	if (ret) {
-		fprintf(stderr, "ktb merge: %s: %s\n", path, why);
-		return KTB_EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* a name twice would give two results one id in every report */
 static const char *first_with_name(const struct run_result *m, const char *name)
 {
@@ -173,7 +148,7 @@ static int merge_load(char **paths, int n, struct run_result **runs)
 
 	*runs = xcalloc((size_t)n + 1, sizeof(**runs));
 	for (int i = 0; i < n && !ret; i++)
-		ret = load_one(paths[i], &(*runs)[i]);
+		ret = run_document_load(paths[i], &(*runs)[i]);
 	return ret;
 }
 

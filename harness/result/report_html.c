@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -483,6 +484,85 @@ static void scenario_steps(FILE *f, const struct scenario_result *s, size_t idx)
 	}
 }
 
+/* A finding's verdict in the status style: a failing one as a failure,
+ * an expected or tolerated one greyed as a skip. */
+static void put_verdict(FILE *f, enum finding_verdict v)
+{
+	fprintf(f, "<span class=\"st %s\">%s</span>", v == FINDING_FAILS ? "st-fail" : "st-skip",
+		finding_verdict_name(v));
+}
+
+/* Its stack, one frame a line ("? " before an unreliable one), the
+ * signature and its text: folded away. */
+static void finding_details(FILE *f, const struct finding *fd, size_t idx, size_t k)
+{
+	fprintf(f,
+		"<details id=\"s-%zu-finding-%zu-details\"><summary>stack (%zu frames) and "
+		"text</summary><pre class=\"stack\">",
+		idx, k, fd->frames_count);
+	for (size_t i = 0; i < fd->frames_count; i++) {
+		char *fr = finding_frame_str(&fd->frames[i]);
+
+		fputs(fd->frames[i].reliable ? "" : "? ", f);
+		html_str(f, fr);
+		fputc('\n', f);
+		free(fr);
+	}
+	fputs("</pre><p>signature ", f);
+	html_str(f, fd->signature);
+	fputs("</p><pre class=\"finding-text\">", f);
+	html_str(f, fd->text);
+	fputs("</pre></details>", f);
+}
+
+static void finding_row(FILE *f, const struct scenario_result *s, const struct finding *fd,
+			size_t idx, size_t k)
+{
+	const struct step_result *st = finding_step(s, fd);
+
+	fprintf(f, "<tr id=\"s-%zu-finding-%zu\"><td class=\"num\">%zu</td><td>", idx, k, k);
+	put_verdict(f, fd->verdict);
+	if (fd->reason) {
+		fputs(" (", f);
+		html_str(f, fd->reason);
+		fputc(')', f);
+	}
+	fputs("</td><td>", f);
+	html_str(f, fd->kind);
+	fputs("</td><td>", f);
+	html_str(f, fd->title);
+	if (fd->panicked)
+		fputs(" (a panic followed)", f);
+	fputs("</td><td>", f);
+	if (st) {
+		fprintf(f, "%d: ", fd->step + 1);
+		html_str(f, st->name);
+	} else {
+		fputs("before the first", f);
+	}
+	fprintf(f, "</td><td class=\"num\">%ld</td><td>", fd->console_line);
+	finding_details(f, fd, idx, k);
+	fputs("</td></tr>\n", f);
+}
+
+/* The kernel reports the console carried, in console order, one row each. */
+static void scenario_findings(FILE *f, const struct scenario_result *s, size_t idx)
+{
+	if (!s->findings_count && !s->findings_dropped)
+		return;
+	fprintf(f,
+		"<h3>Kernel reports</h3>\n<table id=\"s-%zu-findings\" class=\"findings\">\n"
+		"<thead><tr><th>#</th><th>verdict</th><th>kind</th><th>title</th><th>step</th>"
+		"<th>console line</th><th>stack and text</th></tr></thead>\n<tbody>\n",
+		idx);
+	for (size_t k = 0; k < s->findings_count; k++)
+		finding_row(f, s, &s->findings[k], idx, k + 1);
+	fputs("</tbody>\n</table>\n", f);
+	if (s->findings_dropped)
+		fprintf(f, "<p>and %zu more, past the scan&#39;s limit (only counted)</p>\n",
+			s->findings_dropped);
+}
+
 static void scenario_metrics(FILE *f, const struct scenario_result *s)
 {
 	const char *key;
@@ -577,6 +657,7 @@ static void page_scenario(FILE *f, const struct scenario_result *s, size_t idx)
 	fputs("</h2>\n", f);
 	scenario_facts(f, s);
 	scenario_steps(f, s, idx);
+	scenario_findings(f, s, idx);
 	scenario_metrics(f, s);
 	scenario_console(f, s, idx);
 	scenario_timeline(f, s, idx);

@@ -4,13 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "util.h"
 
 /* JUnit XML as CI servers read it: one testsuite "ktestbed", one testcase per
  * scenario, the failing step and console tail in <failure>/<error>, the step
  * list in <system-out>; then one testcase per subtest a step reported (KTAP),
- * in class "ktb.SCENARIO", its diagnostics in <failure> or <system-out>. Guest output may hold any
- * bytes, so every text goes through xml_text, which writes only characters XML 1.0 allows. */
+ * in class "ktb.SCENARIO", its diagnostics in <failure> or <system-out>. The kernel reports
+ * (findings) that failed the scenario go into its <failure>/<error> body, with their stacks;
+ * the expected and tolerated ones, and any when there is no such element, into <system-out>.
+ * Guest output may hold any bytes, so every text goes through xml_text, which writes only
+ * characters XML 1.0 allows. */
 
 static bool xml_char_ok(long cp)
 {
@@ -70,6 +74,58 @@ static void xml_attr(FILE *f, const char *name, const char *val)
 	fputc('"', f);
 }
 
+/* Title, kind, verdict, step, signature, then the stack, one frame a line. */
+static void junit_finding(FILE *f, const struct scenario_result *s, const struct finding *fd)
+{
+	const struct step_result *st = finding_step(s, fd);
+
+	fputs("kernel report: ", f);
+	xml_text(f, fd->title, false);
+	fputs("\n  kind: ", f);
+	xml_text(f, fd->kind, false);
+	fprintf(f, "\n  verdict: %s", finding_verdict_name(fd->verdict));
+	if (fd->reason) {
+		fputs(" (", f);
+		xml_text(f, fd->reason, false);
+		fputc(')', f);
+	}
+	fputs("\n  step: ", f);
+	if (st)
+		xml_text(f, st->name, false);
+	else
+		fputs("before the first step", f);
+	fprintf(f, "\n  console line: %ld%s\n  signature: ", fd->console_line,
+		fd->panicked ? " (a panic followed)" : "");
+	xml_text(f, fd->signature, false);
+	fputc('\n', f);
+	for (size_t k = 0; k < fd->frames_count; k++) {
+		char *fr = finding_frame_str(&fd->frames[k]);
+
+		fputs(fd->frames[k].reliable ? "    " : "    ? ", f);
+		xml_text(f, fr, false);
+		fputc('\n', f);
+		free(fr);
+	}
+}
+
+/* Whether the scenario's testcase gets a <failure> or <error> element. */
+static bool junit_has_problem(const struct scenario_result *s)
+{
+	return s->status != ST_PASS && s->status != ST_SKIP;
+}
+
+/* The findings that belong in the problem body (failing ones, when there is
+ * one), or those that do not. */
+static void junit_findings(FILE *f, const struct scenario_result *s, bool in_problem)
+{
+	for (size_t i = 0; i < s->findings_count; i++) {
+		const struct finding *fd = &s->findings[i];
+
+		if ((fd->verdict == FINDING_FAILS && junit_has_problem(s)) == in_problem)
+			junit_finding(f, s, fd);
+	}
+}
+
 static void junit_steps(FILE *f, const struct scenario_result *s)
 {
 	fputs("      <system-out>", f);
@@ -89,6 +145,7 @@ static void junit_steps(FILE *f, const struct scenario_result *s)
 		xml_text(f, s->artifacts, false);
 		fputc('\n', f);
 	}
+	junit_findings(f, s, false);
 	fputs("</system-out>\n", f);
 }
 
@@ -107,6 +164,10 @@ static void junit_problem_body(FILE *f, const struct scenario_result *s,
 		fputc('\n', f);
 	}
 	xml_text(f, s->message ? s->message : st ? st->message : NULL, false);
+	if (scenario_result_failing_findings(s)) {
+		fputs("\n--- kernel reports ---\n", f);
+		junit_findings(f, s, true);
+	}
 	if (s->console_tail) {
 		fputs("\n--- console tail ---\n", f);
 		xml_text(f, s->console_tail, false);
@@ -146,7 +207,7 @@ static void junit_case(FILE *f, const struct scenario_result *s)
 		if (s->message)
 			xml_attr(f, "message", s->message);
 		fputs("/>\n", f);
-	} else if (s->status != ST_PASS) {
+	} else if (junit_has_problem(s)) {
 		junit_problem(f, s);
 	}
 	junit_steps(f, s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "report_json.h"
 #include "util.h"
 
@@ -307,10 +308,106 @@ static void scenario_path(const struct scenario_result *s, char *out, size_t len
 	free(base);
 }
 
+/* ---- findings: issues and incidents ---- */
+
+static bool issue_listed(json_t *issues, const char *id)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach (issues, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "id")), id))
+			return true;
+	return false;
+}
+
+/* One issue per signature: the same report in any run is the same issue.
+ * A kernel report is the tested code's doing. */
+static void finding_issue(const struct finding *fd, const char *issue_id, json_t *issues)
+{
+	json_t *o, *misc;
+
+	if (issue_listed(issues, issue_id))
+		return;
+	o = json_object();
+	misc = json_object();
+	json_object_set_new(o, "id", text(issue_id));
+	json_object_set_new(o, "version", json_integer(KCIDB_ISSUE_VERSION));
+	json_object_set_new(o, "origin", json_string(KCIDB_ORIGIN));
+	json_object_set_new(o, "culprit",
+			    json_pack("{s:b, s:b, s:b}", "code", 1, "tool", 0, "harness", 0));
+	put_text(o, "comment", fd->title);
+	put_text(misc, "kind", fd->kind);
+	put_text(misc, "signature", fd->signature);
+	json_object_set_new(o, "misc", misc);
+	json_array_append_new(issues, o);
+}
+
+static json_t *frame_strings(const struct finding *fd)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < fd->frames_count; k++) {
+		char *fr = finding_frame_str(&fd->frames[k]);
+
+		json_array_append_new(a, text(fr));
+		free(fr);
+	}
+	return a;
+}
+
+/* The occurrence, on the step test it was printed in (the scenario's test
+ * before the first step). Present whatever its verdict: the report was
+ * printed; misc.verdict says whether it failed the test. */
+static json_t *finding_incident(const struct scn_ctx *c, const struct finding *fd, size_t k,
+				const char *issue_id)
+{
+	const char *name = c->s->name ? c->s->name : "";
+	char *id = xasprintf("%s:%s:finding:%zu", c->build_id, name, k + 1);
+	char *test = finding_step(c->s, fd) ? xasprintf("%s:%s:%d", c->build_id, name, fd->step + 1)
+					    : xasprintf("%s:%s", c->build_id, name);
+	json_t *o = json_object(), *misc = json_object();
+
+	json_object_set_new(o, "id", text(id));
+	json_object_set_new(o, "origin", json_string(KCIDB_ORIGIN));
+	json_object_set_new(o, "issue_id", text(issue_id));
+	json_object_set_new(o, "issue_version", json_integer(KCIDB_ISSUE_VERSION));
+	json_object_set_new(o, "build_id", text(c->build_id));
+	json_object_set_new(o, "test_id", text(test));
+	json_object_set_new(o, "present", json_true());
+	put_text(o, "comment", fd->title);
+	json_object_set_new(misc, "verdict", json_string(finding_verdict_name(fd->verdict)));
+	put_text(misc, "reason", fd->reason);
+	put_text(misc, "kind", fd->kind);
+	json_object_set_new(misc, "console_line", json_integer(fd->console_line));
+	json_object_set_new(misc, "panicked", json_boolean(fd->panicked));
+	json_object_set_new(misc, "frames", frame_strings(fd));
+	if (fd->text)
+		json_object_set_new(misc, "text", excerpt(fd->text));
+	json_object_set_new(o, "misc", misc);
+	free(id);
+	free(test);
+	return o;
+}
+
+static void scenario_findings(const struct scn_ctx *c, json_t *issues, json_t *incidents)
+{
+	for (size_t k = 0; k < c->s->findings_count; k++) {
+		const struct finding *fd = &c->s->findings[k];
+		char *issue_id =
+		    xasprintf("%s:%s", KCIDB_ORIGIN, fd->signature ? fd->signature : "");
+
+		finding_issue(fd, issue_id, issues);
+		json_array_append_new(incidents, finding_incident(c, fd, k, issue_id));
+		free(issue_id);
+	}
+}
+
 json_t *kcidb_document(const struct run_result *r)
 {
 	char *id = xasprintf("%s:%s", KCIDB_ORIGIN, r->run_id ? r->run_id : "");
 	json_t *doc = json_object(), *tests = json_array();
+	json_t *issues = json_array(), *incidents = json_array();
 
 	json_object_set_new(doc, "version",
 			    json_pack("{s:i, s:i}", "major", KCIDB_MAJOR, "minor", KCIDB_MINOR));
@@ -325,8 +422,11 @@ json_t *kcidb_document(const struct run_result *r)
 		scenario_test(&c, tests);
 		for (size_t s = 0; s < c.s->steps_count; s++)
 			step_test(&c, s, tests);
+		scenario_findings(&c, issues, incidents);
 	}
 	json_object_set_new(doc, "tests", tests);
+	json_object_set_new(doc, "issues", issues);
+	json_object_set_new(doc, "incidents", incidents);
 	free(id);
 	return doc;
 }

@@ -1,7 +1,8 @@
 /* The run in the KCIDB I/O schema (KernelCI's common results database,
  * github.com/kernelci/kcidb-io), for --kcidb: one checkout and one build
- * standing for the kernel booted, and a test per scenario, per step below it
- * and per KTAP subtest below its step. docs/results.md has the mapping. */
+ * standing for the kernel booted, a test per scenario, per step below it
+ * and per KTAP subtest below its step, an issue per finding signature and
+ * an incident per finding. docs/results.md has the mapping. */
 #ifndef KTB_REPORT_KCIDB_H
 #define KTB_REPORT_KCIDB_H
 
@@ -15,6 +16,9 @@
 #define KCIDB_MINOR 0
 /* Every object's origin, and the prefix "ktestbed:" of every id. */
 #define KCIDB_ORIGIN "ktestbed"
+/* The version of every issue (a finding's signature) the document names:
+ * an issue's fields come from the signature alone, so they never change. */
+#define KCIDB_ISSUE_VERSION 1
 /* The schema caps a log excerpt at this many characters; ours keep the tail. */
 #define KCIDB_EXCERPT_MAX 16384
 

@@ -1,13 +1,18 @@
 #include "report_tap.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "findings.h"
 
 /* TAP version 13: one test point per scenario, a YAML diagnostics block for
  * each that did not pass; the subtests its steps reported (KTAP) nested
  * before it, indented four spaces as TAP 14 nests (a TAP 13 reader skips
- * them), each by its path. Values are always YAML double-quoted strings so
- * any guest output stays one valid line. */
+ * them), each by its path. The kernel reports the console carried are a
+ * `findings:` list in the block (a passing scenario with expected or
+ * tolerated ones gets a block for them). Values are always YAML
+ * double-quoted strings so any guest output stays one valid line. */
 
 static void tap_yaml_char(FILE *f, long cp, const char *raw, size_t len)
 {
@@ -50,6 +55,48 @@ static void tap_field(FILE *f, const char *key, const char *val)
 	fputc('\n', f);
 }
 
+/* "  KEY: VALUE" at the indent given; nothing when val is NULL. */
+static void tap_field_at(FILE *f, const char *indent, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	fprintf(f, "%s%s: ", indent, key);
+	tap_yaml_string(f, val);
+	fputc('\n', f);
+}
+
+static void tap_finding(FILE *f, const struct scenario_result *s, const struct finding *fd)
+{
+	const struct step_result *st = finding_step(s, fd);
+
+	tap_field_at(f, "    - ", "kind", fd->kind ? fd->kind : "");
+	tap_field_at(f, "      ", "title", fd->title ? fd->title : "");
+	tap_field_at(f, "      ", "signature", fd->signature ? fd->signature : "");
+	fprintf(f, "      verdict: %s\n", finding_verdict_name(fd->verdict));
+	tap_field_at(f, "      ", "reason", fd->reason);
+	tap_field_at(f, "      ", "step", st ? (st->name ? st->name : "") : NULL);
+	fprintf(f, "      console_line: %ld\n      panicked: %s\n", fd->console_line,
+		fd->panicked ? "true" : "false");
+	fputs(fd->frames_count ? "      frames:\n" : "      frames: []\n", f);
+	for (size_t k = 0; k < fd->frames_count; k++) {
+		char *fr = finding_frame_str(&fd->frames[k]);
+
+		fputs("        - ", f);
+		tap_yaml_string(f, fr);
+		fputc('\n', f);
+		free(fr);
+	}
+}
+
+static void tap_findings(FILE *f, const struct scenario_result *s)
+{
+	if (!s->findings_count)
+		return;
+	fputs("  findings:\n", f);
+	for (size_t i = 0; i < s->findings_count; i++)
+		tap_finding(f, s, &s->findings[i]);
+}
+
 /* A description must stay on its line and must not start a directive. */
 static void tap_description(FILE *f, const char *s)
 {
@@ -76,6 +123,7 @@ static void tap_diagnostics(FILE *f, const struct scenario_result *s)
 	fprintf(f, "  duration_ms: %lld\n", (long long)s->duration_ms);
 	tap_field(f, "artifacts", s->artifacts);
 	tap_field(f, "console_tail", s->console_tail);
+	tap_findings(f, s);
 	fputs("  ...\n", f);
 }
 
@@ -136,8 +184,13 @@ static void tap_point(FILE *f, size_t n, const struct scenario_result *s)
 		}
 	}
 	fputc('\n', f);
-	if (!ok)
+	if (!ok) {
 		tap_diagnostics(f, s);
+	} else if (s->findings_count) {
+		fprintf(f, "  ---\n  status: %s\n", status_name(s->status));
+		tap_findings(f, s);
+		fputs("  ...\n", f);
+	}
 }
 
 int report_tap(const struct run_result *r, FILE *f)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "findings.h"
 #include "util.h"
 
 /* The terminal view: quiet on success (one line per scenario), loud on
@@ -14,6 +15,7 @@
 #define OUTPUT_LINES 20
 #define CONSOLE_LINES 30
 #define DIAG_LINES 10
+#define FINDING_LINES 10
 
 static const char *const term_colors[ST_COUNT] = {
 	[ST_PASS] = "\033[32m",	   [ST_FAIL] = "\033[31m", [ST_ERROR] = "\033[1;31m",
@@ -117,14 +119,23 @@ static void term_tail(FILE *f, const char *label, const char *text, int max)
 	}
 }
 
-static void term_step(FILE *f, const struct scenario_result *s, const struct step_result *st)
+/* The number the terminal gives step st of s (term_step): the scenario's
+ * own steps count, the machine checks between them do not. */
+static size_t term_step_number(const struct scenario_result *s, const struct step_result *st)
 {
 	size_t idx = 0;
 
-	/* the scenario's steps keep their numbers in the file; the machine
-	 * checks the runner adds between them are named, not numbered */
 	for (const struct step_result *p = s->steps; p <= st; p++)
 		idx += !p->name || strcmp(p->name, MACHINE_STEP_NAME);
+	return idx;
+}
+
+static void term_step(FILE *f, const struct scenario_result *s, const struct step_result *st)
+{
+	size_t idx = term_step_number(s, st);
+
+	/* the scenario's steps keep their numbers in the file; the machine
+	 * checks the runner adds between them are named, not numbered */
 	if (st->name && !strcmp(st->name, MACHINE_STEP_NAME))
 		fprintf(f, INDENT "step machine %s: ", status_name(st->status));
 	else
@@ -187,6 +198,32 @@ static void term_message(FILE *f, const char *msg)
 	fputc('\n', f);
 }
 
+/* "finding: KIND: TITLE (step N, console line L) [verdict]" for each
+ * kernel report the console carried, the first FINDING_LINES of them. */
+static void term_findings(FILE *f, const struct scenario_result *s)
+{
+	for (size_t i = 0; i < s->findings_count && i < FINDING_LINES; i++) {
+		const struct finding *fd = &s->findings[i];
+		const struct step_result *st = finding_step(s, fd);
+
+		fputs(INDENT "finding: ", f);
+		term_clean_line(f, fd->kind, strlen(fd->kind ? fd->kind : ""));
+		fputs(": ", f);
+		term_clean_line(f, fd->title, strlen(fd->title ? fd->title : ""));
+		if (!st)
+			fputs(" (before the first step", f);
+		else if (st->name && !strcmp(st->name, MACHINE_STEP_NAME))
+			fputs(" (step machine", f);
+		else
+			fprintf(f, " (step %zu", term_step_number(s, st));
+		fprintf(f, ", console line %ld) [%s]\n", fd->console_line,
+			finding_verdict_name(fd->verdict));
+	}
+	if (s->findings_count > FINDING_LINES)
+		fprintf(f, INDENT "finding: ... and %zu more (result.json)\n",
+			s->findings_count - FINDING_LINES);
+}
+
 static void term_failure(FILE *f, const struct scenario_result *s)
 {
 	const struct step_result *st = scenario_result_failed_step(s);
@@ -203,6 +240,7 @@ static void term_failure(FILE *f, const struct scenario_result *s)
 	/* the scenario's message adds something when no step explains it */
 	if (s->message && (!st || !st->message || strcmp(s->message, st->message)))
 		term_message(f, s->message);
+	term_findings(f, s);
 	if (s->console_tail)
 		term_tail(f, "console", s->console_tail, CONSOLE_LINES);
 	if (s->artifacts)
@@ -274,5 +312,58 @@ void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, c
 	fputs("\r\033[K", f);
 	if (name)
 		fprintf(f, "[%zu/%zu] %s: %s", idx, total, name, what ? what : "");
+	fflush(f);
+}
+
+static void term_words(FILE *f, const char *label, char *const *v, size_t n)
+{
+	if (!n)
+		return;
+	fprintf(f, "   %s: ", label);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		term_clean_line(f, v[i], strlen(v[i]));
+	}
+	fputc('\n', f);
+}
+
+static void term_group(FILE *f, const struct finding_group *grp, size_t runs)
+{
+	bool first = true;
+
+	fprintf(f, "%zux ", grp->count);
+	term_clean_line(f, grp->kind, strlen(grp->kind));
+	fputs(": ", f);
+	term_clean_line(f, grp->title, strlen(grp->title));
+	fputs("\n   signature: ", f);
+	term_clean_line(f, grp->signature, strlen(grp->signature));
+	fputs("\n   verdicts: ", f);
+	for (int k = 0; k < FINDING_VERDICTS; k++) {
+		if (!grp->verdicts[k])
+			continue;
+		fprintf(f, "%s%zu %s", first ? "" : ", ", grp->verdicts[k],
+			finding_verdict_name((enum finding_verdict)k));
+		first = false;
+	}
+	fprintf(f, "\n   runs: %zu of %zu\n", grp->runs, runs);
+	term_words(f, "scenarios", grp->scenarios, grp->scenarios_count);
+	term_words(f, "kernels", grp->kernels, grp->kernels_count);
+}
+
+void report_term_findings(const struct finding_groups *g, FILE *f)
+{
+	const char *what = g->failing_only ? "failing findings" : "findings";
+
+	for (size_t i = 0; i < g->count; i++)
+		term_group(f, &g->v[i], g->runs);
+	if (!g->findings)
+		fprintf(f, "no %s in %zu run%s", what, g->runs, g->runs == 1 ? "" : "s");
+	else
+		fprintf(f, "%s: %zu with %zu signature%s in %zu run%s", what, g->findings, g->count,
+			g->count == 1 ? "" : "s", g->runs, g->runs == 1 ? "" : "s");
+	if (g->dropped)
+		fprintf(f, " (and %zu reports past the scans' limit, only counted)", g->dropped);
+	fputc('\n', f);
 	fflush(f);
 }

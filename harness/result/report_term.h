@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "findings.h"
 #include "result.h"
 
 /* One line per scenario ("PASS  smoke  4.2s  boot 3.1s"); on failure also the
@@ -19,5 +20,11 @@ void report_term_summary(const struct run_result *r, FILE *f);
 /* Live progress line on a TTY ("\r[2/6] disk-4kn-scsi: booting"); idx counts
  * from 1. name NULL only wipes the line. No-op when f is not a TTY. */
 void report_term_progress(FILE *f, size_t idx, size_t total, const char *name, const char *what);
+
+/* ktb findings: per signature "COUNTx KIND: TITLE" and below it the
+ * signature, the verdicts, the runs, scenarios and kernels it was seen in;
+ * then "findings: N with S signatures in R runs", or "no findings in R
+ * runs". */
+void report_term_findings(const struct finding_groups *g, FILE *f);
 
 #endif

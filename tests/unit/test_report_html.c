@@ -1,8 +1,9 @@
 /* The HTML report: its escaping on every byte and on hostile strings, the
  * page's structure (only the tags and attributes it writes itself, one
  * script, whose hash the Content-Security-Policy names), the console tail
- * and timeline it reads from the artifacts, and pass rates from --repeat
- * results read back from a run document. */
+ * and timeline it reads from the artifacts, findings (kernel reports) made
+ * of hostile strings, and pass rates from --repeat results read back from a
+ * run document. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,8 +200,26 @@ static void fill_scenario(struct scenario_result *s, const char *name, enum stat
 	step->out = xstrdup("{\"online\":2}\n");
 }
 
-/* One scenario per hostile string, its name, tag, message, step and
- * console all made of it; then a plain passing one. */
+/* A kernel report made of s: the findings table and its folded stack. */
+static void hostile_finding(struct scenario_result *sc, const char *s)
+{
+	struct finding *f = scenario_result_add_finding(sc);
+
+	f->kind = xstrdup(s);
+	f->title = xstrdup(s);
+	f->signature = xstrdup(s);
+	f->reason = xstrdup(s);
+	f->text = xstrdup(s);
+	f->step = 1;
+	f->frames = xcalloc(1, sizeof(*f->frames));
+	f->frames[0].func = xstrdup(s);
+	f->frames[0].off = xstrdup(s);
+	f->frames[0].module = xstrdup(s);
+	f->frames_count = 1;
+}
+
+/* One scenario per hostile string, its name, tag, message, step,
+ * finding and console all made of it; then a plain passing one. */
 static void hostile_run(struct run_result *r)
 {
 	size_t n = sizeof(hostile) / sizeof(hostile[0]);
@@ -235,6 +254,7 @@ static void hostile_run(struct run_result *r)
 		sub->reason = xstrdup(hostile[i]);
 		sub->diag = xstrdup(hostile[i]);
 		json_object_set_new(s->metrics, hostile[i], json_string(hostile[i]));
+		hostile_finding(s, hostile[i]);
 	}
 	fill_scenario(&r->scenarios[n], "smoke", ST_PASS);
 }

@@ -1,6 +1,7 @@
 /* --kcidb: the fields the KCIDB I/O schema requires on every object, ids of
  * the form "ktestbed:...", test paths of safe components, the schema's
- * status words (a timeout a FAIL), and a subtest below its step. The schema
+ * status words (a timeout a FAIL), a subtest below its step, and an issue
+ * per finding signature with an incident per finding on its test. The schema
  * file itself stays out of the repository: these rules are its own, copied
  * by hand from kcidb-io v5. */
 #include <setjmp.h>
@@ -53,6 +54,39 @@ static void scenario(struct run_result *r, const char *name, enum status st)
 	s->metrics = json_object();
 }
 
+static struct finding *add_finding(struct scenario_result *s, const char *title, const char *sig,
+				   enum finding_verdict v, int step)
+{
+	struct finding *f = scenario_result_add_finding(s);
+
+	f->kind = xstrdup("warning");
+	f->title = xstrdup(title);
+	f->signature = xstrdup(sig);
+	f->verdict = v;
+	f->step = step;
+	f->console_line = 77;
+	f->text = xasprintf("%s\n bad \xff byte", title);
+	return f;
+}
+
+/* hang#2's step printed a WARNING (failing it); smoke tolerated the same
+ * one and had another before its first step */
+static void findings_add(struct run_result *r)
+{
+	struct finding *f =
+	    add_finding(&r->scenarios[1], "WARNING in hang_fn", "aa11", FINDING_FAILS, 0);
+
+	f->frames = xcalloc(2, sizeof(*f->frames));
+	f->frames[0].func = xstrdup("hang_fn");
+	f->frames[0].off = xstrdup("0x1/0x2");
+	f->frames[0].module = xstrdup("hangmod");
+	f->frames[1].func = xstrdup("process_one_work");
+	f->frames_count = 2;
+	f = add_finding(&r->scenarios[0], "WARNING in hang_fn", "aa11", FINDING_TOLERATED, 1);
+	f->reason = xstrdup("known");
+	add_finding(&r->scenarios[0], "BUG: early", "bb22", FINDING_FAILS, -1);
+}
+
 /* one of each status, a ktap step with three subtests, hostile text */
 static void run_make(struct run_result *r)
 {
@@ -79,6 +113,7 @@ static void run_make(struct run_result *r)
 	r->scenarios[1].attempt = 2;
 	r->scenarios[1].console_tail = xstrdup("rcu stall\n");
 	add_step(&r->scenarios[1], "run: sleep 99", ST_TIMEOUT, 100);
+	findings_add(r);
 	scenario(r, "broke", ST_ERROR);
 	scenario(r, "needs-cfg", ST_SKIP);
 	scenario(r, "odd name: é!", ST_PASS);
@@ -135,6 +170,74 @@ static json_t *test_at(json_t *tests, const char *path)
 			return t;
 	fail_msg("no test at %s", path);
 	return NULL;
+}
+
+static json_t *with_id(json_t *a, const char *id)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach (a, i, o)
+		if (!strcmp(str(o, "id"), id))
+			return o;
+	fail_msg("no object %s", id);
+	return NULL;
+}
+
+/* One issue per signature, one incident per finding on the test it was
+ * printed in, every one present, the verdict in misc. */
+static void issues_check(json_t *doc)
+{
+	static const char *const i_req[] = { "id", "version", "origin", NULL };
+	static const char *const n_req[] = { "id", "origin", "issue_id", "issue_version", NULL };
+	json_t *issues = json_object_get(doc, "issues"),
+	       *incidents = json_object_get(doc, "incidents");
+	json_t *tests = json_object_get(doc, "tests"), *o, *c;
+	size_t i;
+
+	assert_int_equal(json_array_size(issues), 2);
+	json_array_foreach (issues, i, o) {
+		object_check(o, i_req);
+		no_nulls(o);
+		assert_int_equal(json_integer_value(json_object_get(o, "version")), 1);
+		c = json_object_get(o, "culprit");
+		assert_true(json_is_true(json_object_get(c, "code")));
+		assert_true(json_is_false(json_object_get(c, "harness")));
+	}
+	o = with_id(issues, "ktestbed:aa11");
+	assert_string_equal(str(o, "comment"), "WARNING in hang_fn");
+	assert_string_equal(str(json_object_get(o, "misc"), "kind"), "warning");
+	assert_int_equal(json_array_size(incidents), 3);
+	json_array_foreach (incidents, i, o) {
+		object_check(o, n_req);
+		no_nulls(o);
+		assert_true(json_is_true(json_object_get(o, "present")));
+		assert_string_equal(str(o, "build_id"), "ktestbed:20261204-100000-42");
+		/* it points at an issue and a test of this document */
+		with_id(issues, str(o, "issue_id"));
+		with_id(tests, str(o, "test_id"));
+		assert_int_equal(json_integer_value(json_object_get(o, "issue_version")), 1);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(str(json_array_get(incidents, j), "id"),
+						str(o, "id"));
+	}
+	o = with_id(incidents, "ktestbed:20261204-100000-42:hang#2:finding:1");
+	assert_string_equal(str(o, "issue_id"), "ktestbed:aa11");
+	assert_string_equal(str(o, "test_id"), "ktestbed:20261204-100000-42:hang#2:1");
+	c = json_object_get(o, "misc");
+	assert_string_equal(str(c, "verdict"), "fail");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(c, "frames"), 0)),
+			    "hang_fn+0x1/0x2 [hangmod]");
+	assert_string_equal(str(c, "text"), "WARNING in hang_fn\n bad \xef\xbf\xbd byte");
+	/* tolerated: still present, the verdict and reason say it did not fail */
+	o = with_id(incidents, "ktestbed:20261204-100000-42:smoke:finding:1");
+	assert_string_equal(str(o, "test_id"), "ktestbed:20261204-100000-42:smoke:2");
+	assert_string_equal(str(json_object_get(o, "misc"), "verdict"), "tolerated");
+	assert_string_equal(str(json_object_get(o, "misc"), "reason"), "known");
+	/* before the first step: the scenario's test */
+	o = with_id(incidents, "ktestbed:20261204-100000-42:smoke:finding:2");
+	assert_string_equal(str(o, "test_id"), "ktestbed:20261204-100000-42:smoke");
+	assert_string_equal(str(o, "issue_id"), "ktestbed:bb22");
 }
 
 static void test_document(void **state)
@@ -205,6 +308,7 @@ static void test_document(void **state)
 	assert_string_equal(
 	    str(json_object_get(json_object_get(t, "environment"), "misc"), "kernel_release"),
 	    "6.1.0-57-amd64");
+	issues_check(doc);
 	json_decref(doc);
 	run_result_free(&r);
 }
