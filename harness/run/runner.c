@@ -10,7 +10,7 @@
 #include "protocol.h"
 #include "console.h"
 #include "expect.h"
-#include "findings.h"
+#include "findings_judge.h"
 #include "kernel_check.h"
 #include "loop.h"
 #include "machine_step.h"
@@ -98,7 +98,7 @@ static void run_steps(struct run_ctx *c)
 }
 
 /* The console only shows what loglevel lets through: read the kernel log
- * too and keep it as dmesg.txt, where findings.c looks for the reports the
+ * too and keep it as dmesg.txt, where findings_judge.c looks for the reports the
  * console missed. */
 static void collect_dmesg(struct run_ctx *c)
 {
@@ -116,7 +116,7 @@ static void collect_dmesg(struct run_ctx *c)
 	vm_exec_result_free(&res);
 }
 
-/* The kernel's reports as findings (findings.c); one that fails a step
+/* The kernel's reports as findings (findings_judge.c); one that fails a step
  * that had passed, or no step, fails a scenario that had passed. */
 static void judge_findings(struct run_ctx *c)
 {
@@ -206,7 +206,7 @@ static void result_init(struct scenario_result *r, const struct scenario *s,
 }
 
 /* Does the scenario expect or tolerate any kernel report? Then a report's
- * first line on the console does not end it (findings.c judges it). */
+ * first line on the console does not end it (findings_judge.c judges it). */
 static bool scenario_expects_reports(const struct scenario *s)
 {
 	if (s->tolerate_count)

@@ -2,8 +2,8 @@
  * out of console.log and dmesg.txt), each given to the step it was printed
  * in and judged: expected by that step's expect: {finding: RE}, tolerated
  * by the scenario's tolerate: list, or a failure of that step. */
-#ifndef KTB_FINDINGS_H
-#define KTB_FINDINGS_H
+#ifndef KTB_FINDINGS_JUDGE_H
+#define KTB_FINDINGS_JUDGE_H
 
 #include "step.h"
 

@@ -1,4 +1,4 @@
-#include "findings.h"
+#include "findings_judge.h"
 
 #include <errno.h>
 #include <regex.h>
