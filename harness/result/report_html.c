@@ -540,7 +540,10 @@ static void finding_row(FILE *f, const struct scenario_result *s, const struct f
 	} else {
 		fputs("before the first", f);
 	}
-	fprintf(f, "</td><td class=\"num\">%ld</td><td>", fd->console_line);
+	if (fd->from_dmesg)
+		fputs("</td><td class=\"num\">dmesg</td><td>", f);
+	else
+		fprintf(f, "</td><td class=\"num\">%ld</td><td>", fd->console_line);
 	finding_details(f, fd, idx, k);
 	fputs("</td></tr>\n", f);
 }

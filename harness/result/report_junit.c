@@ -93,9 +93,13 @@ static void junit_finding(FILE *f, const struct scenario_result *s, const struct
 	if (st)
 		xml_text(f, st->name, false);
 	else
-		fputs("before the first step", f);
-	fprintf(f, "\n  console line: %ld%s\n  signature: ", fd->console_line,
-		fd->panicked ? " (a panic followed)" : "");
+		fputs(fd->from_dmesg ? "none (only in dmesg)" : "before the first step", f);
+	if (fd->from_dmesg)
+		fprintf(f, "\n  console line: none%s\n  signature: ",
+			fd->panicked ? " (a panic followed)" : "");
+	else
+		fprintf(f, "\n  console line: %ld%s\n  signature: ", fd->console_line,
+			fd->panicked ? " (a panic followed)" : "");
 	xml_text(f, fd->signature, false);
 	fputc('\n', f);
 	for (size_t k = 0; k < fd->frames_count; k++) {

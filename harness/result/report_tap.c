@@ -75,7 +75,8 @@ static void tap_finding(FILE *f, const struct scenario_result *s, const struct f
 	fprintf(f, "      verdict: %s\n", finding_verdict_name(fd->verdict));
 	tap_field_at(f, "      ", "reason", fd->reason);
 	tap_field_at(f, "      ", "step", st ? (st->name ? st->name : "") : NULL);
-	fprintf(f, "      console_line: %ld\n      panicked: %s\n", fd->console_line,
+	fprintf(f, "      console_line: %ld\n      source: %s\n      panicked: %s\n",
+		fd->console_line, fd->from_dmesg ? "dmesg" : "console",
 		fd->panicked ? "true" : "false");
 	fputs(fd->frames_count ? "      frames:\n" : "      frames: []\n", f);
 	for (size_t k = 0; k < fd->frames_count; k++) {

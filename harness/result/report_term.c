@@ -210,6 +210,10 @@ static void term_findings(FILE *f, const struct scenario_result *s)
 		term_clean_line(f, fd->kind, strlen(fd->kind ? fd->kind : ""));
 		fputs(": ", f);
 		term_clean_line(f, fd->title, strlen(fd->title ? fd->title : ""));
+		if (fd->from_dmesg) {
+			fprintf(f, " (only in dmesg) [%s]\n", finding_verdict_name(fd->verdict));
+			continue;
+		}
 		if (!st)
 			fputs(" (before the first step", f);
 		else if (st->name && !strcmp(st->name, MACHINE_STEP_NAME))

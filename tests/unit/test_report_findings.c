@@ -195,6 +195,7 @@ static void test_tap(void **state)
 		 "      verdict: fail\n"
 		 "      step: \"run: ktb-probe disk data\"\n"
 		 "      console_line: 412\n"
+		 "      source: console\n"
 		 "      panicked: false\n"
 		 "      frames:\n"
 		 "        - \"nvme_setup_io_queues.cold+0x1a/0x2b [nvme]\"\n"
@@ -206,6 +207,7 @@ static void test_tap(void **state)
 		 "      verdict: tolerated\n"
 		 "      reason: \"the balloon squeezes on purpose\"\n"
 		 "      console_line: 412\n"
+		 "      source: console\n"
 		 "      panicked: false\n"
 		 "      frames: []\n"
 		 "  ...\nok 2 - smoke\n"));
