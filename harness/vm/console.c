@@ -1,8 +1,8 @@
 #include "console.h"
 
+#include "kreport.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -30,96 +30,14 @@ struct console {
 	bool watching, matched;
 };
 
-/* Where a rule's text may stand in a message (after the printk prefix). */
-enum console_where {
-	AT_START,     /* the message starts with it */
-	AFTER_PREFIX, /* at the start, or after one "subsystem: " (pr_fmt) */
-};
-
-struct console_rule {
-	const char *text;
-	const char *also; /* must be in the message too; NULL: nothing else */
-	enum console_where where;
-	const char *kind;
-};
-
-/* First match wins: the oops flavours of "BUG: " come before plain BUG. */
-static const struct console_rule console_rules[] = {
-	{ "Kernel panic - not syncing", NULL, AT_START, "panic" },
-	{ "Oops: ", NULL, AT_START, "oops" },
-	{ "Internal error: Oops", NULL, AT_START, "oops" },
-	{ "BUG: unable to handle", NULL, AT_START, "oops" },
-	{ "BUG: kernel NULL pointer dereference", NULL, AT_START, "oops" },
-	{ "general protection fault", NULL, AT_START, "oops" },
-	{ "Unable to handle kernel", NULL, AT_START, "oops" },
-	{ "kernel BUG at ", NULL, AT_START, "oops" },
-	{ "invalid opcode: ", "[#", AT_START, "oops" },
-	{ "INFO: task ", " blocked for more than ", AFTER_PREFIX, "hung task" },
-	{ "INFO: rcu_", "stall", AFTER_PREFIX, "stall" },
-	{ "Watchdog detected hard LOCKUP", NULL, AFTER_PREFIX, "stall" },
-	/* 6.1's perf-based detector prints it under a two-word pr_fmt */
-	{ "NMI watchdog: Watchdog detected hard LOCKUP", NULL, AT_START, "stall" },
-	{ "BUG: ", NULL, AFTER_PREFIX, "bug" },
-	{ "UBSAN: ", NULL, AT_START, "bug" },
-	{ "WARNING: ", NULL, AT_START, "warning" },
-};
-
-/* Skip "<4>", "[    1.234567] " and a "[  T123] " caller id, each optional. */
-static const char *console_strip(const char *s)
-{
-	const char *p;
-
-	if (s[0] == '<') {
-		for (p = s + 1; isdigit((unsigned char)*p); p++)
-			;
-		if (*p == '>' && p > s + 1)
-			s = p + 1;
-	}
-	for (int i = 0; i < 2 && *s == '['; i++) {
-		p = s + 1;
-		p += strspn(p, " ");
-		if (i == 1 && (*p == 'T' || *p == 'C'))
-			p++;
-		p += strspn(p, "0123456789.");
-		if (*p != ']')
-			break;
-		s = p + 1 + (p[1] == ' ');
-	}
-	return s;
-}
-
-/* Is msg[0..pos) empty or one "ident: " such as "watchdog: " or "rcu: "? */
-static bool console_pr_fmt_prefix(const char *msg, size_t pos)
-{
-	size_t ident;
-
-	if (pos == 0)
-		return true;
-	ident = strspn(msg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-");
-	return ident > 0 && ident + 2 == pos && msg[ident] == ':' && msg[ident + 1] == ' ';
-}
-
-static bool console_rule_matches(const struct console_rule *r, const char *msg)
-{
-	const char *at = strstr(msg, r->text);
-
-	if (!at)
-		return false;
-	if (r->where == AT_START && at != msg)
-		return false;
-	if (r->where == AFTER_PREFIX && !console_pr_fmt_prefix(msg, (size_t)(at - msg)))
-		return false;
-	return !r->also || strstr(at + strlen(r->text), r->also);
-}
-
+/* The first line of a kernel report, by kreport's rules, ends a run at
+ * once; an OOM kill does not: the guest goes on, and the findings judge it
+ * afterwards (findings_judge.c). */
 const char *console_classify(const char *line)
 {
-	const char *msg = console_strip(line);
+	const char *kind = kreport_line_kind(line);
 
-	for (size_t i = 0; i < sizeof(console_rules) / sizeof(console_rules[0]); i++)
-		if (console_rule_matches(&console_rules[i], msg))
-			return console_rules[i].kind;
-	return NULL;
+	return kind && strcmp(kind, "oom kill") ? kind : NULL;
 }
 
 struct console *console_new(FILE *log, size_t tail_lines)

@@ -21,11 +21,12 @@ void console_flush(struct console *c);
 
 /* First fatal line seen ("Kernel panic - not syncing: ..."), or NULL. */
 const char *console_fatal(const struct console *c);
-/* What kind: "panic", "oops", "bug", "warning", "hung task", "stall" (RCU
- * stall, hard lockup), or NULL. */
+/* What kind, as kreport names it ("panic", "oops", "warning", "hung task",
+ * "rcu stall", ...; kreport.h), or NULL. */
 const char *console_fatal_kind(const struct console *c);
 
-/* Classify one line: NULL when harmless, else the kind as above. */
+/* Classify one line: NULL when harmless, else the kind as above: the first
+ * line of any kernel report but an OOM kill (kreport_line_kind). */
 const char *console_classify(const char *line);
 
 /* True once a line containing needle (plain substring) has been seen

@@ -1026,6 +1026,21 @@ static void kr_scan_line(struct kr_scan *st, const struct kr_line *l)
 		kr_body_line(st, l);
 }
 
+const char *kreport_line_kind(const char *line)
+{
+	struct kr_line *l = xcalloc(1, sizeof(*l));
+	const struct kr_starter *s;
+	const char *at, *kind = NULL;
+
+	kr_line_read(l, line, strlen(line), 1);
+	if (kr_lockdep_headline(l->msg) >= 0)
+		kind = kr_kinds[KR_LOCKDEP].name;
+	else if ((s = kr_starter(l->msg, &at)))
+		kind = kr_kinds[s->kind].name;
+	free(l);
+	return kind;
+}
+
 int kreport_scan(const char *text, size_t len, struct kreport_list *out)
 {
 	struct kr_scan st = { .out = out };

@@ -56,4 +56,11 @@ struct kreport_list {
 int kreport_scan(const char *text, size_t len, struct kreport_list *out);
 void kreport_list_free(struct kreport_list *l);
 
+/* The kind of report one console line begins ("panic", "oops", "warning",
+ * ... as struct kreport's kind; the lines that only continue an open
+ * report, such as "Oops: ", count), or NULL: what the console watches for
+ * as lines arrive, by the same rules as kreport_scan. The printk prefix
+ * is skipped as there; line is NUL-terminated and may hold any bytes. */
+const char *kreport_line_kind(const char *line);
+
 #endif

@@ -14,7 +14,10 @@
 #define TAIL_LINES 200	/* vm.c's CONSOLE_TAIL_LINES */
 #define REPORT_LINES 30 /* runner.c's console_tail */
 
-static const char *const kinds[] = { "panic", "oops", "bug", "warning", "hung task", "stall" };
+/* kreport's kinds but the OOM kill, which the console does not flag */
+static const char *const kinds[] = { "panic",	  "oops",      "bug",	      "kasan",
+				     "ubsan",	  "kfence",    "lockdep",     "warning",
+				     "hung task", "rcu stall", "soft lockup", "hard lockup" };
 
 static FILE *devnull;
 

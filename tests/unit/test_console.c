@@ -28,12 +28,12 @@ static const struct fatal_case fatal_cases[] = {
 	{ "kernel_bug.txt", "oops", 3 },
 	{ "warning.txt", "warning", 4 },
 	{ "hung_task.txt", "hung task", 3 },
-	{ "soft_lockup.txt", "bug", 2 },
-	{ "rcu_stall.txt", "stall", 2 },
+	{ "soft_lockup.txt", "soft lockup", 2 },
+	{ "rcu_stall.txt", "rcu stall", 2 },
 	/* captured from real runs of Debian's 6.1.0-57 under QEMU */
 	{ "real_panic_sysrq.txt", "panic", 6 },
 	{ "real_warning_topology.txt", "warning", 3 },
-	{ "kasan.txt", "bug", 3 },
+	{ "kasan.txt", "kasan", 3 },
 	{ "sched_atomic.txt", "bug", 2 },
 };
 
@@ -152,22 +152,30 @@ static void test_console_classify_prefixes(void **state)
 					     "fault for address: ffffffffc0a3d000"),
 			    "oops");
 	assert_string_equal(console_classify("Oops: 0000 [#1] PREEMPT SMP NOPTI"), "oops");
-	assert_string_equal(console_classify("[   80.1] rcu: INFO: rcu_preempt self-detected "
+	assert_string_equal(console_classify("[   80.100000] rcu: INFO: rcu_preempt self-detected "
 					     "stall on CPU"),
-			    "stall");
-	assert_string_equal(console_classify("[   12.0] BUG: workqueue lockup - pool cpus=0 node=0 "
-					     "flags=0x0 nice=0 stuck for 31s!"),
+			    "rcu stall");
+	assert_string_equal(console_classify("[   12.000000] BUG: workqueue lockup - pool cpus=0 "
+					     "node=0 flags=0x0 nice=0 stuck for 31s!"),
 			    "bug");
-	assert_string_equal(console_classify("[   12.0] UBSAN: shift-out-of-bounds in "
+	assert_string_equal(console_classify("[   12.000000] UBSAN: shift-out-of-bounds in "
 					     "drivers/ata/libata-core.c:123:4"),
-			    "bug");
-	assert_string_equal(console_classify("[   99.0] watchdog: Watchdog detected hard LOCKUP on "
-					     "cpu 1"),
-			    "stall");
+			    "ubsan");
+	assert_string_equal(console_classify("[   99.000000] watchdog: Watchdog detected hard "
+					     "LOCKUP on cpu 1"),
+			    "hard lockup");
 	assert_string_equal(
-	    console_classify("[   99.0] NMI watchdog: Watchdog detected hard LOCKUP "
+	    console_classify("[   99.000000] NMI watchdog: Watchdog detected hard LOCKUP "
 			     "on cpu 1"),
-	    "stall");
+	    "hard lockup");
+	assert_string_equal(console_classify("[   20.000000] WARNING: possible circular locking "
+					     "dependency detected"),
+			    "lockdep");
+	/* an OOM kill is a finding, not a crash: the run goes on */
+	assert_null(console_classify("[   40.000000] Memory cgroup out of memory: Killed process "
+				     "119 (ktb-mem) total-vm:107720kB"));
+	assert_null(console_classify("[   40.000000] ktb-mem invoked oom-killer: "
+				     "gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=1000"));
 }
 
 static void test_console_classify_harmless(void **state)
