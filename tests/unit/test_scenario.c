@@ -285,6 +285,12 @@ static const struct bad_case {
 	{ "bad-unknown-top", 3, 1, "",
 	  "unknown key \"buz\" (expected one of: name, summary, "
 	  "tags, timeout, kernel, machine, steps, tolerate)" },
+	{ "bad-finding-any", 4, 23, "steps[0].expect.finding",
+	  "/.*/ matches any report's title: it checks nothing" },
+	{ "bad-tolerate-reason", 5, 39, "tolerate[0].reason",
+	  "an empty reason; say why this kernel report is no failure here" },
+	{ "bad-tolerate-regex", 5, 15, "tolerate[0].finding",
+	  "not a POSIX extended regular expression" },
 	{ "bad-requires-name", 4, 7, "kernel.requires[1]",
 	  "\"config_ftrace\" is not a kernel option name; give it as .config spells it" },
 	{ "bad-requires-dup", 2, 45, "kernel.requires[2]",
