@@ -89,18 +89,31 @@ static struct finding *finding_from(struct scenario_result *r, const struct krep
 	return f;
 }
 
+/* The reports in the end of artifact name into *l (which the caller
+ * frees); its text (the caller frees), or NULL when it cannot be read. */
+static char *scan_artifact(const struct run_ctx *c, const char *name, struct kreport_list *l,
+			   size_t *len, long *base)
+{
+	char *path = artifact(c, name), *text;
+
+	*len = 0;
+	*base = 0;
+	text = read_tail(path, FINDINGS_MAX_CONSOLE, len, base);
+	free(path);
+	if (text)
+		kreport_scan(text, *len, l);
+	return text;
+}
+
 static void scan_console(struct run_ctx *c)
 {
-	char *path = artifact(c, "console.log"), *text;
 	struct kreport_list l = { 0 };
-	size_t len = 0;
-	long base = 0;
+	size_t len;
+	long base;
+	char *text = scan_artifact(c, "console.log", &l, &len, &base);
 
-	text = read_tail(path, FINDINGS_MAX_CONSOLE, &len, &base);
-	free(path);
 	if (!text)
 		return;
-	kreport_scan(text, len, &l);
 	for (size_t i = 0; i < l.count; i++) {
 		const struct kreport *k = &l.items[i];
 		struct finding *f = finding_from(c->r, k);
@@ -138,16 +151,13 @@ static size_t count_on_console(const struct scenario_result *r, const struct kre
  * same report two. */
 static void scan_dmesg(struct run_ctx *c)
 {
-	char *path = artifact(c, "dmesg.txt"), *text;
 	struct kreport_list l = { 0 };
-	size_t len = 0, seen;
-	long base = 0;
+	size_t len, seen;
+	long base;
+	char *text = scan_artifact(c, "dmesg.txt", &l, &len, &base);
 
-	text = read_tail(path, FINDINGS_MAX_CONSOLE, &len, &base);
-	free(path);
 	if (!text)
 		return;
-	kreport_scan(text, len, &l);
 	for (size_t i = 0; i < l.count; i++) {
 		const struct kreport *k = &l.items[i];
 		size_t in_dmesg = 0;
