@@ -178,6 +178,19 @@ static int machine_base_args(const struct machine *m, const struct hw_launch *l,
 						    l->interactive ? "mon:stdio" : "stdio", NULL });
 }
 
+/* QEMU's gdb server, on the loopback only: the guest's memory is not for
+ * the network to read. */
+static int machine_gdb_args(const struct hw_launch *l, struct argv *a)
+{
+	if (!l->gdb_port)
+		return a->err;
+	argv_add(a, "-gdb");
+	argv_addf(a, "tcp:127.0.0.1:%u", l->gdb_port);
+	if (l->gdb_wait)
+		argv_add(a, "-S");
+	return a->err;
+}
+
 static int machine_opt_arg(struct argv *a, const char *opt, const char *val)
 {
 	if (val) {
@@ -230,6 +243,8 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 	memset(err, 0, sizeof(*err));
 	argv_init(out);
 	ret = machine_base_args(m, l, out);
+	if (!ret)
+		ret = machine_gdb_args(l, out);
 	if (!ret)
 		ret = sleep_to_args(m, out);
 	if (!ret)

@@ -159,6 +159,9 @@ struct hw_launch {
 	const char *disk_dir; /* where per-run disk images live */
 	bool kvm;	      /* accelerate with KVM (else TCG, -cpu max) */
 	bool interactive;     /* console on the terminal (mon:stdio) instead of stdout pipe */
+	unsigned gdb_port;    /* 1..65535: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
+	bool gdb_wait;	      /* with gdb_port: the CPUs start stopped (-S) until the
+				 debugger lets them go */
 	/* Runs a program (qemu-img, for overlays on a disk's base image): 0 when
 	 * it exits 0, else -errno with the first line of its stderr in why. hw/
 	 * never forks itself: the harness runs every child under its one policy

@@ -26,6 +26,8 @@ struct boot_cli {
 	unsigned shares_count;
 	struct boot_exec exec; /* --exec / --script */
 	char *workdir;	       /* the guest folder the command starts in */
+	struct gdb_cli gdb;    /* --gdb[=PORT], --gdb-wait */
+	char *gdb_append;      /* --append with nokaslr, for --gdb */
 };
 
 static void boot_usage(FILE *f)
@@ -45,6 +47,9 @@ static void boot_usage(FILE *f)
 	    "  --exec CMD        run CMD in the guest (in the shared current folder), print its\n"
 	    "                    output, power off, exit with its status (125: no machine)\n"
 	    "  --script FILE     the same with a script copied into the guest\n"
+	    "  --gdb[=PORT]      QEMU's gdb server on 127.0.0.1:PORT (a free one by default),\n"
+	    "                    nokaslr; prints how to attach\n"
+	    "  --gdb-wait        with --gdb: the CPUs wait until a debugger lets them go\n"
 	    "  -v, --verbose     show the image builder's output; with --exec, one line naming\n"
 	    "                    the kernel, the accelerator, the shares and the guest folder\n"
 	    "Without --exec the console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the\n"
@@ -230,6 +235,7 @@ static const struct option boot_options[] = {
 	{ "recipe", required_argument, 0, 'r' },   { "append", required_argument, 0, 'a' },
 	{ "share", optional_argument, 0, 'F' },	   { "exec", required_argument, 0, 'x' },
 	{ "script", required_argument, 0, 'X' },   { "verbose", no_argument, 0, 'v' },
+	{ "gdb", optional_argument, 0, 'g' },	   { "gdb-wait", no_argument, 0, 'w' },
 	{ "help", no_argument, 0, 'h' },	   { 0, 0, 0, 0 },
 };
 
@@ -283,6 +289,12 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		case 'v':
 			c->k.verbose = true;
 			break;
+		case 'g':
+			r = cli_gdb_option(&c->gdb, optarg);
+			break;
+		case 'w':
+			c->gdb.wait = true;
+			break;
 		case 'h':
 			boot_usage(stdout);
 			exit(0);
@@ -299,6 +311,8 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		fprintf(stderr, "ktb boot: --exec and --script each give the command; give one\n");
 		r = KTB_EXIT_USAGE;
 	}
+	if (!r)
+		r = cli_gdb_check(&c->gdb);
 	return r ? r : boot_exec_check(&c->exec);
 }
 
@@ -399,6 +413,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	vc.append = append;
 	vc.workdir = dir;
 	vc.banner = banner;
+	vc.gdb_port = c->gdb.port;
+	vc.gdb_wait = c->gdb.wait;
 	if (boot_execs(c)) {
 		vc.interactive = false;
 		vc.banner = NULL;
@@ -522,6 +538,13 @@ static int cli_boot(int argc, char **argv)
 	c.workdir = boot_workdir(m);
 	c.exec.workdir = c.workdir;
 	ret = image_prepare(&c.k, &img);
+	if (!ret && c.gdb.on) {
+		/* nokaslr: the symbols' addresses hold */
+		ret = cli_gdb_prepare(&c.gdb, &c.k, &img);
+		c.gdb_append =
+		    xasprintf("%s%snokaslr", c.append ? c.append : "", c.append ? " " : "");
+		c.append = c.gdb_append;
+	}
 	if (!ret)
 		ret = boot_vm(m, &c, &img, accel_prepare(&img, false));
 out:
@@ -530,6 +553,7 @@ out:
 	machine_free_flags(&c.m);
 	shares_free(c.shares, c.shares_count); /* those not handed to the machine */
 	free(c.workdir);
+	free(c.gdb_append);
 	return ret;
 }
 

@@ -196,6 +196,8 @@ int boot_exec_run(const struct vm_config *vc, const struct boot_exec *e)
 	memset(&vm, 0, sizeof(vm));
 	ret = vm_start(&vm, vc, now_ms() + EXEC_BOOT_MS);
 	if (!ret)
+		ret = vm_wait_debugger(&vm);
+	if (!ret)
 		ret = vm_wait_agent(&vm, loop_now(vm.loop) + EXEC_BOOT_MS);
 	if (ret) {
 		fprintf(stderr, "ktb boot: the machine did not come up: %s\n", vm.err);

@@ -1,10 +1,14 @@
 #include "cli_common.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -500,4 +504,107 @@ int run_document_load(const char *path, struct run_result *r)
 		return KTB_EXIT_USAGE;
 	}
 	return 0;
+}
+
+int cli_gdb_option(struct gdb_cli *g, const char *arg)
+{
+	char *end;
+	long port;
+
+	g->on = true;
+	if (!arg)
+		return 0;
+	port = strtol(arg, &end, 10);
+	if (*end || end == arg || port < 1024 || port > 65535) {
+		cli_err(
+		    "--gdb=%s: give a TCP port from 1024 to 65535, or --gdb alone for a free one",
+		    arg);
+		return KTB_EXIT_USAGE;
+	}
+	g->port = (unsigned)port;
+	return 0;
+}
+
+/* A port nothing listens on now, on the loopback: bind port 0 and read
+ * what the kernel gave. 0 when none could be had. */
+static unsigned free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* Does the ELF file at path have a symbol table (.symtab)? A distribution's
+ * vmlinux, unpacked from its bzImage, has none. */
+static bool elf_has_symtab(const char *path)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(sh))
+		for (unsigned i = 0; i < eh.e_shnum && !found; i++)
+			found =
+			    !fseek(f, (long)(eh.e_shoff + (Elf64_Off)i * sizeof(sh)), SEEK_SET) &&
+			    fread(&sh, sizeof(sh), 1, f) == 1 && sh.sh_type == SHT_SYMTAB;
+	fclose(f);
+	return found;
+}
+
+int cli_gdb_check(const struct gdb_cli *g)
+{
+	if (g->wait && !g->on) {
+		cli_err("--gdb-wait holds the CPUs for a debugger; give --gdb too");
+		return KTB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_gdb_prepare(struct gdb_cli *g, const struct kernel_choice *k, const struct image *img)
+{
+	struct stat st;
+	const char *tree =
+	    k->kernel && !stat(k->kernel, &st) && S_ISDIR(st.st_mode) ? k->kernel : NULL;
+	char *scripts = tree ? xasprintf("%s/vmlinux-gdb.py", tree) : NULL;
+	char *vmlinux =
+	    tree ? xasprintf("%s/vmlinux", tree) : xstrdup(img->vmlinux ? img->vmlinux : "");
+	bool syms = elf_has_symtab(vmlinux);
+	int ret = 0;
+
+	if (!g->on)
+		goto out;
+	if (!g->port && !(g->port = free_port())) {
+		cli_err("--gdb: no free TCP port on 127.0.0.1: %s", strerror(errno));
+		ret = KTB_EXIT_UNTESTED;
+		goto out;
+	}
+	cli_err("gdb: QEMU's gdb server on 127.0.0.1:%u%s (nokaslr); attach with:", g->port,
+		g->wait ? ", the CPUs held until a debugger lets them go" : "");
+	fprintf(stderr, "  gdb -q%s%s -ex 'target remote 127.0.0.1:%u'%s%s%s\n", syms ? " " : "",
+		syms ? vmlinux : "", g->port,
+		scripts && !access(scripts, R_OK) ? " -ex 'source " : "",
+		scripts && !access(scripts, R_OK) ? scripts : "",
+		scripts && !access(scripts, R_OK) ? "'" : "");
+	if (!syms)
+		cli_err(
+		    "note: the kernel's vmlinux has no symbol table (a distribution's has none; "
+		    "give --kernel a build tree for one): read addresses from the guest's "
+		    "/proc/kallsyms, which nokaslr keeps the same from boot to boot");
+out:
+	free(scripts);
+	free(vmlinux);
+	return ret;
 }

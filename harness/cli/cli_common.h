@@ -95,4 +95,22 @@ int run_document_load(const char *path, struct run_result *r);
  * stderr. */
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out);
 
+/* --gdb[=PORT] and --gdb-wait, as ktb boot and ktb run take them. */
+struct gdb_cli {
+	bool on;
+	unsigned port; /* 0 until cli_gdb_prepare picks a free one */
+	bool wait;
+};
+
+/* --gdb's argument (NULL: a free port later) into g. 0, or KTB_EXIT_USAGE
+ * after a message. */
+int cli_gdb_option(struct gdb_cli *g, const char *arg);
+/* --gdb-wait without --gdb: 0, or KTB_EXIT_USAGE after a message. */
+int cli_gdb_check(const struct gdb_cli *g);
+/* Before the VM starts: a free port picked when none was given, and the one gdb command line that
+ * attaches printed (with the kernel's symbols when its vmlinux has a symbol table: a --kernel build
+ * tree's, else the image's; and the tree's gdb scripts when it has them). 0, or KTB_EXIT_UNTESTED
+ * after a message. */
+int cli_gdb_prepare(struct gdb_cli *g, const struct kernel_choice *k, const struct image *img);
+
 #endif

@@ -37,6 +37,8 @@ struct run_cli {
 	const char *backend;	/* --backend: NULL (qemu), "qemu" or "libvirt" */
 	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
+	struct gdb_cli gdb; /* --gdb[=PORT], --gdb-wait */
+	char *gdb_append;   /* --append with nokaslr, for --gdb */
 };
 
 static void run_usage(FILE *f)
@@ -68,6 +70,10 @@ static void run_usage(FILE *f)
 	    "                    a libvirt host for --backend libvirt (may be repeated: a\n"
 	    "                    pool; N scenarios at once there, default 1; default\n"
 	    "                    qemu:///system)\n"
+	    "  --gdb[=PORT]      QEMU's gdb server on 127.0.0.1:PORT (a free one by default)\n"
+	    "                    for each VM in turn (-j 1), nokaslr; prints how to attach\n"
+	    "  --gdb-wait        with --gdb: each VM's CPUs wait until a debugger lets them\n"
+	    "                    go (the scenario's time starts then)\n"
 	    "With no SCENARIO, runs the default library (%s).\n"
 	    "Exit: 0 passed, 1 a check failed, 2 bad input, 125 could not test, 130\n"
 	    "interrupted (docs/cli.md).\n",
@@ -119,7 +125,28 @@ static int run_backend_check(struct run_cli *c)
 	return 0;
 }
 
-enum { OPT_TAP = 'T' };
+enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT };
+
+/* One gdb server port serves one VM at a time, QEMU's own (libvirt starts
+ * its QEMU itself). */
+static int run_gdb_check(const struct run_cli *c)
+{
+	int r = cli_gdb_check(&c->gdb);
+
+	if (r || !c->gdb.on)
+		return r;
+	if (c->jobs > 1) {
+		fprintf(stderr,
+			"ktb run: --gdb serves one VM at a time; give -j 1 (or leave -j out)\n");
+		return KTB_EXIT_USAGE;
+	}
+	if (c->backend && !strcmp(c->backend, "libvirt")) {
+		fprintf(stderr, "ktb run: --gdb needs the qemu back end (libvirt starts QEMU "
+				"itself); leave --backend libvirt out\n");
+		return KTB_EXIT_USAGE;
+	}
+	return 0;
+}
 
 static const struct option run_options[] = {
 	{ "kernel", required_argument, 0, 'k' },
@@ -140,6 +167,8 @@ static const struct option run_options[] = {
 	{ "kcidb", required_argument, 0, 'K' },
 	SELECT_LONGOPTS,
 	{ "run-id", required_argument, 0, 'I' },
+	{ "gdb", optional_argument, 0, OPT_GDB },
+	{ "gdb-wait", no_argument, 0, OPT_GDB_WAIT },
 	{ 0, 0, 0, 0 },
 };
 #define RUN_SHORTOPTS "j:" SELECT_SHORTOPTS "vh"
@@ -191,6 +220,13 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		}
 		case 'L':
 			c->list = true;
+			break;
+		case OPT_GDB:
+			if (cli_gdb_option(&c->gdb, optarg))
+				return KTB_EXIT_USAGE;
+			break;
+		case OPT_GDB_WAIT:
+			c->gdb.wait = true;
 			break;
 		case 'R':
 			if (cli_count("run", "--repeat", optarg, 1000, &c->repeat))
@@ -248,7 +284,7 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	if (reports_check(files, 5))
 		return KTB_EXIT_USAGE;
 	c->term = reports_to_stdout(files, 5) ? stderr : stdout;
-	return run_backend_check(c);
+	return run_backend_check(c) ? KTB_EXIT_USAGE : run_gdb_check(c);
 }
 
 struct progress_ctx {
@@ -351,6 +387,8 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.artifacts_root = c->artifacts,
 		.run_id = rr->run_id,
 		.verbose = c->verbose,
+		.gdb_port = c->gdb.port,
+		.gdb_wait = c->gdb.wait,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;
@@ -431,6 +469,17 @@ static void run_selection_start(const struct run_cli *c, struct run_selection *s
 	sel->recipe = xstrdup(c->k.recipe);
 }
 
+/* --gdb: the port, the line that attaches, and nokaslr so the symbols'
+ * addresses hold. */
+static int run_gdb_prepare(struct run_cli *c, const struct image *img)
+{
+	int ret = cli_gdb_prepare(&c->gdb, &c->k, img);
+
+	c->gdb_append = xasprintf("%s%snokaslr", c->append ? c->append : "", c->append ? " " : "");
+	c->append = c->gdb_append;
+	return ret;
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
@@ -459,6 +508,8 @@ static int cli_run(int argc, char **argv)
 		goto out;
 	/* an empty share (more shards than scenarios) passes without a boot */
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
+	if (!ret && set.count && c.gdb.on)
+		ret = run_gdb_prepare(&c, &img);
 	if (ret)
 		goto out;
 	rr.run_id = c.run_id	  ? xstrdup(c.run_id)
@@ -481,6 +532,7 @@ out:
 	scenarios_free(&set);
 	select_opts_free(&c.sel);
 	hosts_free(&c.hosts);
+	free(c.gdb_append);
 	return ret;
 }
 

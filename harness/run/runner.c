@@ -231,7 +231,10 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.libvirt_uri = c->o->libvirt_uri,
 		.backend = c->o->backend,
 		.reports_expected = scenario_expects_reports(c->s),
+		.gdb_port = c->o->gdb_port,
+		.gdb_wait = c->o->gdb_wait,
 	};
+	int64_t held;
 	int ret;
 
 	progress(c, "booting");
@@ -239,6 +242,12 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 	c->append = append;
 	c->workdir = workdir;
 	ret = vm_start(&c->vm, &vc, c->deadline);
+	/* the scenario's time starts when the debugger lets the CPUs go */
+	if (!ret) {
+		held = loop_now(c->vm.loop);
+		ret = vm_wait_debugger(&c->vm);
+		c->deadline += loop_now(c->vm.loop) - held;
+	}
 	if (!ret)
 		ret = vm_wait_agent(&c->vm, c->deadline);
 	if (ret)

@@ -27,6 +27,8 @@ struct run_opts {
 	bool verbose;
 	unsigned attempt;	 /* --repeat: 1..N (0: not repeated) */
 	const char *libvirt_uri; /* --backend libvirt: this worker's host; NULL: qemu */
+	unsigned gdb_port;	 /* --gdb: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
+	bool gdb_wait;		 /* --gdb-wait: each VM's CPUs wait for the debugger */
 	const struct vm_backend_ops *backend; /* tests: their own back end; NULL: by libvirt_uri */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;

@@ -129,6 +129,7 @@ int run_restart(struct run_ctx *c, const char *extra, int64_t deadline)
 	c->restart_append = xasprintf("%s %s", c->append, extra);
 	vc.append = c->restart_append;
 	vc.restart = true;
+	vc.gdb_wait = false; /* the debugger let the first start go; gdb may attach again */
 	ret = vm_start(&c->vm, &vc, deadline);
 	if (!ret)
 		ret = vm_wait_agent(&c->vm, deadline);

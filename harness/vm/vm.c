@@ -120,6 +120,8 @@ struct hw_launch vm_launch(const struct vm *vm)
 		.qga_path = vm->qga_path,
 		.disk_dir = vm->cfg.workdir,
 		.kvm = vm->cfg.kvm,
+		.gdb_port = vm->cfg.gdb_port,
+		.gdb_wait = vm->cfg.gdb_port && vm->cfg.gdb_wait,
 		.run = spawn_tool,
 	};
 }
@@ -166,6 +168,23 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	ret = qmp_handshake(vm->qmp, deadline);
 	if (ret)
 		snprintf(vm->err, sizeof(vm->err), "QMP handshake failed: %s", vm_why(vm, ret));
+	return ret;
+}
+
+/* How long a debugger may take to let the CPUs go: a day, the longest a
+ * scenario may run; a signal ends the wait sooner. */
+#define VM_DEBUGGER_WAIT_MS (24LL * 3600 * 1000)
+
+int vm_wait_debugger(struct vm *vm)
+{
+	int ret;
+
+	if (!vm->cfg.gdb_port || !vm->cfg.gdb_wait)
+		return 0;
+	ret = vm_qmp_event(vm, "RESUME", NULL, loop_now(vm->loop) + VM_DEBUGGER_WAIT_MS);
+	if (ret)
+		snprintf(vm->err, sizeof(vm->err), "waiting for a debugger on 127.0.0.1:%u: %s",
+			 vm->cfg.gdb_port, vm_why(vm, ret));
 	return ret;
 }
 

@@ -39,9 +39,12 @@ struct vm_config {
 						 once it runs; wait with vm_wait_exit (qemu only) */
 	const char *banner;		      /* interactive: printed to stderr just before QEMU
 						 starts, or NULL */
-	bool reports_expected;		      /* the scenario expects or tolerates kernel reports:
-						 a report's first line on the console does not end
-						 the run (QEMU going away still does) */
+	unsigned gdb_port;     /* QEMU's gdb server on 127.0.0.1:PORT (qemu back end); 0: none */
+	bool gdb_wait;	       /* with gdb_port: the CPUs start stopped until the
+				  debugger lets them go (vm_wait_debugger) */
+	bool reports_expected; /* the scenario expects or tolerates kernel reports:
+				  a report's first line on the console does not end
+				  the run (QEMU going away still does) */
 };
 
 struct vm {
@@ -89,6 +92,10 @@ long vm_console_offset(const struct vm *vm);
  * start it). 0, or -errno with vm->err saying why (-ENOENT: QEMU missing).
  * Call vm_stop() either way. */
 int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline);
+/* With gdb_wait: wait, with no deadline (a signal ends it), until the
+ * debugger lets the CPUs go (QEMU's RESUME event). 0 at once without;
+ * -errno with vm->err when QEMU went away or a signal came. */
+int vm_wait_debugger(struct vm *vm);
 /* Wait until the guest agent answers (boot done). Sets ready_ms. */
 int vm_wait_agent(struct vm *vm, int64_t deadline);
 /* Interactive: wait until QEMU ends. 0 when it exited with status 0, else

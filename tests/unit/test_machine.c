@@ -430,6 +430,27 @@ static void test_argv_display(void **state)
 	}
 }
 
+/* --gdb: QEMU's gdb server on the loopback, and with --gdb-wait the CPUs
+ * held (-S); without, neither (test_argv_base). */
+static void test_argv_gdb(void **state)
+{
+	struct hw_launch l = launch;
+	struct machine m = { 0 };
+	struct argv a;
+
+	(void)state;
+	l.gdb_port = 1234;
+	to_argv(&m, &l, &a);
+	assert_in_order(&a, (const char *const[]){ "-gdb", "tcp:127.0.0.1:1234", NULL });
+	for (size_t i = 0; i < a.n; i++)
+		assert_string_not_equal(a.v[i], "-S");
+	argv_free(&a);
+	l.gdb_wait = true;
+	to_argv(&m, &l, &a);
+	assert_in_order(&a, (const char *const[]){ "-gdb", "tcp:127.0.0.1:1234", "-S", NULL });
+	argv_free(&a);
+}
+
 static void test_argv_kvm_interactive(void **state)
 {
 	struct hw_launch l = launch;
@@ -817,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_validate_numa),
 		cmocka_unit_test(test_validate_distances),
 		cmocka_unit_test(test_argv_base),
+		cmocka_unit_test(test_argv_gdb),
 		cmocka_unit_test(test_argv_kvm_interactive),
 		cmocka_unit_test(test_argv_display),
 		cmocka_unit_test(test_argv_sleep_s4),
