@@ -34,6 +34,12 @@ debs=${KTB_FRESH_DEBS:-/var/cache/apt/archives}
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
 	local st=$?
+	# stopped early (a signal): the namespace, and all in it, go first
+	# (unshare --kill-child takes them with it)
+	if [ -n "${ns:-}" ] && kill -0 "$ns" 2>/dev/null; then
+		kill -9 "$ns" 2>/dev/null
+		wait "$ns" 2>/dev/null
+	fi
 	# the namespace took its mounts with it; should one be left, keep the
 	# folder rather than delete through it
 	if findmnt -rn -o TARGET | grep -q "^$root/"; then
@@ -85,7 +91,10 @@ exit $st'
 cmd=${KTB_FRESH_CMD:-./bootstrap suite -j 2${KTB_FRESH_ARGS:+ $KTB_FRESH_ARGS}}
 rc=0
 unshare --mount --pid --fork --kill-child --propagation private \
-	bash -c "$inner" fresh "$root" "$cmd" </dev/null >"$log" 2>&1 || rc=$?
+	bash -c "$inner" fresh "$root" "$cmd" </dev/null >"$log" 2>&1 &
+ns=$!
+wait "$ns" || rc=$?
+ns=
 t2=$(now)
 
 echo "fresh machine: root $((t1 - t0)) s; $cmd: $((t2 - t1)) s (exit $rc)"
