@@ -38,6 +38,7 @@ struct run_cli {
 	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
 	struct gdb_cli gdb; /* --gdb[=PORT], --gdb-wait */
+	int64_t keep_ms;    /* --keep-on-fail[=DURATION]; 0: not given */
 	char *gdb_append;   /* --append with nokaslr, for --gdb */
 };
 
@@ -74,6 +75,10 @@ static void run_usage(FILE *f)
 	    "                    for each VM in turn (-j 1), nokaslr; prints how to attach\n"
 	    "  --gdb-wait        with --gdb: each VM's CPUs wait until a debugger lets them\n"
 	    "                    go (the scenario's time starts then)\n"
+	    "  --keep-on-fail[=DURATION]\n"
+	    "                    the first scenario that does not pass keeps its VM up for\n"
+	    "                    DURATION (default 10m) or until Ctrl-C, and says how to\n"
+	    "                    reach it (console, QMP, ktb exec through the agent, gdb)\n"
 	    "With no SCENARIO, runs the default library (%s).\n"
 	    "Exit: 0 passed, 1 a check failed, 2 bad input, 125 could not test, 130\n"
 	    "interrupted (docs/cli.md).\n",
@@ -125,7 +130,10 @@ static int run_backend_check(struct run_cli *c)
 	return 0;
 }
 
-enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT };
+enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT, OPT_KEEP };
+
+/* --keep-on-fail's default hold */
+#define KEEP_DEFAULT_MS (10 * 60 * 1000)
 
 /* One gdb server port serves one VM at a time, QEMU's own (libvirt starts
  * its QEMU itself). */
@@ -133,8 +141,16 @@ static int run_gdb_check(const struct run_cli *c)
 {
 	int r = cli_gdb_check(&c->gdb);
 
-	if (r || !c->gdb.on)
+	if (r)
 		return r;
+	if (c->keep_ms && c->backend && !strcmp(c->backend, "libvirt")) {
+		fprintf(stderr,
+			"ktb run: --keep-on-fail needs the qemu back end (a libvirt "
+			"domain is libvirt's to keep: virsh); leave --backend libvirt out\n");
+		return KTB_EXIT_USAGE;
+	}
+	if (!c->gdb.on)
+		return 0;
 	if (c->jobs > 1) {
 		fprintf(stderr,
 			"ktb run: --gdb serves one VM at a time; give -j 1 (or leave -j out)\n");
@@ -169,6 +185,7 @@ static const struct option run_options[] = {
 	{ "run-id", required_argument, 0, 'I' },
 	{ "gdb", optional_argument, 0, OPT_GDB },
 	{ "gdb-wait", no_argument, 0, OPT_GDB_WAIT },
+	{ "keep-on-fail", optional_argument, 0, OPT_KEEP },
 	{ 0, 0, 0, 0 },
 };
 #define RUN_SHORTOPTS "j:" SELECT_SHORTOPTS "vh"
@@ -227,6 +244,16 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 			break;
 		case OPT_GDB_WAIT:
 			c->gdb.wait = true;
+			break;
+		case OPT_KEEP:
+			c->keep_ms = KEEP_DEFAULT_MS;
+			if (optarg && (parse_duration_ms(optarg, &c->keep_ms) || c->keep_ms <= 0)) {
+				fprintf(stderr,
+					"ktb run: --keep-on-fail=%s: give a duration (30s, "
+					"10m), or --keep-on-fail alone for 10m\n",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
 			break;
 		case 'R':
 			if (cli_count("run", "--repeat", optarg, 1000, &c->repeat))
@@ -389,6 +416,7 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.verbose = c->verbose,
 		.gdb_port = c->gdb.port,
 		.gdb_wait = c->gdb.wait,
+		.keep_ms = c->keep_ms,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;

@@ -1,6 +1,8 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,45 @@ static void judge_findings(struct run_ctx *c)
 		free(c->r->message);
 		c->r->message = msg;
 	}
+}
+
+/* --keep-on-fail keeps one VM: the first scenario of the run to claim the
+ * run's .keep-on-fail file (O_EXCL: the -j workers race for it fairly). */
+static bool keep_claim(const struct run_ctx *c)
+{
+	char *path = xasprintf("%s/%s/.keep-on-fail", c->o->artifacts_root, c->o->run_id);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	free(path);
+	if (fd < 0)
+		return false;
+	dprintf(fd, "%s\n", c->r->name);
+	close(fd);
+	return true;
+}
+
+/* A scenario that did not pass, on a machine still up: kept for the user
+ * (--keep-on-fail), with how to reach it, until its time passes, a signal
+ * comes or QEMU ends; then stopped as any other. */
+static void keep_vm(struct run_ctx *c)
+{
+	const char *why;
+
+	if (!c->o->keep_ms || c->r->status == ST_PASS || c->r->status == ST_SKIP ||
+	    !c->vm.ready_ms || c->vm.qemu_gone || proc_interrupted() || !keep_claim(c))
+		return;
+	fprintf(stderr,
+		"ktb run: %s did not pass (%s); its VM is kept for %" PRId64
+		" s (Ctrl-C ends it sooner, and the run with it):\n"
+		"  console  %s/console.log (the guest's serial output goes on into it)\n"
+		"  monitor  QMP on %s (ktb has let go; one client at a time)\n"
+		"  agent    the guest agent on %s: ktb exec %s COMMAND\n",
+		c->r->name, c->r->message ? c->r->message : "no message", c->o->keep_ms / 1000,
+		c->r->artifacts, c->vm.qmp_path, c->vm.qga_path, c->vm.qga_path);
+	if (c->o->gdb_port)
+		fprintf(stderr, "  gdb      target remote 127.0.0.1:%u\n", c->o->gdb_port);
+	why = vm_hold(&c->vm, c->o->keep_ms);
+	fprintf(stderr, "ktb run: %s's VM: %s; stopping it\n", c->r->name, why);
 }
 
 static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
@@ -355,6 +396,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	judge_findings(&c);
 	if (r->status != ST_PASS && c.vm.console)
 		r->console_tail = console_tail(c.vm.console, 30);
+	keep_vm(&c);
 	vm_stop(&c.vm);
 	rm_rf(workdir);
 	free(workdir);

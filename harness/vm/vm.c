@@ -171,6 +171,23 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	return ret;
 }
 
+const char *vm_hold(struct vm *vm, int64_t ms)
+{
+	int ret;
+
+	if (vm->qga) {
+		qga_free(vm->qga);
+		vm->qga = NULL;
+	}
+	if (vm->qmp) {
+		qmp_free(vm->qmp);
+		vm->qmp = NULL;
+	}
+	loop_clear_abort(vm->loop);
+	ret = loop_run_until(vm->loop, NULL, NULL, loop_now(vm->loop) + ms);
+	return ret ? vm_why(vm, ret) : "its time passed";
+}
+
 /* How long a debugger may take to let the CPUs go: a day, the longest a
  * scenario may run; a signal ends the wait sooner. */
 #define VM_DEBUGGER_WAIT_MS (24LL * 3600 * 1000)

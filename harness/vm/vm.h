@@ -92,6 +92,12 @@ long vm_console_offset(const struct vm *vm);
  * start it). 0, or -errno with vm->err saying why (-ENOENT: QEMU missing).
  * Call vm_stop() either way. */
 int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline);
+/* Keep the machine running for ms (--keep-on-fail): ktb lets go of the
+ * monitor and the agent (QEMU's sockets take the next client that
+ * connects), and the console goes on into console.log. Ends after ms, on a
+ * signal or when QEMU ends; says which ("10m passed", "interrupted by a
+ * signal", "QEMU exited ..."). Call vm_stop after it as always. */
+const char *vm_hold(struct vm *vm, int64_t ms);
 /* With gdb_wait: wait, with no deadline (a signal ends it), until the
  * debugger lets the CPUs go (QEMU's RESUME event). 0 at once without;
  * -errno with vm->err when QEMU went away or a signal came. */
