@@ -131,5 +131,5 @@ const struct cli_command cli_exec_command = {
 	.summary = "one command in a kept VM, through its guest agent: ktb exec AGENT.sock CMD",
 	.usage = exec_usage,
 	.options = exec_options,
-	.shortopts = "+h",
+	.shortopts = "h", /* the options --help names; getopt takes "+h" (exec_parse) */
 };
