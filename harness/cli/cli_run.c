@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,9 +38,10 @@ struct run_cli {
 	const char *backend;	/* --backend: NULL (qemu), "qemu" or "libvirt" */
 	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
-	struct gdb_cli gdb; /* --gdb[=PORT], --gdb-wait */
-	int64_t keep_ms;    /* --keep-on-fail[=DURATION]; 0: not given */
-	char *gdb_append;   /* --append with nokaslr, for --gdb */
+	struct gdb_cli gdb;  /* --gdb[=PORT], --gdb-wait */
+	int64_t keep_ms;     /* --keep-on-fail[=DURATION]; 0: not given */
+	char *gdb_append;    /* --append with nokaslr, for --gdb */
+	char *debug_vmlinux; /* a --kernel tree's vmlinux: the findings' frames decoded */
 };
 
 static void run_usage(FILE *f)
@@ -417,6 +419,7 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.gdb_port = c->gdb.port,
 		.gdb_wait = c->gdb.wait,
 		.keep_ms = c->keep_ms,
+		.debug_vmlinux = c->debug_vmlinux,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;
@@ -508,6 +511,17 @@ static int run_gdb_prepare(struct run_cli *c, const struct image *img)
 	return ret;
 }
 
+/* A --kernel build tree's vmlinux, which findings are decoded with when it
+ * has debug information (findings_judge.c says why not otherwise). */
+static char *tree_vmlinux(const char *kernel)
+{
+	struct stat st;
+
+	if (!kernel || stat(kernel, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	return xasprintf("%s/vmlinux", kernel);
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
@@ -538,6 +552,7 @@ static int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (!ret && set.count && c.gdb.on)
 		ret = run_gdb_prepare(&c, &img);
+	c.debug_vmlinux = tree_vmlinux(c.k.kernel);
 	if (ret)
 		goto out;
 	rr.run_id = c.run_id	  ? xstrdup(c.run_id)
@@ -561,6 +576,7 @@ out:
 	select_opts_free(&c.sel);
 	hosts_free(&c.hosts);
 	free(c.gdb_append);
+	free(c.debug_vmlinux);
 	return ret;
 }
 

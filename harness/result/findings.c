@@ -5,14 +5,43 @@
 
 #include "util.h"
 
+/* " (file:line; inlined: f at file:line, ...)" for a decoded frame: the
+ * outermost place is the frame's own function, the ones before it were
+ * inlined into it. "" when not decoded. */
+static char *frame_where(const struct finding_frame *fr)
+{
+	const struct finding_loc *own;
+	char *s, *n;
+
+	if (!fr->locs_count)
+		return xstrdup("");
+	own = &fr->locs[fr->locs_count - 1];
+	s = xasprintf(" (%s:%u", own->file ? own->file : "??", own->line);
+	for (size_t i = fr->locs_count - 1; i-- > 0;) {
+		const struct finding_loc *l = &fr->locs[i];
+
+		n = xasprintf("%s%s %s at %s:%u", s, i == fr->locs_count - 2 ? "; inlined:" : ",",
+			      l->func ? l->func : "??", l->file ? l->file : "??", l->line);
+		free(s);
+		s = n;
+	}
+	n = xasprintf("%s)", s);
+	free(s);
+	return n;
+}
+
 char *finding_frame_str(const struct finding_frame *fr)
 {
 	const char *func = fr->func ? fr->func : "?";
+	char *where = frame_where(fr), *s;
 
 	if (fr->module)
-		return xasprintf("%s%s%s [%s]", func, fr->off ? "+" : "", fr->off ? fr->off : "",
-				 fr->module);
-	return xasprintf("%s%s%s", func, fr->off ? "+" : "", fr->off ? fr->off : "");
+		s = xasprintf("%s%s%s [%s]%s", func, fr->off ? "+" : "", fr->off ? fr->off : "",
+			      fr->module, where);
+	else
+		s = xasprintf("%s%s%s%s", func, fr->off ? "+" : "", fr->off ? fr->off : "", where);
+	free(where);
+	return s;
 }
 
 const struct step_result *finding_step(const struct scenario_result *s, const struct finding *f)

@@ -12,7 +12,8 @@
 
 #define FINDING_VERDICTS 3 /* the entries of enum finding_verdict */
 
-/* "func+off [module]", "func" alone when it has neither; malloc'd. */
+/* "func+off [module]", "func" alone when it has neither, then where it is
+ * when decoded: " (file:line; inlined: f at file:line)"; malloc'd. */
 char *finding_frame_str(const struct finding_frame *fr);
 /* The step f was printed in, or NULL (before the first step, or an index
  * outside s's steps). */

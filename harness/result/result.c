@@ -44,7 +44,10 @@
  *   panicked      boolean  a panic followed from it
  *   source        "console" | "dmesg"  dmesg: only the dmesg read at the end
  *                          had it (step and console_line then null and 0)
- *   frames        [{func, off, module, reliable}]  its first stack
+ *   frames        [{func, off, module, reliable, locs}]  its first stack; locs
+ *                 [{func, file, line}]: where the frame is in the source, the
+ *                 innermost (inlined) first; [] when not decoded
+ *   undecoded     string|null   why the frames are not in file:line
  *   text          string   its lines
  *
  * step:
@@ -283,13 +286,26 @@ size_t scenario_result_failing_findings(const struct scenario_result *r)
 	return n;
 }
 
+void finding_frame_locs_free(struct finding_frame *fr)
+{
+	for (size_t k = 0; k < fr->locs_count; k++) {
+		free(fr->locs[k].func);
+		free(fr->locs[k].file);
+	}
+	free(fr->locs);
+	fr->locs = NULL;
+	fr->locs_count = 0;
+}
+
 static void finding_free(struct finding *f)
 {
 	for (size_t i = 0; i < f->frames_count; i++) {
 		free(f->frames[i].func);
 		free(f->frames[i].off);
 		free(f->frames[i].module);
+		finding_frame_locs_free(&f->frames[i]);
 	}
+	free(f->undecoded);
 	free(f->frames);
 	free(f->kind);
 	free(f->title);
@@ -475,6 +491,18 @@ static json_t *utc_or_null(int64_t unix_ms)
 	return json_string(buf);
 }
 
+static json_t *locs_to_json(const struct finding_frame *fr)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < fr->locs_count; k++)
+		json_array_append_new(a, json_pack("{s:o, s:o, s:I}", "func",
+						   json_text(fr->locs[k].func), "file",
+						   json_text(fr->locs[k].file), "line",
+						   (json_int_t)fr->locs[k].line));
+	return a;
+}
+
 static json_t *findings_to_json(const struct scenario_result *r)
 {
 	json_t *a = json_array();
@@ -491,6 +519,7 @@ static json_t *findings_to_json(const struct scenario_result *r)
 			json_object_set_new(fo, "off", json_text(fr->off));
 			json_object_set_new(fo, "module", json_text(fr->module));
 			json_object_set_new(fo, "reliable", json_boolean(fr->reliable));
+			json_object_set_new(fo, "locs", locs_to_json(fr));
 			json_array_append_new(frames, fo);
 		}
 		json_object_set_new(o, "kind", json_text(f->kind ? f->kind : ""));
@@ -503,6 +532,7 @@ static json_t *findings_to_json(const struct scenario_result *r)
 		json_object_set_new(o, "panicked", json_boolean(f->panicked));
 		json_object_set_new(o, "source", json_string(f->from_dmesg ? "dmesg" : "console"));
 		json_object_set_new(o, "frames", frames);
+		json_object_set_new(o, "undecoded", json_text(f->undecoded));
 		json_object_set_new(o, "text", json_text(f->text ? f->text : ""));
 		json_array_append_new(a, o);
 	}
@@ -696,6 +726,23 @@ static enum finding_verdict verdict_from_name(const char *s)
 	return FINDING_FAILS;
 }
 
+static void locs_from_json(const json_t *a, struct finding_frame *fr)
+{
+	const json_t *v;
+	size_t i;
+
+	fr->locs = xcalloc(json_array_size(a) + 1, sizeof(*fr->locs));
+	json_array_foreach (a, i, v) {
+		json_int_t line = json_integer_value(json_object_get(v, "line"));
+
+		if (!json_is_object(v))
+			continue;
+		fr->locs[fr->locs_count++] =
+		    (struct finding_loc){ json_str_dup(v, "func"), json_str_dup(v, "file"),
+					  line > 0 && line < INT32_MAX ? (unsigned)line : 0 };
+	}
+}
+
 /* A document's findings; a step index outside its steps reads as none. */
 static void findings_from_json(const json_t *a, struct scenario_result *r)
 {
@@ -725,6 +772,7 @@ static void findings_from_json(const json_t *a, struct scenario_result *r)
 					    : "",
 					"dmesg");
 		f->text = json_str_dup(v, "text");
+		f->undecoded = json_str_dup(v, "undecoded");
 		f->frames = xcalloc(json_array_size(frames) + 1, sizeof(*f->frames));
 		json_array_foreach (frames, k, fr) {
 			struct finding_frame *o = &f->frames[f->frames_count];
@@ -735,6 +783,7 @@ static void findings_from_json(const json_t *a, struct scenario_result *r)
 			o->off = json_str_dup(fr, "off");
 			o->module = json_str_dup(fr, "module");
 			o->reliable = json_is_true(json_object_get(fr, "reliable"));
+			locs_from_json(json_object_get(fr, "locs"), o);
 			f->frames_count++;
 		}
 	}

@@ -68,11 +68,23 @@ enum finding_verdict {
 	FINDING_TOLERATED, /* the scenario's tolerate: list let it pass, with a reason */
 };
 
+/* Where a frame's address is in the source: its function, file and line. */
+struct finding_loc {
+	char *func; /* may be NULL: not known */
+	char *file; /* may be NULL: not known */
+	unsigned line;
+};
+
 struct finding_frame {
 	char *func;   /* as printed: "nvme_setup_io_queues.cold" */
 	char *off;    /* "0x1a/0x2b"; may be NULL */
 	char *module; /* "nvme"; NULL for the kernel itself */
 	bool reliable;
+	/* decoded with the kernel's debug information (kdecode.c): the
+	 * innermost place first, then each function it was inlined into;
+	 * none when not decoded */
+	struct finding_loc *locs;
+	size_t locs_count;
 };
 
 /* A kernel report the console carried (harness/vm/kreport.c): what kind,
@@ -91,7 +103,8 @@ struct finding {
 	struct finding_frame *frames;
 	size_t frames_count;
 	enum finding_verdict verdict;
-	char *reason; /* tolerated: the scenario's reason; expected: the pattern */
+	char *reason;	 /* tolerated: the scenario's reason; expected: the pattern */
+	char *undecoded; /* why its frames are not in file:line; NULL: decoded */
 };
 
 struct scenario_result {
@@ -160,6 +173,8 @@ enum status status_worse(enum status a, enum status b);
 struct step_result *scenario_result_add_step(struct scenario_result *r);
 /* A new zeroed finding at the end of r's list (step -1). */
 struct finding *scenario_result_add_finding(struct scenario_result *r);
+/* Free fr's decoded places (and leave it with none). */
+void finding_frame_locs_free(struct finding_frame *fr);
 /* "fail", "expected", "tolerated". */
 const char *finding_verdict_name(enum finding_verdict v);
 /* Findings in r whose verdict is FINDING_FAILS. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kdecode.h"
 #include "kreport.h"
 #include "util.h"
 
@@ -251,12 +252,73 @@ static void judge_step(struct run_ctx *c, size_t i)
 					st->expect->finding));
 }
 
-void findings_collect(struct run_ctx *c)
+/* Why findings stay in raw frames when no vmlinux with DWARF was given. */
+#define FINDINGS_NO_DEBUG                                                                          \
+	"no vmlinux with debug information: a --kernel build tree's is used when it has one "      \
+	"(CONFIG_DEBUG_INFO); a distribution kernel's debug package is not fetched"
+
+static void decode_one(const struct kdecode *d, struct finding *f)
+{
+	const char **func = xcalloc(f->frames_count + 1, sizeof(char *));
+	const char **off = xcalloc(f->frames_count + 1, sizeof(char *));
+	const char **mod = xcalloc(f->frames_count + 1, sizeof(char *));
+	struct kdecode_frame *out = xcalloc(f->frames_count + 1, sizeof(*out));
+	char why[300] = "";
+
+	for (size_t i = 0; i < f->frames_count; i++) {
+		func[i] = f->frames[i].func;
+		off[i] = f->frames[i].off;
+		mod[i] = f->frames[i].module;
+	}
+	if (kdecode_frames(d, func, off, mod, f->frames_count, out, why, sizeof(why))) {
+		f->undecoded = xstrdup(why);
+	} else {
+		for (size_t i = 0; i < f->frames_count; i++) {
+			struct finding_frame *fr = &f->frames[i];
+
+			fr->locs = xcalloc(out[i].count + 1, sizeof(*fr->locs));
+			for (size_t k = 0; k < out[i].count; k++) {
+				fr->locs[k] =
+				    (struct finding_loc){ out[i].locs[k].func, out[i].locs[k].file,
+							  out[i].locs[k].line };
+				out[i].locs[k].func = out[i].locs[k].file = NULL;
+			}
+			fr->locs_count = out[i].count;
+			kdecode_frame_free(&out[i]);
+		}
+	}
+	free(func);
+	free(off);
+	free(mod);
+	free(out);
+}
+
+/* Each finding's frames in file:line, or why not (kdecode.c). */
+static void decode(struct run_ctx *c, const char *vmlinux)
+{
+	struct kdecode *d = NULL;
+	char why[300] = FINDINGS_NO_DEBUG;
+
+	if (!c->r->findings_count)
+		return;
+	if (vmlinux)
+		d = kdecode_open(vmlinux, why, sizeof(why));
+	for (size_t i = 0; i < c->r->findings_count; i++) {
+		if (d)
+			decode_one(d, &c->r->findings[i]);
+		else
+			c->r->findings[i].undecoded = xstrdup(why);
+	}
+	kdecode_free(d);
+}
+
+void findings_collect(struct run_ctx *c, const char *vmlinux)
 {
 	if (!c->r->artifacts)
 		return;
 	scan_console(c);
 	scan_dmesg(c);
+	decode(c, vmlinux);
 	for (size_t i = 0; i < c->r->findings_count; i++)
 		judge(c, &c->r->findings[i]);
 	for (size_t i = 0; i < c->r->steps_count; i++)

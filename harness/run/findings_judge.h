@@ -12,8 +12,10 @@
  * did not expect ("kernel report: TITLE (console line N)") and on an
  * expect: {finding: RE} no report of the step matched. Reports before the
  * first step, or only in dmesg, fail the scenario unless tolerated; the
- * runner words that (findings_message). */
-void findings_collect(struct run_ctx *c);
+ * runner words that (findings_message). With vmlinux (a kernel with
+ * DWARF), each finding's frames are decoded to file:line (kdecode.c);
+ * without, or when it cannot serve, each says why not. */
+void findings_collect(struct run_ctx *c, const char *vmlinux);
 
 /* The scenario's message for a failing finding that no step holds
  * ("kernel report during boot: TITLE", "kernel report in dmesg: TITLE"),

@@ -25,12 +25,14 @@ struct run_opts {
 	bool kvm;
 	int sig_fd; /* proc_signals_install() */
 	bool verbose;
-	unsigned attempt;	 /* --repeat: 1..N (0: not repeated) */
-	const char *libvirt_uri; /* --backend libvirt: this worker's host; NULL: qemu */
-	unsigned gdb_port;	 /* --gdb: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
-	bool gdb_wait;		 /* --gdb-wait: each VM's CPUs wait for the debugger */
-	int64_t keep_ms;	 /* --keep-on-fail: how long the first scenario that did
-				    not pass keeps its VM; 0: not kept */
+	unsigned attempt;	   /* --repeat: 1..N (0: not repeated) */
+	const char *libvirt_uri;   /* --backend libvirt: this worker's host; NULL: qemu */
+	unsigned gdb_port;	   /* --gdb: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
+	bool gdb_wait;		   /* --gdb-wait: each VM's CPUs wait for the debugger */
+	const char *debug_vmlinux; /* a vmlinux with DWARF the findings' frames are
+				      decoded with (a --kernel tree's); NULL: none */
+	int64_t keep_ms;	   /* --keep-on-fail: how long the first scenario that did
+				      not pass keeps its VM; 0: not kept */
 	const struct vm_backend_ops *backend; /* tests: their own back end; NULL: by libvirt_uri */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;

@@ -43,6 +43,7 @@ static void add_frame(struct finding *f, const char *func, const char *off, cons
 
 	f->frames = xrealloc(f->frames, (f->frames_count + 1) * sizeof(*f->frames));
 	fr = &f->frames[f->frames_count++];
+	memset(fr, 0, sizeof(*fr));
 	fr->func = xstrdup(func);
 	fr->off = xstrdup(off);
 	fr->module = xstrdup(module);
@@ -437,13 +438,42 @@ static void test_groups_term(void **state)
 	free(out);
 }
 
+/* A decoded frame names where it is: its own function's place, then what
+ * was inlined there. */
+static void test_frame_str_decoded(void **state)
+{
+	struct finding_frame fr = { .func = "kd_outer", .off = "0x14/0x40" };
+	struct finding_loc locs[] = { { "kd_inlined", "a/k.c", 11 }, { "kd_outer", "a/k.c", 16 } };
+	char *s;
+
+	(void)state;
+	s = finding_frame_str(&fr);
+	assert_string_equal(s, "kd_outer+0x14/0x40");
+	free(s);
+	fr.locs = locs;
+	fr.locs_count = 2;
+	s = finding_frame_str(&fr);
+	assert_string_equal(s, "kd_outer+0x14/0x40 (a/k.c:16; inlined: kd_inlined at a/k.c:11)");
+	free(s);
+	fr.locs_count = 1;
+	fr.locs = &locs[1];
+	s = finding_frame_str(&fr);
+	assert_string_equal(s, "kd_outer+0x14/0x40 (a/k.c:16)");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frame_str),   cmocka_unit_test(test_junit),
-		cmocka_unit_test(test_tap),	    cmocka_unit_test(test_html),
-		cmocka_unit_test(test_term),	    cmocka_unit_test(test_term_many),
-		cmocka_unit_test(test_groups),	    cmocka_unit_test(test_groups_json),
+		cmocka_unit_test(test_frame_str_decoded),
+		cmocka_unit_test(test_frame_str),
+		cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_tap),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_term),
+		cmocka_unit_test(test_term_many),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_groups_json),
 		cmocka_unit_test(test_groups_term),
 	};
 

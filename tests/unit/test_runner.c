@@ -52,6 +52,7 @@ struct t {
 	struct scenario_result r;
 	struct image img;
 	int ret;
+	const char *debug_vmlinux;
 };
 
 static int setup(void **state)
@@ -91,7 +92,8 @@ static void run(struct t *t, const char *timeout, const char *steps)
 			      .artifacts_root = t->root,
 			      .run_id = "r",
 			      .sig_fd = -1,
-			      .backend = &fake_vm_ops };
+			      .backend = &fake_vm_ops,
+			      .debug_vmlinux = t->debug_vmlinux };
 
 	memset(&err, 0, sizeof(err));
 	if (scenario_load_buffer("t.yaml", yaml, strlen(yaml), &t->s, &err)) {
@@ -413,7 +415,8 @@ static void test_machine_step_after_restart(void **state)
 			      .artifacts_root = t->root,
 			      .run_id = "r",
 			      .sig_fd = -1,
-			      .backend = &fake_vm_ops };
+			      .backend = &fake_vm_ops,
+			      .debug_vmlinux = t->debug_vmlinux };
 	unsigned probes = 0;
 
 	memset(&err, 0, sizeof(err));
@@ -540,6 +543,54 @@ static void test_finding_tolerated_and_not(void **state)
 					     "WARNING in fake_func (console line "));
 }
 
+/* The frames of a finding in file:line with a vmlinux that has DWARF (here
+ * a program built for the purpose, whose kd_leaf stands for a kernel
+ * function); without one, the finding says why not. */
+static void test_finding_decoded(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS,
+		{ .cmd = "warn",
+		  .console = "[    5.100001] WARNING: CPU: 0 PID: 57 at drivers/fake.c:12 "
+			     "kd_leaf+0x0/0x15\n"
+			     "[    5.100003] RIP: 0010:kd_leaf+0x0/0x15\n"
+			     "[    5.100004] Call Trace:\n"
+			     "[    5.100005]  <TASK>\n"
+			     "[    5.100006]  kd_outer+0x14/0x40\n"
+			     "[    5.100007]  fake_caller+0x10/0x20 [fake]\n"
+			     "[    5.100008]  </TASK>\n"
+			     "[    5.100009] ---[ end trace 0000000000000000 ]---\n" },
+		{ 0 }
+	};
+	const char *steps = "  - run: warn\n    expect: {finding: \"^WARNING in kd_leaf$\"}\n";
+
+	t->f.cmds = cmds;
+	t->debug_vmlinux = KDECODE_FIXTURE;
+	run(t, "60s", steps);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->r.findings_count, 1);
+	assert_null(t->r.findings[0].undecoded);
+	assert_string_equal(t->r.findings[0].frames[0].func, "kd_leaf");
+	assert_true(t->r.findings[0].frames[0].locs_count >= 1);
+	assert_non_null(strstr(t->r.findings[0].frames[0].locs[0].file, "kdecode_fixture.c"));
+	/* kd_outer+0x14 is kd_inlined's code, inlined into kd_outer */
+	assert_int_equal(t->r.findings[0].frames[1].locs_count, 2);
+	assert_string_equal(t->r.findings[0].frames[1].locs[0].func, "kd_inlined");
+	assert_string_equal(t->r.findings[0].frames[1].locs[1].func, "kd_outer");
+	/* a module's frame stays raw */
+	assert_int_equal(t->r.findings[0].frames[2].locs_count, 0);
+	scenario_result_free(&t->r);
+	scenario_free(t->s);
+	fake_vm_clear(&t->f);
+	memset(t->f.used, 0, sizeof(t->f.used));
+	t->debug_vmlinux = NULL;
+	run(t, "60s", steps);
+	assert_non_null(t->r.findings[0].undecoded);
+	assert_non_null(strstr(t->r.findings[0].undecoded, "no vmlinux with debug information"));
+	assert_int_equal(t->r.findings[0].frames[0].locs_count, 0);
+}
+
 /* A report only dmesg had (the console's loglevel hid it) fails the
  * scenario, named, with no step. */
 static void test_finding_in_dmesg_only(void **state)
@@ -583,6 +634,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finding_expected_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_tolerated_and_not, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_in_dmesg_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_decoded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
