@@ -12,6 +12,18 @@ for s in smoke s3-basic disk-4kn-scsi disk-512e numa-2node share-9p share-virtio
 done
 
 ktb_run run -j 2 --artifacts "$work/a-qemu" --json "$work/qemu.json" "${scen[@]}"
+# Where virtiofsd cannot serve (a chroot: the fresh root's CI run) ktb
+# skips share-virtiofs on both back ends, saying so; it is then left out
+# of the comparison, named. Any other skip fails.
+novfs=
+if [ "$rc" -eq 125 ] && grep -qE '^SKIP +share-virtiofs .*virtiofsd cannot serve here' "$out" &&
+	! grep -E '^(SKIP|FAIL|ERROR|TIMEOUT) ' "$out" | grep -qv 'virtiofsd cannot serve here'; then
+	echo "note: virtiofsd cannot serve on this host; share-virtiofs is left out" >&2
+	novfs=1
+	rc=0
+	scen=("${scen[@]/*share-virtiofs.yaml/}")
+	mapfile -t scen < <(printf '%s\n' "${scen[@]}" | grep .)
+fi
 expect_rc 0
 ktb_run run --backend libvirt -j 2 \
 	--artifacts "$work/a-libvirt" --json "$work/libvirt.json" "${scen[@]}"
@@ -19,9 +31,11 @@ expect_rc 0
 
 # verdicts: scenario and step statuses, and which metrics exist
 verdicts() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "$novfs" <<'PY'
 import json, sys
 for s in json.load(open(sys.argv[1]))["scenarios"]:
+    if sys.argv[2] and s["name"] == "share-virtiofs":
+        continue
     print(s["name"], s["status"], sorted(s.get("metrics", {})))
     for st in s.get("steps", []):
         print(" ", st["name"], st["status"], st.get("exit_code"))
@@ -44,9 +58,11 @@ dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-9p/result.json")")
 grep -q "<filesystem type='mount' accessmode='squash'>" "$dir/domain.xml" ||
 	fail "share-9p: no <filesystem> in domain.xml"
 grep -q '"mount_tag":"ktb1"' "$dir/qemu.log" || fail "share-9p: libvirt's QEMU has no ktb1 export"
-dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-virtiofs/result.json")")
-grep -q "<driver type='virtiofs'/>" "$dir/domain.xml" ||
-	fail "share-virtiofs: no virtiofs <filesystem> in domain.xml"
-grep -q "vhost-user-fs-pci" "$dir/qemu.log" || fail "share-virtiofs: libvirt's QEMU has no vhost-user-fs"
+if [ -z "$novfs" ]; then
+	dir=$(dirname "$(find "$work/a-libvirt" -path "*/share-virtiofs/result.json")")
+	grep -q "<driver type='virtiofs'/>" "$dir/domain.xml" ||
+		fail "share-virtiofs: no virtiofs <filesystem> in domain.xml"
+	grep -q "vhost-user-fs-pci" "$dir/qemu.log" || fail "share-virtiofs: libvirt's QEMU has no vhost-user-fs"
+fi
 [ -z "$(libvirt_left)" ] || fail "domains left behind: $(libvirt_left)"
 exit 0
