@@ -33,8 +33,10 @@ append_fails s4-hibernate nohibernate \
 	'step machine .*S4 \(platform in /sys/power/disk\): declared true, the guest sees false \(nohibernate on the command line\?\)'
 append_fails share-9p module_blacklist=9p \
 	'step machine .*share ktb0 mounted at its guest path: declared, the guest has none; share ktb1 mounted at its guest path: declared, the guest has none'
-append_fails share-virtiofs module_blacklist=virtiofs \
-	'step machine .*share ktb0 mounted at its guest path: declared, the guest has none$'
+if virtiofs_here; then
+	append_fails share-virtiofs module_blacklist=virtiofs \
+		'step machine .*share ktb0 mounted at its guest path: declared, the guest has none$'
+fi
 append_fails s3-basic acpi=off \
 	'step machine .*S3 \(deep in /sys/power/mem_sleep\): declared true, the guest sees false \(acpi=off on the command line\?\)'
 
