@@ -31,6 +31,13 @@ NO_S3='s/^machine:$/kernel: {cmdline: acpi=off notsc}\n&/; s/^  sleep: \[s3/  un
 # cannot (a chroot: virtiofsd's sandbox needs / to be a mount point), ktb
 # skips what asks for virtiofs (exit 125, naming virtiofsd's error); the
 # tests then leave their virtiofs cases out, named, and run the rest.
+# only_virtiofs_skips: the last ktb run exited 125 and every scenario of
+# it that did not pass ($out) is a skip because virtiofsd cannot serve here.
+only_virtiofs_skips() {
+	[ "$rc" -eq 125 ] && grep -qE '^SKIP .*virtiofsd cannot serve here' "$out" &&
+		! grep -E '^(SKIP|FAIL|ERROR|TIMEOUT) ' "$out" | grep -qv 'virtiofsd cannot serve here'
+}
+
 virtiofs_here() {
 	local line
 	line=$("$KTB" doctor --probe 2>&1 | grep -E '^ +virtiofsd ')

@@ -11,8 +11,7 @@
 rc=0
 "$KTB" run --artifacts "$(artifacts)" "$1" </dev/null >"$out" 2>&1 || rc=$?
 cat "$out"
-if [ "$rc" -eq 125 ] && grep -qE '^SKIP .*virtiofsd cannot serve here' "$out" &&
-	! grep -E '^(SKIP|FAIL|ERROR|TIMEOUT) ' "$out" | grep -qv 'virtiofsd cannot serve here'; then
+if only_virtiofs_skips; then
 	echo "skipped: virtiofsd cannot serve on this host (above); the scenario needs it" >&2
 	exit 77
 fi

@@ -16,8 +16,7 @@ ktb_run run -j 2 --artifacts "$work/a-qemu" --json "$work/qemu.json" "${scen[@]}
 # skips share-virtiofs on both back ends, saying so; it is then left out
 # of the comparison, named. Any other skip fails.
 novfs=
-if [ "$rc" -eq 125 ] && grep -qE '^SKIP +share-virtiofs .*virtiofsd cannot serve here' "$out" &&
-	! grep -E '^(SKIP|FAIL|ERROR|TIMEOUT) ' "$out" | grep -qv 'virtiofsd cannot serve here'; then
+if only_virtiofs_skips; then
 	echo "note: virtiofsd cannot serve on this host; share-virtiofs is left out" >&2
 	novfs=1
 	rc=0

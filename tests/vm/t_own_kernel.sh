@@ -19,8 +19,15 @@ grep -q '^CONFIG_MODULES=y' "$kdir/config" && fail "the minimal kernel has modul
 # the library, all of it, on the minimal kernel
 ktb_run run -j 2 --artifacts "$(artifacts)" --kernel "$kdir/bzImage" "$lib"
 cat "$out"
-expect_rc 0
-expect_out "^summary: [0-9]+ passed, 0 failed$"
+# where virtiofsd cannot serve (a chroot), share-virtiofs is ktb's skip, named
+if only_virtiofs_skips; then
+	echo "note: virtiofsd cannot serve on this host; share-virtiofs was skipped (above)" >&2
+	rc=0
+	expect_out "^summary: [0-9]+ passed, 0 failed, [0-9]+ skipped$"
+else
+	expect_rc 0
+	expect_out "^summary: [0-9]+ passed, 0 failed$"
+fi
 
 # one option off: its config without CONFIG_BLK_DEV_NVME, beside the same
 # bzImage (the check reads the config and boots nothing)
