@@ -541,8 +541,7 @@ static int cli_boot(int argc, char **argv)
 	if (!ret && c.gdb.on) {
 		/* nokaslr: the symbols' addresses hold */
 		ret = cli_gdb_prepare(&c.gdb, &c.k, &img);
-		c.gdb_append =
-		    xasprintf("%s%snokaslr", c.append ? c.append : "", c.append ? " " : "");
+		c.gdb_append = cli_gdb_append(c.append);
 		c.append = c.gdb_append;
 	}
 	if (!ret)

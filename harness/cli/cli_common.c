@@ -608,3 +608,8 @@ out:
 	free(vmlinux);
 	return ret;
 }
+
+char *cli_gdb_append(const char *append)
+{
+	return xasprintf("%s%snokaslr", append ? append : "", append ? " " : "");
+}

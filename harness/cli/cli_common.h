@@ -112,5 +112,8 @@ int cli_gdb_check(const struct gdb_cli *g);
  * tree's, else the image's; and the tree's gdb scripts when it has them). 0, or KTB_EXIT_UNTESTED
  * after a message. */
 int cli_gdb_prepare(struct gdb_cli *g, const struct kernel_choice *k, const struct image *img);
+/* The kernel arguments with nokaslr after them (append may be NULL), so
+ * that symbols' addresses hold from boot to boot; malloc'd. */
+char *cli_gdb_append(const char *append);
 
 #endif

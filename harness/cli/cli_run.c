@@ -506,7 +506,7 @@ static int run_gdb_prepare(struct run_cli *c, const struct image *img)
 {
 	int ret = cli_gdb_prepare(&c->gdb, &c->k, img);
 
-	c->gdb_append = xasprintf("%s%snokaslr", c->append ? c->append : "", c->append ? " " : "");
+	c->gdb_append = cli_gdb_append(c->append);
 	c->append = c->gdb_append;
 	return ret;
 }
