@@ -191,6 +191,20 @@ static int machine_gdb_args(const struct hw_launch *l, struct argv *a)
 	return a->err;
 }
 
+/* For a dump of guest memory (--dump): the vmcoreinfo device, through
+ * which the guest's qemu_fw_cfg driver hands QEMU the kernel's VMCOREINFO
+ * (so the dump says where the kernel is and what it is), and a pvpanic
+ * device, whose driver tells QEMU of a panic before the kernel's panic=-1
+ * reboot, which -action panic=pause turns into a paused guest instead of
+ * QEMU's end (-no-reboot). */
+static int machine_dump_args(const struct hw_launch *l, struct argv *a)
+{
+	if (!l->dump_ready)
+		return a->err;
+	return argv_add_list(a, (const char *const[]){ "-device", "vmcoreinfo", "-device",
+						       "pvpanic", "-action", "panic=pause", NULL });
+}
+
 static int machine_opt_arg(struct argv *a, const char *opt, const char *val)
 {
 	if (val) {
@@ -245,6 +259,8 @@ int machine_to_argv(const struct machine *m, const struct hw_launch *l, struct a
 	ret = machine_base_args(m, l, out);
 	if (!ret)
 		ret = machine_gdb_args(l, out);
+	if (!ret)
+		ret = machine_dump_args(l, out);
 	if (!ret)
 		ret = sleep_to_args(m, out);
 	if (!ret)

@@ -162,6 +162,9 @@ struct hw_launch {
 	unsigned gdb_port;    /* 1..65535: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
 	bool gdb_wait;	      /* with gdb_port: the CPUs start stopped (-S) until the
 				 debugger lets them go */
+	bool dump_ready;      /* the machine can be dumped after a panic: QEMU's
+				 vmcoreinfo device, a pvpanic device and
+				 -action panic=pause (docs/debugging.md) */
 	/* Runs a program (qemu-img, for overlays on a disk's base image): 0 when
 	 * it exits 0, else -errno with the first line of its stderr in why. hw/
 	 * never forks itself: the harness runs every child under its one policy

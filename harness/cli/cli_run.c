@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "cli_select.h"
+#include "argv.h"
 #include "backend_libvirt.h"
 #include "guard.h"
 #include "parallel.h"
@@ -38,8 +39,11 @@ struct run_cli {
 	const char *backend;	/* --backend: NULL (qemu), "qemu" or "libvirt" */
 	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
-	struct gdb_cli gdb;  /* --gdb[=PORT], --gdb-wait */
-	int64_t keep_ms;     /* --keep-on-fail[=DURATION]; 0: not given */
+	struct gdb_cli gdb; /* --gdb[=PORT], --gdb-wait */
+	int64_t keep_ms;    /* --keep-on-fail[=DURATION]; 0: not given */
+	enum run_dump dump; /* --dump WHEN (default on-failure) */
+	bool dump_given;
+	uint64_t dump_limit; /* --dump-limit SIZE in bytes */
 	char *gdb_append;    /* --append with nokaslr, for --gdb */
 	char *debug_vmlinux; /* a --kernel tree's vmlinux: the findings' frames decoded */
 };
@@ -81,6 +85,10 @@ static void run_usage(FILE *f)
 	    "                    the first scenario that does not pass keeps its VM up for\n"
 	    "                    DURATION (default 10m) or until Ctrl-C, and says how to\n"
 	    "                    reach it (console, QMP, ktb exec through the agent, gdb)\n"
+	    "  --dump WHEN       a dump of guest memory into the scenario's artifacts\n"
+	    "                    (vmcore, kdump-compressed): on-failure (default: when the\n"
+	    "                    guest panicked or hung), always, or never\n"
+	    "  --dump-limit SIZE no dump larger than SIZE (default 4G; 0: no limit)\n"
 	    "With no SCENARIO, runs the default library (%s).\n"
 	    "Exit: 0 passed, 1 a check failed, 2 bad input, 125 could not test, 130\n"
 	    "interrupted (docs/cli.md).\n",
@@ -132,7 +140,10 @@ static int run_backend_check(struct run_cli *c)
 	return 0;
 }
 
-enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT, OPT_KEEP };
+enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT, OPT_KEEP, OPT_DUMP, OPT_DUMP_LIMIT };
+
+/* --dump-limit's default: a 4G guest's memory, uncompressed */
+#define DUMP_LIMIT_DEFAULT (4ULL << 30)
 
 /* --keep-on-fail's default hold */
 #define KEEP_DEFAULT_MS (10 * 60 * 1000)
@@ -145,6 +156,13 @@ static int run_gdb_check(const struct run_cli *c)
 
 	if (r)
 		return r;
+	if (c->dump_given && c->dump != RUN_DUMP_NEVER && c->backend &&
+	    !strcmp(c->backend, "libvirt")) {
+		fprintf(stderr, "ktb run: --dump needs the qemu back end (the libvirt back end "
+				"takes no dump yet); leave --backend libvirt out, or give "
+				"--dump never\n");
+		return KTB_EXIT_USAGE;
+	}
 	if (c->keep_ms && c->backend && !strcmp(c->backend, "libvirt")) {
 		fprintf(stderr,
 			"ktb run: --keep-on-fail needs the qemu back end (a libvirt "
@@ -188,6 +206,8 @@ static const struct option run_options[] = {
 	{ "gdb", optional_argument, 0, OPT_GDB },
 	{ "gdb-wait", no_argument, 0, OPT_GDB_WAIT },
 	{ "keep-on-fail", optional_argument, 0, OPT_KEEP },
+	{ "dump", required_argument, 0, OPT_DUMP },
+	{ "dump-limit", required_argument, 0, OPT_DUMP_LIMIT },
 	{ 0, 0, 0, 0 },
 };
 #define RUN_SHORTOPTS "j:" SELECT_SHORTOPTS "vh"
@@ -210,6 +230,8 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	c->jobs = 1;
 	c->repeat = 1;
 	c->artifacts = "artifacts";
+	c->dump = RUN_DUMP_ON_FAILURE;
+	c->dump_limit = DUMP_LIMIT_DEFAULT;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, RUN_SHORTOPTS, run_options, NULL)) != -1) {
 		if (kernel_choice_option(&c->k, ch, optarg) || select_option(&c->sel, ch, optarg))
@@ -256,6 +278,33 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 					optarg);
 				return KTB_EXIT_USAGE;
 			}
+			break;
+		case OPT_DUMP:
+			if (!strcmp(optarg, "never")) {
+				c->dump = RUN_DUMP_NEVER;
+			} else if (!strcmp(optarg, "on-failure")) {
+				c->dump = RUN_DUMP_ON_FAILURE;
+			} else if (!strcmp(optarg, "always")) {
+				c->dump = RUN_DUMP_ALWAYS;
+			} else {
+				fprintf(stderr,
+					"ktb run: --dump %s: give on-failure, always or never\n",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
+			c->dump_given = true;
+			break;
+		case OPT_DUMP_LIMIT:
+			if (strcmp(optarg, "0") && hw_parse_size(optarg, &c->dump_limit)) {
+				fprintf(
+				    stderr,
+				    "ktb run: --dump-limit %s: give a size (512M, 4G), or 0 for "
+				    "no limit\n",
+				    optarg);
+				return KTB_EXIT_USAGE;
+			}
+			if (!strcmp(optarg, "0"))
+				c->dump_limit = 0;
 			break;
 		case 'R':
 			if (cli_count("run", "--repeat", optarg, 1000, &c->repeat))
@@ -419,6 +468,8 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.gdb_port = c->gdb.port,
 		.gdb_wait = c->gdb.wait,
 		.keep_ms = c->keep_ms,
+		.dump = c->dump,
+		.dump_limit = c->dump_limit,
 		.debug_vmlinux = c->debug_vmlinux,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };

@@ -31,6 +31,16 @@
  *                            lacks (status skip, nothing booted); [] otherwise
  *   findings      [finding]  kernel reports the console carried; [] if none
  *   findings_dropped integer  reports past the scan's limit, only counted
+ *   dump          object|null  a dump of guest memory (ktb run --dump), or why
+ *                              there is none; null when none was wanted
+ *
+ * dump:
+ *   trigger       "panic" | "hang" | "always"  why one was wanted
+ *   file          string|null  the kdump-compressed file; null: none written
+ *   format        string   "kdump-zlib"
+ *   bytes         integer  its size (0 without a file)
+ *   ms            integer  how long QEMU took to write it
+ *   note          string|null  why there is no file
  *
  * finding:
  *   kind          string   "warning", "oops", "oom kill", ... (docs/debugging.md)
@@ -354,6 +364,7 @@ void scenario_result_free(struct scenario_result *r)
 	free(r->kernel);
 	free(r->accel);
 	json_decref(r->metrics);
+	json_decref(r->dump);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -563,6 +574,7 @@ json_t *scenario_result_to_json(const struct scenario_result *r)
 	json_object_set_new(j, "missing_config", missing_to_json(r));
 	json_object_set_new(j, "findings", findings_to_json(r));
 	json_object_set_new(j, "findings_dropped", json_integer((json_int_t)r->findings_dropped));
+	json_object_set_new(j, "dump", r->dump ? json_deep_copy(r->dump) : json_null());
 	return j;
 }
 
@@ -876,6 +888,8 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 	v = json_object_get(j, "findings_dropped");
 	r->findings_dropped =
 	    json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
+	v = json_object_get(j, "dump");
+	r->dump = json_is_object(v) ? json_deep_copy(v) : NULL;
 	return 0;
 }
 

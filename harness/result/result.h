@@ -133,6 +133,8 @@ struct scenario_result {
 	struct finding *findings;
 	size_t findings_count;
 	size_t findings_dropped; /* reports past the scan's limit, only counted */
+	json_t *dump;		 /* the dump of guest memory, or why none: NULL when none was
+				    wanted (result.c lists its keys) */
 };
 
 /* What a run was cut from (ktb run; ktb merge checks that shards fit):

@@ -22,9 +22,20 @@
 #include "step_table.h"
 #include "vm.h"
 #include "vm_cmdline.h"
+#include "vm_dump.h"
 
 #define DMESG_TIMEOUT_MS 5000
 #define MACHINE_CHECK_TIMEOUT_MS 30000
+/* After the console's "Kernel panic" line the kernel prints its stack and
+ * stops the other CPUs before its panic notifiers run, pvpanic's among
+ * them: milliseconds, seconds at most under TCG on a loaded host. */
+#define DUMP_PANIC_WAIT_MS 5000
+/* A step that ran out of time: does the guest agent still answer? */
+#define DUMP_HANG_PROBE_MS 5000
+/* QEMU writes a dump at disk speed after compressing each page: a minute,
+ * plus 30 s per GiB of guest memory, is far more than it needs. */
+#define DUMP_BASE_MS 60000
+#define DUMP_MS_PER_GIB 30000
 
 static void progress(const struct run_ctx *c, const char *what)
 {
@@ -142,6 +153,129 @@ static void judge_findings(struct run_ctx *c)
 		free(c->r->message);
 		c->r->message = msg;
 	}
+}
+
+static bool vm_panicked(void *ctx)
+{
+	const struct vm *vm = ctx;
+
+	return vm->guest_panicked || vm->qemu_gone;
+}
+
+/* The console showed a panic: wait for pvpanic's GUEST_PANICKED (QEMU
+ * paused the guest) or QEMU's end (no pvpanic driver: panic=-1 rebooted
+ * and -no-reboot ended QEMU). The loop's abort reason is kept. */
+static bool guest_panicked(struct run_ctx *c)
+{
+	const char *why = loop_abort_reason(c->vm.loop);
+	char *saved;
+
+	if (c->vm.guest_panicked)
+		return true;
+	if (!console_seen(c->vm.console, "Kernel panic - not syncing"))
+		return false;
+	saved = why ? xstrdup(why) : NULL;
+	loop_clear_abort(c->vm.loop);
+	loop_run_until(c->vm.loop, vm_panicked, &c->vm, loop_now(c->vm.loop) + DUMP_PANIC_WAIT_MS);
+	if (saved)
+		loop_abort(c->vm.loop, saved);
+	free(saved);
+	return true;
+}
+
+/* A step (or the boot) ran out of time and the guest agent does not
+ * answer either: the guest hangs. */
+static bool guest_hung(struct run_ctx *c)
+{
+	bool timed_out = c->r->status == ST_TIMEOUT;
+	const char *why = loop_abort_reason(c->vm.loop);
+	char *saved;
+	int ret;
+
+	for (size_t i = 0; i < c->r->steps_count && !timed_out; i++)
+		timed_out = c->r->steps[i].status == ST_TIMEOUT;
+	if (!timed_out || c->vm.qemu_gone)
+		return false;
+	if (!c->vm.qga)
+		return true;
+	saved = why ? xstrdup(why) : NULL;
+	loop_clear_abort(c->vm.loop);
+	ret = vm_guest_sync(&c->vm, 500, loop_now(c->vm.loop) + DUMP_HANG_PROBE_MS);
+	if (saved)
+		loop_abort(c->vm.loop, saved);
+	free(saved);
+	return ret != 0;
+}
+
+/* The guest's uname, as the machine step's probe read it (its
+ * kernel.release and kernel.version), for the dump's header; the booted
+ * release otherwise. The strings are copied into rel and ver. */
+static struct vm_dump_uts guest_uts(const struct run_ctx *c, char rel[65], char ver[65])
+{
+	struct vm_dump_uts u = { c->r->kernel, NULL };
+
+	for (size_t i = 0; i < c->r->steps_count; i++) {
+		const struct step_result *sr = &c->r->steps[i];
+		json_t *doc, *k;
+
+		if (strcmp(sr->name, MACHINE_STEP_NAME) || !sr->out)
+			continue;
+		doc = json_loads(sr->out, 0, NULL);
+		k = json_object_get(doc, "kernel");
+		if (json_string_value(json_object_get(k, "release"))) {
+			snprintf(rel, 65, "%s", json_string_value(json_object_get(k, "release")));
+			u.release = rel;
+		}
+		if (json_string_value(json_object_get(k, "version"))) {
+			snprintf(ver, 65, "%s", json_string_value(json_object_get(k, "version")));
+			u.version = ver;
+		}
+		json_decref(doc);
+		break;
+	}
+	return u;
+}
+
+/* --dump: guest memory into the artifacts as vmcore, when the guest
+ * panicked or hung (and with always, at the end of every scenario); the
+ * result's dump says what was written or why nothing was. */
+static void take_dump(struct run_ctx *c)
+{
+	const char *trigger = NULL;
+	struct vm_dump d = { 0 };
+	char rel[65], ver[65];
+	struct vm_dump_uts uts = guest_uts(c, rel, ver);
+	uint64_t mem = c->s->machine->memory_bytes;
+	char *path;
+
+	if (c->o->dump == RUN_DUMP_NEVER || !c->vm.loop || proc_interrupted())
+		return;
+	if (guest_panicked(c))
+		trigger = "panic";
+	else if (guest_hung(c))
+		trigger = "hang";
+	else if (c->o->dump == RUN_DUMP_ALWAYS && c->vm.ready_ms)
+		trigger = "always";
+	if (!trigger)
+		return;
+	path = xasprintf("%s/vmcore", c->r->artifacts);
+	progress(c, "dumping guest memory");
+	if (!c->vm.cfg.dump_ready)
+		d.note = xstrdup("no dump: the libvirt back end takes none (docs/debugging.md)");
+	else if (c->vm.qemu_gone && !strcmp(trigger, "panic"))
+		d.note = xstrdup("no dump: QEMU had ended: the kernel's panic=-1 rebooted before a "
+				 "pvpanic driver told QEMU of the panic (the kernel has none, or "
+				 "it was not loaded yet)");
+	else
+		vm_dump_memory(&c->vm, path, mem, c->o->dump_limit, &uts,
+			       loop_now(c->vm.loop) + DUMP_BASE_MS +
+				   (int64_t)(mem >> 30) * DUMP_MS_PER_GIB + DUMP_MS_PER_GIB,
+			       &d);
+	c->r->dump = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:s?}", "trigger", trigger, "file",
+			       d.file, "format", VM_DUMP_FORMAT, "bytes", (json_int_t)d.bytes, "ms",
+			       (json_int_t)d.ms, "note", d.note);
+	vm_dump_free(&d);
+	free(path);
 }
 
 /* --keep-on-fail keeps one VM: the first scenario of the run to claim the
@@ -272,6 +406,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.libvirt_uri = c->o->libvirt_uri,
 		.backend = c->o->backend,
 		.reports_expected = scenario_expects_reports(c->s),
+		.dump_ready = c->o->dump != RUN_DUMP_NEVER && !c->o->libvirt_uri,
 		.gdb_port = c->o->gdb_port,
 		.gdb_wait = c->o->gdb_wait,
 	};
@@ -390,6 +525,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 		run_steps(&c);
 	collect_dmesg(&c);
 	storage_collect_metrics(&c);
+	take_dump(&c);
 	if (proc_interrupted())
 		scenario_result_interrupt(r, proc_interrupted());
 	vm_drain_console(&c.vm);

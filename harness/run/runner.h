@@ -14,6 +14,13 @@
 
 struct vm_backend_ops;
 
+/* --dump: when a scenario's guest memory is dumped (docs/debugging.md) */
+enum run_dump {
+	RUN_DUMP_NEVER,	     /* the zero value: tests' own run_opts take none */
+	RUN_DUMP_ON_FAILURE, /* ktb run's default: the guest panicked or hung */
+	RUN_DUMP_ALWAYS,     /* those, and at the end of every scenario */
+};
+
 struct run_opts {
 	const struct image *image;
 	/* the config of the kernel the image boots; NULL: not known (every
@@ -33,6 +40,8 @@ struct run_opts {
 				      decoded with (a --kernel tree's); NULL: none */
 	int64_t keep_ms;	   /* --keep-on-fail: how long the first scenario that did
 				      not pass keeps its VM; 0: not kept */
+	enum run_dump dump;	   /* --dump */
+	uint64_t dump_limit;	   /* --dump-limit in bytes; 0: none */
 	const struct vm_backend_ops *backend; /* tests: their own back end; NULL: by libvirt_uri */
 	void (*progress)(void *ctx, const char *what); /* may be NULL */
 	void *progress_ctx;

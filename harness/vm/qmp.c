@@ -22,6 +22,8 @@ struct qmp {
 	json_int_t want_id; /* id of the outstanding command; 0: none */
 	struct qmp_event **events;
 	size_t nevents, cap;
+	void (*on_event)(void *ctx, const struct qmp_event *ev);
+	void *on_event_ctx;
 };
 
 /* What a wait is for; the loop's cond and the result check share it. */
@@ -78,6 +80,8 @@ static const char *qmp_on_event(struct qmp *q, json_t *msg)
 		q->events = xrealloc(q->events, q->cap * sizeof(*q->events));
 	}
 	q->events[q->nevents++] = ev;
+	if (q->on_event)
+		q->on_event(q->on_event_ctx, ev);
 	return note;
 }
 
@@ -235,6 +239,12 @@ static bool qmp_have_event(void *ctx)
 	struct qmp_wait *w = ctx;
 
 	return qmp_find_event(w->q, w->event) >= 0;
+}
+
+void qmp_on_events(struct qmp *q, void (*fn)(void *ctx, const struct qmp_event *ev), void *ctx)
+{
+	q->on_event = fn;
+	q->on_event_ctx = ctx;
 }
 
 bool qmp_has_event(struct qmp *q, const char *name)

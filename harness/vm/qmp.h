@@ -39,5 +39,8 @@ int qmp_wait_event(struct qmp *q, const char *name, struct qmp_event **ev, int64
 void qmp_event_free(struct qmp_event *ev);
 /* Whether an event named name is queued (nothing is taken, nothing waits). */
 bool qmp_has_event(struct qmp *q, const char *name);
+/* Called with each event as it arrives, after it is queued (NULL: none):
+ * for events that must act at once, not when someone waits for them. */
+void qmp_on_events(struct qmp *q, void (*fn)(void *ctx, const struct qmp_event *ev), void *ctx);
 
 #endif

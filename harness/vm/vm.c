@@ -122,8 +122,22 @@ struct hw_launch vm_launch(const struct vm *vm)
 		.kvm = vm->cfg.kvm,
 		.gdb_port = vm->cfg.gdb_port,
 		.gdb_wait = vm->cfg.gdb_port && vm->cfg.gdb_wait,
+		.dump_ready = vm->cfg.dump_ready,
 		.run = spawn_tool,
 	};
+}
+
+/* A panicked guest that pvpanic paused (-action panic=pause) will do
+ * nothing more: end what waits on it, as QEMU's end would. */
+static void vm_on_qmp_event(void *ctx, const struct qmp_event *ev)
+{
+	struct vm *vm = ctx;
+
+	if (strcmp(ev->name, "GUEST_PANICKED"))
+		return;
+	vm->guest_panicked = true;
+	console_flush(vm->console);
+	loop_abort(vm->loop, "the guest panicked (pvpanic): QEMU paused it");
 }
 
 static const struct vm_backend_ops *vm_choose(const struct vm_config *c)
@@ -165,6 +179,7 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 		return fd;
 	}
 	vm->qmp = qmp_new(vm->loop, fd, vm->qmp_log);
+	qmp_on_events(vm->qmp, vm_on_qmp_event, vm);
 	ret = qmp_handshake(vm->qmp, deadline);
 	if (ret)
 		snprintf(vm->err, sizeof(vm->err), "QMP handshake failed: %s", vm_why(vm, ret));

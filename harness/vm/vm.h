@@ -42,6 +42,8 @@ struct vm_config {
 	unsigned gdb_port;     /* QEMU's gdb server on 127.0.0.1:PORT (qemu back end); 0: none */
 	bool gdb_wait;	       /* with gdb_port: the CPUs start stopped until the
 				  debugger lets them go (vm_wait_debugger) */
+	bool dump_ready;       /* the machine can be dumped after a panic (hw_launch's
+				  dump_ready; the qemu back end) */
 	bool reports_expected; /* the scenario expects or tolerates kernel reports:
 				  a report's first line on the console does not end
 				  the run (QEMU going away still does) */
@@ -63,11 +65,13 @@ struct vm {
 	int64_t start_ms; /* QEMU started (loop clock) */
 	int64_t ready_ms; /* first guest command accepted, 0 until then */
 	bool qemu_gone;
-	bool init_failed; /* init printed KTB_INIT_FAIL_MARKER */
-	bool host_failed; /* vm_start failed for the host's reasons (libvirt:
-			     no connection, daemon error): worth another host */
-	bool bad_config;  /* vm_start failed because the machine was refused */
-	char err[1024];	  /* why the last call failed */
+	bool init_failed;    /* init printed KTB_INIT_FAIL_MARKER */
+	bool guest_panicked; /* QEMU said GUEST_PANICKED (pvpanic): the guest is
+				paused, the loop aborted */
+	bool host_failed;    /* vm_start failed for the host's reasons (libvirt:
+				no connection, daemon error): worth another host */
+	bool bad_config;     /* vm_start failed because the machine was refused */
+	char err[1024];	     /* why the last call failed */
 };
 
 /* What the guest agent reports of a finished command. */

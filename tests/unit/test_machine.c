@@ -451,6 +451,29 @@ static void test_argv_gdb(void **state)
 	argv_free(&a);
 }
 
+/* --dump: the vmcoreinfo and pvpanic devices and a pause on panic; without,
+ * none of them (the plain machine stays as it was). */
+static void test_argv_dump(void **state)
+{
+	struct hw_launch l = launch;
+	struct machine m = { 0 };
+	struct argv a;
+
+	(void)state;
+	to_argv(&m, &l, &a);
+	for (size_t i = 0; i < a.n; i++) {
+		assert_string_not_equal(a.v[i], "vmcoreinfo");
+		assert_string_not_equal(a.v[i], "-action");
+	}
+	argv_free(&a);
+	l.dump_ready = true;
+	to_argv(&m, &l, &a);
+	assert_in_order(&a, (const char *const[]){ "-device", "vmcoreinfo", NULL });
+	assert_in_order(&a, (const char *const[]){ "-device", "pvpanic", NULL });
+	assert_in_order(&a, (const char *const[]){ "-action", "panic=pause", NULL });
+	argv_free(&a);
+}
+
 static void test_argv_kvm_interactive(void **state)
 {
 	struct hw_launch l = launch;
@@ -839,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_validate_distances),
 		cmocka_unit_test(test_argv_base),
 		cmocka_unit_test(test_argv_gdb),
+		cmocka_unit_test(test_argv_dump),
 		cmocka_unit_test(test_argv_kvm_interactive),
 		cmocka_unit_test(test_argv_display),
 		cmocka_unit_test(test_argv_sleep_s4),

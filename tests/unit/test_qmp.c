@@ -115,6 +115,35 @@ static void test_qmp_execute_reply(void **state)
 	finish(&f);
 }
 
+/* qmp_on_events: the hook sees each event as it arrives, in order, and the
+ * event is still queued for whoever waits for it. */
+static void count_event(void *ctx, const struct qmp_event *ev)
+{
+	char *seen = ctx;
+
+	strcat(seen, ev->name);
+	strcat(seen, " ");
+}
+
+static void test_qmp_event_hook(void **state)
+{
+	const char *const script[] = { HANDSHAKE, "<query-status", ">" EV_STOP EV_RESUME STATUS_OK,
+				       NULL };
+	char seen[64] = "";
+	struct qmp_event *ev = NULL;
+	struct fixture f;
+
+	(void)state;
+	start_ready(&f, script);
+	qmp_on_events(f.q, count_event, seen);
+	assert_int_equal(qmp_execute(f.q, "query-status", NULL, NULL, NULL, in_ms(&f, 5000)), 0);
+	assert_string_equal(seen, "STOP RESUME ");
+	assert_int_equal(qmp_wait_event(f.q, "STOP", &ev, in_ms(&f, 10)), 0);
+	qmp_event_free(ev);
+	assert_true(qmp_has_event(f.q, "RESUME"));
+	finish(&f);
+}
+
 static int64_t fake_now;
 
 static int64_t fake_clock(void)
@@ -356,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_qmp_handshake),
 		cmocka_unit_test(test_qmp_execute_reply),
 		cmocka_unit_test(test_qmp_events_between_replies),
+		cmocka_unit_test(test_qmp_event_hook),
 		cmocka_unit_test(test_qmp_event_wait_real_time),
 		cmocka_unit_test(test_qmp_bytewise),
 		cmocka_unit_test(test_qmp_split_every_byte),

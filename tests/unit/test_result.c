@@ -301,7 +301,7 @@ static void test_scenario_json(void **state)
 	assert_string_equal(keys,
 			    "name,file,summary,tags,status,message,duration_ms,started,kernel,"
 			    "accel,metrics,artifacts,steps,console_tail,attempt,missing_config,"
-			    "findings,findings_dropped");
+			    "findings,findings_dropped,dump");
 	free(keys);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "fail");
 	assert_true(json_is_null(json_object_get(j, "summary")));
