@@ -228,6 +228,27 @@ static void term_findings(FILE *f, const struct scenario_result *s)
 			s->findings_count - FINDING_LINES);
 }
 
+/* The dump of guest memory (--dump): where, how big, how to open it; or
+ * why there is none. */
+static void term_dump(FILE *f, const struct scenario_result *s)
+{
+	const char *file = json_string_value(json_object_get(s->dump, "file"));
+	const char *note = json_string_value(json_object_get(s->dump, "note"));
+
+	if (!s->dump)
+		return;
+	if (file)
+		fprintf(f,
+			INDENT "dump (%s): %s, %.1f MB in %.1f s; drgn -c %s -s VMLINUX "
+			       "(docs/debugging.md)\n",
+			json_string_value(json_object_get(s->dump, "trigger")), file,
+			(double)json_integer_value(json_object_get(s->dump, "bytes")) / 1e6,
+			(double)json_integer_value(json_object_get(s->dump, "ms")) / 1000.0, file);
+	else if (note)
+		fprintf(f, INDENT "dump (%s): %s\n",
+			json_string_value(json_object_get(s->dump, "trigger")), note);
+}
+
 static void term_failure(FILE *f, const struct scenario_result *s)
 {
 	const struct step_result *st = scenario_result_failed_step(s);
@@ -247,6 +268,7 @@ static void term_failure(FILE *f, const struct scenario_result *s)
 	term_findings(f, s);
 	if (s->console_tail)
 		term_tail(f, "console", s->console_tail, CONSOLE_LINES);
+	term_dump(f, s);
 	if (s->artifacts)
 		fprintf(f, INDENT "artifacts: %s\n", s->artifacts);
 }

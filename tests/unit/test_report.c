@@ -434,6 +434,21 @@ static void test_term_fail(void **state)
 	assert_null(strstr(out, "console line 20\n"));
 	assert_non_null(strstr(out, "console line 50\n        artifacts:"));
 	free(out);
+	/* the dump, after the console: where and how big, or why none */
+	s->dump = json_pack("{s:s, s:s, s:s, s:i, s:i, s:n}", "trigger", "hang", "file", "a/vmcore",
+			    "format", "kdump-zlib", "bytes", 31500000, "ms", 1400, "note");
+	out = term_of(s, false);
+	assert_non_null(strstr(out, "console line 50\n        dump (hang): a/vmcore, 31.5 MB in "
+				    "1.4 s; drgn -c a/vmcore -s VMLINUX (docs/debugging.md)\n"
+				    "        artifacts:"));
+	free(out);
+	json_decref(s->dump);
+	s->dump =
+	    json_pack("{s:s, s:n, s:s, s:i, s:i, s:s}", "trigger", "panic", "file", "format",
+		      "kdump-zlib", "bytes", 0, "ms", 0, "note", "no dump: QEMU had already ended");
+	out = term_of(s, false);
+	assert_non_null(strstr(out, "        dump (panic): no dump: QEMU had already ended\n"));
+	free(out);
 	/* an error without a failing step still says why */
 	out = term_of(&r.scenarios[2], false);
 	assert_string_equal(out, "ERROR   no-boot                  60.0s  boot 3.1s\n"
