@@ -42,6 +42,7 @@ struct run_cli {
 	int64_t keep_ms;     /* --keep-on-fail[=DURATION]; 0: not given */
 	char *gdb_append;    /* --append with nokaslr, for --gdb */
 	char *debug_vmlinux; /* a --kernel tree's vmlinux: the findings' frames decoded */
+	char *debug_modules; /* and where the modules' .ko files are: the tree */
 };
 
 static void run_usage(FILE *f)
@@ -420,6 +421,7 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.gdb_wait = c->gdb.wait,
 		.keep_ms = c->keep_ms,
 		.debug_vmlinux = c->debug_vmlinux,
+		.debug_modules = c->debug_modules,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;
@@ -522,6 +524,15 @@ static char *tree_vmlinux(const char *kernel)
 	return xasprintf("%s/vmlinux", kernel);
 }
 
+/* What findings are decoded with: a --kernel tree's vmlinux and its
+ * modules (modules.order). */
+static void run_debug_files(struct run_cli *c)
+{
+	c->debug_vmlinux = tree_vmlinux(c->k.kernel);
+	if (c->debug_vmlinux)
+		c->debug_modules = xstrdup(c->k.kernel);
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
@@ -552,7 +563,7 @@ static int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (!ret && set.count && c.gdb.on)
 		ret = run_gdb_prepare(&c, &img);
-	c.debug_vmlinux = tree_vmlinux(c.k.kernel);
+	run_debug_files(&c);
 	if (ret)
 		goto out;
 	rr.run_id = c.run_id	  ? xstrdup(c.run_id)
@@ -577,6 +588,7 @@ out:
 	hosts_free(&c.hosts);
 	free(c.gdb_append);
 	free(c.debug_vmlinux);
+	free(c.debug_modules);
 	return ret;
 }
 
