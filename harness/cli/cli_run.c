@@ -41,8 +41,9 @@ struct run_cli {
 	struct gdb_cli gdb;  /* --gdb[=PORT], --gdb-wait */
 	int64_t keep_ms;     /* --keep-on-fail[=DURATION]; 0: not given */
 	char *gdb_append;    /* --append with nokaslr, for --gdb */
-	char *debug_vmlinux; /* a --kernel tree's vmlinux: the findings' frames decoded */
-	char *debug_modules; /* and where the modules' .ko files are: the tree */
+	char *debug_vmlinux; /* a --kernel tree's vmlinux, or the image's debug one:
+			      * the findings' frames decoded */
+	char *debug_modules; /* and where the modules' .ko files are */
 };
 
 static void run_usage(FILE *f)
@@ -525,12 +526,17 @@ static char *tree_vmlinux(const char *kernel)
 }
 
 /* What findings are decoded with: a --kernel tree's vmlinux and its
- * modules (modules.order). */
-static void run_debug_files(struct run_cli *c)
+ * modules (modules.order), else the image's debug files when ktb image
+ * build --debug fetched them. */
+static void run_debug_files(struct run_cli *c, const struct image *img)
 {
 	c->debug_vmlinux = tree_vmlinux(c->k.kernel);
-	if (c->debug_vmlinux)
+	if (c->debug_vmlinux) {
 		c->debug_modules = xstrdup(c->k.kernel);
+	} else if (img->debug_vmlinux) {
+		c->debug_vmlinux = xstrdup(img->debug_vmlinux);
+		c->debug_modules = xstrdup(img->debug_modules);
+	}
 }
 
 static int cli_run(int argc, char **argv)
@@ -563,7 +569,7 @@ static int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (!ret && set.count && c.gdb.on)
 		ret = run_gdb_prepare(&c, &img);
-	run_debug_files(&c);
+	run_debug_files(&c, &img);
 	if (ret)
 		goto out;
 	rr.run_id = c.run_id	  ? xstrdup(c.run_id)

@@ -255,7 +255,7 @@ static void judge_step(struct run_ctx *c, size_t i)
 /* Why findings stay in raw frames when no vmlinux with DWARF was given. */
 #define FINDINGS_NO_DEBUG                                                                          \
 	"no vmlinux with debug information: a --kernel build tree's is used when it has one "      \
-	"(CONFIG_DEBUG_INFO); a distribution kernel's debug package is not fetched"
+	"(CONFIG_DEBUG_INFO), a Debian kernel's once ktb image build --debug fetched it"
 
 static void decode_one(const struct kdecode *d, struct finding *f)
 {
