@@ -10,6 +10,7 @@
 #include "cli_image.h"
 #include "cli.h"
 #include "cli_common.h"
+#include "image_debug.h"
 #include "kvm.h"
 #include "util.h"
 
@@ -22,21 +23,63 @@ static void image_usage(FILE *f)
 		   "  --kernel K        Debian ABI (6.1.0-57), a path to a bzImage/vmlinux, or a\n"
 		   "                    kernel build tree\n"
 		   "  --modules DIR     modules for --kernel PATH (instead of a tree's)\n"
+		   "  --debug           also fetch the Debian kernel's debug files (its -dbg\n"
+		   "                    package: the vmlinux and the image's modules), for\n"
+		   "                    findings in file:line\n"
 		   "  -v, --verbose     show the image builder's output\n");
 }
 
 static const struct option image_options[] = {
 	{ "kernel", required_argument, 0, 'k' },
 	{ "modules", required_argument, 0, 'm' },
+	{ "debug", no_argument, 0, 'd' }, /* the kernel's debug files too */
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
 };
 
+/* --debug: the image's debug files, fetched unless they are there. A
+ * user's own kernel has no debug package: a tree's vmlinux serves instead
+ * (a note), a bare kernel file has nothing (a usage error). */
+static int image_debug(const struct kernel_choice *k, struct image *img)
+{
+	char err[2048] = "", *pkg;
+	int ret;
+
+	if (img->debug_vmlinux)
+		return 0;
+	if (!img->kernel_deb && image_tree_is(k->kernel)) {
+		cli_err("note: --debug: the kernel is the build tree %s, not a Debian package: "
+			"there is no debug package to fetch; ktb run --kernel %s decodes findings "
+			"with %s/vmlinux and the tree's modules (built with CONFIG_DEBUG_INFO)",
+			k->kernel, k->kernel, k->kernel);
+		return 0;
+	}
+	if (!img->kernel_deb) {
+		cli_err("--debug: the kernel %s is your own, not a Debian package: there is no "
+			"debug package to fetch; give ktb run --kernel the build tree it came "
+			"from, whose vmlinux (CONFIG_DEBUG_INFO) decodes the findings",
+			k->kernel);
+		return KTB_EXIT_USAGE;
+	}
+	pkg = image_debug_package(img);
+	cli_err("fetching the kernel's debug package %s and unpacking the vmlinux and the "
+		"image's modules from it (a large download, then a minute or more)",
+		pkg);
+	free(pkg);
+	ret = image_debug_ensure(img, k->verbose, err, sizeof(err));
+	if (ret) {
+		cli_err("--debug: %s", err);
+		return KTB_EXIT_UNTESTED;
+	}
+	return 0;
+}
+
 static int cli_image(int argc, char **argv)
 {
 	struct kernel_choice k = { 0 };
 	struct image img = { 0 };
+	bool debug = false;
 	int ch, ret;
 
 	optind = 1;
@@ -47,6 +90,9 @@ static int cli_image(int argc, char **argv)
 			break;
 		case 'm':
 			k.modules = optarg;
+			break;
+		case 'd':
+			debug = true;
 			break;
 		case 'v':
 			k.verbose = true;
@@ -73,11 +119,18 @@ static int cli_image(int argc, char **argv)
 	}
 	k.recipe = argc - optind == 2 ? argv[optind + 1] : NULL;
 	ret = image_prepare(&k, &img);
-	if (ret)
+	if (!ret && debug)
+		ret = image_debug(&k, &img);
+	if (ret) {
+		image_free(&img);
 		return ret;
+	}
 	printf("image:   %s\nrelease: %s\nvmlinux: %s\nbzImage: %s\ninitrd:  %s\n", img.dir,
 	       img.release, img.vmlinux ? img.vmlinux : "-", img.bzimage ? img.bzimage : "-",
 	       img.initrd);
+	/* once fetched, shown whether --debug was given or not */
+	if (img.debug_vmlinux)
+		printf("debug:   %s\nmodules: %s\n", img.debug_vmlinux, img.debug_modules);
 	image_free(&img);
 	return 0;
 }

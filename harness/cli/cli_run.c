@@ -45,7 +45,9 @@ struct run_cli {
 	bool dump_given;
 	uint64_t dump_limit; /* --dump-limit SIZE in bytes */
 	char *gdb_append;    /* --append with nokaslr, for --gdb */
-	char *debug_vmlinux; /* a --kernel tree's vmlinux: the findings' frames decoded */
+	char *debug_vmlinux; /* a --kernel tree's vmlinux, or the image's debug one:
+			      * the findings' frames decoded */
+	char *debug_modules; /* and where the modules' .ko files are */
 };
 
 static void run_usage(FILE *f)
@@ -471,6 +473,7 @@ static int run_all(const struct run_cli *c, struct scenario_set *set, struct ima
 		.dump = c->dump,
 		.dump_limit = c->dump_limit,
 		.debug_vmlinux = c->debug_vmlinux,
+		.debug_modules = c->debug_modules,
 	};
 	struct parallel_print pp = { .c = c, .rr = rr };
 	struct run_plan plan;
@@ -573,6 +576,20 @@ static char *tree_vmlinux(const char *kernel)
 	return xasprintf("%s/vmlinux", kernel);
 }
 
+/* What findings are decoded with: a --kernel tree's vmlinux and its
+ * modules (modules.order), else the image's debug files when ktb image
+ * build --debug fetched them. */
+static void run_debug_files(struct run_cli *c, const struct image *img)
+{
+	c->debug_vmlinux = tree_vmlinux(c->k.kernel);
+	if (c->debug_vmlinux) {
+		c->debug_modules = xstrdup(c->k.kernel);
+	} else if (img->debug_vmlinux) {
+		c->debug_vmlinux = xstrdup(img->debug_vmlinux);
+		c->debug_modules = xstrdup(img->debug_modules);
+	}
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
@@ -603,7 +620,7 @@ static int cli_run(int argc, char **argv)
 	ret = set.count ? image_prepare(&c.k, &img) : 0;
 	if (!ret && set.count && c.gdb.on)
 		ret = run_gdb_prepare(&c, &img);
-	c.debug_vmlinux = tree_vmlinux(c.k.kernel);
+	run_debug_files(&c, &img);
 	if (ret)
 		goto out;
 	rr.run_id = c.run_id	  ? xstrdup(c.run_id)
@@ -628,6 +645,7 @@ out:
 	hosts_free(&c.hosts);
 	free(c.gdb_append);
 	free(c.debug_vmlinux);
+	free(c.debug_modules);
 	return ret;
 }
 

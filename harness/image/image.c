@@ -707,6 +707,22 @@ out:
 	return ret;
 }
 
+void image_debug_find(struct image *img)
+{
+	char *v = xasprintf("%s/" IMAGE_DEBUG_DIR "/vmlinux", img->dir);
+
+	free(img->debug_vmlinux);
+	free(img->debug_modules);
+	img->debug_vmlinux = img->debug_modules = NULL;
+	/* the folder is renamed into place whole: its vmlinux means done */
+	if (access(v, R_OK)) {
+		free(v);
+		return;
+	}
+	img->debug_vmlinux = v;
+	img->debug_modules = xasprintf("%s/" IMAGE_DEBUG_DIR "/modules", img->dir);
+}
+
 /* A folder without manifest.json is an unfinished build. */
 static int image_load(const char *dir, const char *key, struct image *img, char *err, size_t errlen)
 {
@@ -737,6 +753,7 @@ static int image_load(const char *dir, const char *key, struct image *img, char 
 	img->initrd = xasprintf("%s/%s", dir, ird);
 	img->release = xstrdup(rel);
 	img->key = xstrdup(key);
+	image_debug_find(img);
 out:
 	json_decref(m);
 	free(path);
@@ -887,6 +904,9 @@ int image_ensure(const struct image_opts *o, struct image *out, char *err, size_
 	ret = image_load(dir, b.key, out, err, errlen);
 	if (ret == -ENOENT)
 		ret = image_build(&b, dir, out, err, errlen);
+	/* what --debug fetches the debug package by */
+	if (!ret && b.kernel_deb)
+		out->kernel_deb = xstrdup(b.debs[0]);
 out:
 	free(dir);
 	build_free(&b);
@@ -903,5 +923,8 @@ void image_free(struct image *img)
 	free(img->initrd);
 	free(img->release);
 	free(img->key);
+	free(img->kernel_deb);
+	free(img->debug_vmlinux);
+	free(img->debug_modules);
 	memset(img, 0, sizeof(*img));
 }

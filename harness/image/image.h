@@ -20,6 +20,13 @@ struct image {
 	char *initrd;
 	char *release; /* kernel release, "6.1.0-57-amd64" */
 	char *key;     /* content hash */
+	/* "linux-image-6.1.0-57-amd64-unsigned=6.1.192-3": the Debian package
+	 * the kernel came from; NULL for a user's own kernel */
+	char *kernel_deb;
+	/* the kernel's debug files (ktb image build --debug, image_debug.h):
+	 * DIR/debug/vmlinux and DIR/debug/modules; NULL when not fetched */
+	char *debug_vmlinux;
+	char *debug_modules;
 };
 
 struct image_opts {
@@ -31,6 +38,12 @@ struct image_opts {
 				  * modules unless modules_dir (image_tree.h) */
 	bool verbose;		 /* show the builder's output */
 };
+
+/* Where an image keeps its kernel's debug files: IMAGE/debug (image_debug.h). */
+#define IMAGE_DEBUG_DIR "debug"
+/* img->debug_vmlinux and img->debug_modules when img->dir has a debug
+ * folder (image_ensure finds it); left NULL otherwise. */
+void image_debug_find(struct image *img);
 
 /* Build the image unless an identical one is cached. 0, -EINVAL (bad recipe
  * or options, err says where) or -EIO (build failed, err says why). */

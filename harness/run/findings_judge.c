@@ -255,7 +255,7 @@ static void judge_step(struct run_ctx *c, size_t i)
 /* Why findings stay in raw frames when no vmlinux with DWARF was given. */
 #define FINDINGS_NO_DEBUG                                                                          \
 	"no vmlinux with debug information: a --kernel build tree's is used when it has one "      \
-	"(CONFIG_DEBUG_INFO); a distribution kernel's debug package is not fetched"
+	"(CONFIG_DEBUG_INFO), a Debian kernel's once ktb image build --debug fetched it"
 
 static void decode_one(const struct kdecode *d, struct finding *f)
 {
@@ -263,7 +263,7 @@ static void decode_one(const struct kdecode *d, struct finding *f)
 	const char **off = xcalloc(f->frames_count + 1, sizeof(char *));
 	const char **mod = xcalloc(f->frames_count + 1, sizeof(char *));
 	struct kdecode_frame *out = xcalloc(f->frames_count + 1, sizeof(*out));
-	char why[300] = "";
+	char why[1024] = "";
 
 	for (size_t i = 0; i < f->frames_count; i++) {
 		func[i] = f->frames[i].func;
@@ -286,6 +286,9 @@ static void decode_one(const struct kdecode *d, struct finding *f)
 			fr->locs_count = out[i].count;
 			kdecode_frame_free(&out[i]);
 		}
+		/* the kernel's frames decoded; a module's without its .ko did not */
+		if (*why)
+			f->undecoded = xstrdup(why);
 	}
 	free(func);
 	free(off);
@@ -294,7 +297,7 @@ static void decode_one(const struct kdecode *d, struct finding *f)
 }
 
 /* Each finding's frames in file:line, or why not (kdecode.c). */
-static void decode(struct run_ctx *c, const char *vmlinux)
+static void decode(struct run_ctx *c, const char *vmlinux, const char *modules)
 {
 	struct kdecode *d = NULL;
 	char why[300] = FINDINGS_NO_DEBUG;
@@ -302,7 +305,7 @@ static void decode(struct run_ctx *c, const char *vmlinux)
 	if (!c->r->findings_count)
 		return;
 	if (vmlinux)
-		d = kdecode_open(vmlinux, why, sizeof(why));
+		d = kdecode_open(vmlinux, modules, why, sizeof(why));
 	for (size_t i = 0; i < c->r->findings_count; i++) {
 		if (d)
 			decode_one(d, &c->r->findings[i]);
@@ -312,13 +315,13 @@ static void decode(struct run_ctx *c, const char *vmlinux)
 	kdecode_free(d);
 }
 
-void findings_collect(struct run_ctx *c, const char *vmlinux)
+void findings_collect(struct run_ctx *c, const char *vmlinux, const char *modules)
 {
 	if (!c->r->artifacts)
 		return;
 	scan_console(c);
 	scan_dmesg(c);
-	decode(c, vmlinux);
+	decode(c, vmlinux, modules);
 	for (size_t i = 0; i < c->r->findings_count; i++)
 		judge(c, &c->r->findings[i]);
 	for (size_t i = 0; i < c->r->steps_count; i++)

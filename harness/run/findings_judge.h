@@ -13,9 +13,11 @@
  * expect: {finding: RE} no report of the step matched. Reports before the
  * first step, or only in dmesg, fail the scenario unless tolerated; the
  * runner words that (findings_message). With vmlinux (a kernel with
- * DWARF), each finding's frames are decoded to file:line (kdecode.c);
- * without, or when it cannot serve, each says why not. */
-void findings_collect(struct run_ctx *c, const char *vmlinux);
+ * DWARF), each finding's frames are decoded to file:line (kdecode.c), a
+ * module's from its .ko in modules (may be NULL); without, or when it
+ * cannot serve, each says why not (undecoded), as does a finding with a
+ * module's frames left undecoded. */
+void findings_collect(struct run_ctx *c, const char *vmlinux, const char *modules);
 
 /* The scenario's message for a failing finding that no step holds
  * ("kernel report during boot: TITLE", "kernel report in dmesg: TITLE"),

@@ -135,7 +135,7 @@ static void judge_findings(struct run_ctx *c)
 {
 	char which[16], *msg;
 
-	findings_collect(c, c->o->debug_vmlinux);
+	findings_collect(c, c->o->debug_vmlinux, c->o->debug_modules);
 	if (c->r->status != ST_PASS && c->r->status != ST_SKIP)
 		return;
 	for (size_t i = 0; i < c->r->steps_count; i++) {

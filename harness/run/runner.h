@@ -37,7 +37,10 @@ struct run_opts {
 	unsigned gdb_port;	   /* --gdb: QEMU's gdb server on 127.0.0.1:PORT; 0: none */
 	bool gdb_wait;		   /* --gdb-wait: each VM's CPUs wait for the debugger */
 	const char *debug_vmlinux; /* a vmlinux with DWARF the findings' frames are
-				      decoded with (a --kernel tree's); NULL: none */
+				      decoded with (a --kernel tree's, or the image's
+				      debug/vmlinux); NULL: none */
+	const char *debug_modules; /* where the modules' .ko files with DWARF are (the
+				      tree, or the image's debug/modules); NULL: none */
 	int64_t keep_ms;	   /* --keep-on-fail: how long the first scenario that did
 				      not pass keeps its VM; 0: not kept */
 	enum run_dump dump;	   /* --dump */

@@ -53,6 +53,7 @@ struct t {
 	struct image img;
 	int ret;
 	const char *debug_vmlinux;
+	const char *debug_modules;
 };
 
 static int setup(void **state)
@@ -93,7 +94,8 @@ static void run(struct t *t, const char *timeout, const char *steps)
 			      .run_id = "r",
 			      .sig_fd = -1,
 			      .backend = &fake_vm_ops,
-			      .debug_vmlinux = t->debug_vmlinux };
+			      .debug_vmlinux = t->debug_vmlinux,
+			      .debug_modules = t->debug_modules };
 
 	memset(&err, 0, sizeof(err));
 	if (scenario_load_buffer("t.yaml", yaml, strlen(yaml), &t->s, &err)) {
@@ -416,7 +418,8 @@ static void test_machine_step_after_restart(void **state)
 			      .run_id = "r",
 			      .sig_fd = -1,
 			      .backend = &fake_vm_ops,
-			      .debug_vmlinux = t->debug_vmlinux };
+			      .debug_vmlinux = t->debug_vmlinux,
+			      .debug_modules = t->debug_modules };
 	unsigned probes = 0;
 
 	memset(&err, 0, sizeof(err));
@@ -545,7 +548,9 @@ static void test_finding_tolerated_and_not(void **state)
 
 /* The frames of a finding in file:line with a vmlinux that has DWARF (here
  * a program built for the purpose, whose kd_leaf stands for a kernel
- * function); without one, the finding says why not. */
+ * function) and a folder of modules' .ko files (kd-fixture.ko, built for
+ * it too); a module without its .ko stays raw, the finding saying which;
+ * without a vmlinux, the finding says why not. */
 static void test_finding_decoded(void **state)
 {
 	struct t *t = *state;
@@ -559,7 +564,8 @@ static void test_finding_decoded(void **state)
 			     "[    5.100005]  <TASK>\n"
 			     "[    5.100006]  kd_outer+0x14/0x40\n"
 			     "[    5.100007]  fake_caller+0x10/0x20 [fake]\n"
-			     "[    5.100008]  </TASK>\n"
+			     "[    5.100008]  kdm_entry+0x0/0x20 [kd_fixture]\n"
+			     "[    5.100009]  </TASK>\n"
 			     "[    5.100009] ---[ end trace 0000000000000000 ]---\n" },
 		{ 0 }
 	};
@@ -567,10 +573,12 @@ static void test_finding_decoded(void **state)
 
 	t->f.cmds = cmds;
 	t->debug_vmlinux = KDECODE_FIXTURE;
+	t->debug_modules = KDECODE_MODULES;
 	run(t, "60s", steps);
 	assert_int_equal(t->r.status, ST_PASS);
 	assert_int_equal(t->r.findings_count, 1);
-	assert_null(t->r.findings[0].undecoded);
+	assert_non_null(t->r.findings[0].undecoded);
+	assert_non_null(strstr(t->r.findings[0].undecoded, "module fake: no fake.ko in "));
 	assert_string_equal(t->r.findings[0].frames[0].func, "kd_leaf");
 	assert_true(t->r.findings[0].frames[0].locs_count >= 1);
 	assert_non_null(strstr(t->r.findings[0].frames[0].locs[0].file, "kdecode_fixture.c"));
@@ -578,13 +586,17 @@ static void test_finding_decoded(void **state)
 	assert_int_equal(t->r.findings[0].frames[1].locs_count, 2);
 	assert_string_equal(t->r.findings[0].frames[1].locs[0].func, "kd_inlined");
 	assert_string_equal(t->r.findings[0].frames[1].locs[1].func, "kd_outer");
-	/* a module's frame stays raw */
+	/* a module without its .ko stays raw; one with it is decoded */
 	assert_int_equal(t->r.findings[0].frames[2].locs_count, 0);
+	assert_true(t->r.findings[0].frames[3].locs_count >= 1);
+	assert_string_equal(t->r.findings[0].frames[3].locs[0].func, "kdm_entry");
+	assert_non_null(strstr(t->r.findings[0].frames[3].locs[0].file, "kdecode_module.c"));
 	scenario_result_free(&t->r);
 	scenario_free(t->s);
 	fake_vm_clear(&t->f);
 	memset(t->f.used, 0, sizeof(t->f.used));
 	t->debug_vmlinux = NULL;
+	t->debug_modules = NULL;
 	run(t, "60s", steps);
 	assert_non_null(t->r.findings[0].undecoded);
 	assert_non_null(strstr(t->r.findings[0].undecoded, "no vmlinux with debug information"));
