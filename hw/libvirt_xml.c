@@ -298,12 +298,17 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 		(unsigned long long)(m->memory_bytes / HW_KIB), m->cpus ? m->cpus : 1);
 	domain_memory_backing(f, m);
 	domain_os(f, l);
-	fprintf(f, "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n");
+	/* --dump: QEMU's vmcoreinfo device, and a panic pauses the guest (its
+	 * pvpanic device below) instead of ending it (docs/debugging.md) */
+	fprintf(f, "  <features>\n    <acpi/>\n    <apic/>\n%s  </features>\n",
+		l->dump_ready ? "    <vmcoreinfo state='on'/>\n" : "");
 	domain_cpu(f, m, l->kvm);
-	fprintf(f, "  <clock offset='utc'/>\n"
-		   "  <on_poweroff>destroy</on_poweroff>\n"
-		   "  <on_reboot>destroy</on_reboot>\n"
-		   "  <on_crash>destroy</on_crash>\n");
+	fprintf(f,
+		"  <clock offset='utc'/>\n"
+		"  <on_poweroff>destroy</on_poweroff>\n"
+		"  <on_reboot>destroy</on_reboot>\n"
+		"  <on_crash>%s</on_crash>\n",
+		l->dump_ready ? "preserve" : "destroy");
 	domain_pm(f, m);
 	fprintf(f, "  <devices>\n");
 	if (l->qemu)
@@ -318,6 +323,8 @@ int machine_to_domain_xml(const struct machine *m, const struct hw_launch *l,
 	if (display_libvirt_model(m))
 		fprintf(f, "    <video>\n      <model type='%s'/>\n    </video>\n",
 			display_libvirt_model(m));
+	if (l->dump_ready)
+		fprintf(f, "    <panic model='isa'/>\n");
 	fprintf(f, "    <controller type='usb' model='none'/>\n"
 		   "    <memballoon model='none'/>\n  </devices>\n");
 	domain_sockets(f, l);

@@ -39,10 +39,9 @@ struct run_cli {
 	const char *backend;	/* --backend: NULL (qemu), "qemu" or "libvirt" */
 	struct hosts hosts;	/* --connect URI[,slots=N] ... */
 	bool jobs_given;
-	struct gdb_cli gdb; /* --gdb[=PORT], --gdb-wait */
-	int64_t keep_ms;    /* --keep-on-fail[=DURATION]; 0: not given */
-	enum run_dump dump; /* --dump WHEN (default on-failure) */
-	bool dump_given;
+	struct gdb_cli gdb;  /* --gdb[=PORT], --gdb-wait */
+	int64_t keep_ms;     /* --keep-on-fail[=DURATION]; 0: not given */
+	enum run_dump dump;  /* --dump WHEN (default on-failure) */
 	uint64_t dump_limit; /* --dump-limit SIZE in bytes */
 	char *gdb_append;    /* --append with nokaslr, for --gdb */
 	char *debug_vmlinux; /* a --kernel tree's vmlinux, or the image's debug one:
@@ -158,13 +157,6 @@ static int run_gdb_check(const struct run_cli *c)
 
 	if (r)
 		return r;
-	if (c->dump_given && c->dump != RUN_DUMP_NEVER && c->backend &&
-	    !strcmp(c->backend, "libvirt")) {
-		fprintf(stderr, "ktb run: --dump needs the qemu back end (the libvirt back end "
-				"takes no dump yet); leave --backend libvirt out, or give "
-				"--dump never\n");
-		return KTB_EXIT_USAGE;
-	}
 	if (c->keep_ms && c->backend && !strcmp(c->backend, "libvirt")) {
 		fprintf(stderr,
 			"ktb run: --keep-on-fail needs the qemu back end (a libvirt "
@@ -294,7 +286,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 					optarg);
 				return KTB_EXIT_USAGE;
 			}
-			c->dump_given = true;
 			break;
 		case OPT_DUMP_LIMIT:
 			if (strcmp(optarg, "0") && hw_parse_size(optarg, &c->dump_limit)) {

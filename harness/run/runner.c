@@ -260,9 +260,7 @@ static void take_dump(struct run_ctx *c)
 		return;
 	path = xasprintf("%s/vmcore", c->r->artifacts);
 	progress(c, "dumping guest memory");
-	if (!c->vm.cfg.dump_ready)
-		d.note = xstrdup("no dump: the libvirt back end takes none (docs/debugging.md)");
-	else if (c->vm.qemu_gone && !strcmp(trigger, "panic"))
+	if (c->vm.qemu_gone && !strcmp(trigger, "panic"))
 		d.note = xstrdup("no dump: QEMU had ended: the kernel's panic=-1 rebooted before a "
 				 "pvpanic driver told QEMU of the panic (the kernel has none, or "
 				 "it was not loaded yet)");
@@ -406,7 +404,7 @@ static int boot(struct run_ctx *c, const char *kernel, char *append, const char 
 		.libvirt_uri = c->o->libvirt_uri,
 		.backend = c->o->backend,
 		.reports_expected = scenario_expects_reports(c->s),
-		.dump_ready = c->o->dump != RUN_DUMP_NEVER && !c->o->libvirt_uri,
+		.dump_ready = c->o->dump != RUN_DUMP_NEVER,
 		.gdb_port = c->o->gdb_port,
 		.gdb_wait = c->o->gdb_wait,
 	};

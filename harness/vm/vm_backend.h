@@ -12,6 +12,7 @@
 #define KTB_VM_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -49,6 +50,10 @@ struct vm_backend_ops {
 	/* Optional. Interactive machines: wait until it ends by itself. 0 when
 	 * it exited with status 0, -EIO with vm->err otherwise. NULL: -ENOTSUP. */
 	int (*wait_exit)(struct vm *vm);
+	/* Optional. Write a kdump-zlib dump of the stopped guest to path, in
+	 * QEMU's flattened form, and return when it is written: 0, or -errno
+	 * with err filled. NULL: vm_dump.c asks QEMU itself over QMP. */
+	int (*dump)(struct vm *vm, const char *path, char *err, size_t errlen);
 };
 
 /* QEMU as a child process of ktb (backend_qemu.c). */

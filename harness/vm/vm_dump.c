@@ -314,22 +314,40 @@ void vm_dump_memory(struct vm *vm, const char *path, uint64_t guest_bytes, uint6
 	 * paused already); one that ran goes on afterwards (--keep-on-fail) */
 	running = guest_running(vm);
 	vm_qmp(vm, "stop", NULL, NULL, NULL, loop_now(vm->loop) + DUMP_CMD_MS);
-	args = json_pack("{s:b, s:s, s:b, s:s}", "paging", 0, "protocol", proto, "detach", 1,
-			 "format", VM_DUMP_FORMAT);
-	ret = vm_qmp(vm, "dump-guest-memory", args, NULL, &err, loop_now(vm->loop) + DUMP_CMD_MS);
-	json_decref(args);
-	if (ret) {
-		dump_note(out, "no dump: QEMU refused dump-guest-memory: %s",
-			  err ? err : strerror(-ret));
-		free(err);
-		goto out;
+	if (vm->ops->dump) {
+		/* the back end's own dump (libvirt's), written when it returns */
+		ret = vm->ops->dump(vm, flat, msg, sizeof(msg));
+		if (ret) {
+			dump_note(out, "no dump: %s", msg);
+			goto out;
+		}
+		if (limit && !stat(flat, &st) && (uint64_t)st.st_size > limit) {
+			dump_note(out,
+				  "no dump: it was %llu MiB, past the limit of %llu MiB "
+				  "(--dump-limit); it was removed",
+				  (unsigned long long)((uint64_t)st.st_size / MIB),
+				  (unsigned long long)(limit / MIB));
+			goto out;
+		}
+	} else {
+		args = json_pack("{s:b, s:s, s:b, s:s}", "paging", 0, "protocol", proto, "detach",
+				 1, "format", VM_DUMP_FORMAT);
+		ret = vm_qmp(vm, "dump-guest-memory", args, NULL, &err,
+			     loop_now(vm->loop) + DUMP_CMD_MS);
+		json_decref(args);
+		if (ret) {
+			dump_note(out, "no dump: QEMU refused dump-guest-memory: %s",
+				  err ? err : strerror(-ret));
+			free(err);
+			goto out;
+		}
+		ret = dump_wait(vm, flat, limit, deadline, out);
+		/* QEMU cannot cancel a dump: end it, so nothing more is written */
+		if (ret && ret != -EIO)
+			vm_power_cut(vm);
+		if (ret)
+			goto out;
 	}
-	ret = dump_wait(vm, flat, limit, deadline, out);
-	/* QEMU cannot cancel a dump: end it, so nothing more is written */
-	if (ret && ret != -EIO)
-		vm_power_cut(vm);
-	if (ret)
-		goto out;
 	ret = vm_dump_unflatten(flat, part, uts, msg, sizeof(msg));
 	if (ret) {
 		dump_note(out, "no dump: %s", msg);

@@ -113,6 +113,32 @@ static void test_plain(void **state)
 	argv_free(&a);
 }
 
+/* --dump: the vmcoreinfo feature, a pvpanic device and a panic that
+ * leaves the domain paused, as -device vmcoreinfo -device pvpanic -action
+ * panic=pause on the command line; without, none of them. */
+static void test_dump(void **state)
+{
+	struct machine m = { .cpus = 1, .memory = "512M" };
+	struct hw_launch l = launch;
+	struct hw_error err;
+	char *xml;
+
+	(void)state;
+	xml = render(&m, NULL);
+	expect_in(xml, "<panic", 0);
+	expect_in(xml, "<vmcoreinfo", 0);
+	expect_in(xml, "<on_crash>destroy</on_crash>", 1);
+	free(xml);
+	l.dump_ready = true;
+	if (machine_to_domain_xml(&m, &l, &dom, &xml, &err))
+		fail_msg("render: %s: %s", err.field, err.msg);
+	assert_true(xml_wellformed(xml));
+	expect_in(xml, "<panic model='isa'/>", 1);
+	expect_in(xml, "<vmcoreinfo state='on'/>", 1);
+	expect_in(xml, "<on_crash>preserve</on_crash>", 1);
+	free(xml);
+}
+
 /* A declared display is libvirt's video model for the same QEMU device. */
 static void test_display(void **state)
 {
@@ -309,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_display),	      cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_sleep_and_kvm), cmocka_unit_test(test_disks_match_argv),
 		cmocka_unit_test(test_numa),	      cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_dump),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

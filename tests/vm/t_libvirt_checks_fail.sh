@@ -3,7 +3,8 @@
 # when what they guard is broken: fewer CPUs than declared (the machine step
 # on the domain), a console marker that never comes (the console file the harness
 # follows), a monitor answer that differs (virDomainQemuMonitorCommand), a
-# machine without S3 (the domain's <pm>), a kernel panic. Plus the clear
+# machine without S3 (the domain's <pm>), a kernel panic (and its dump,
+# through libvirt's). Plus the clear
 # refusals of what the libvirt renderer cannot present.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libvirt_lib.sh"
@@ -22,13 +23,19 @@ s3-basic${T}${NO_S3}${T}step 2 .*does not offer S3
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1.*stdout did not match
 EOF_MUT
 
-# a panic is seen on the console file at once, and the domain's end with it
+# a panic is seen on the console file at once; the domain, paused by its
+# pvpanic device (on_crash preserve), is dumped through libvirt's own dump
+# (--dump on-failure, the default): a whole kdump file in the artifacts
 panic_scenario "$work/panic.yaml"
 start=$(date +%s)
-ktb_run run --backend libvirt --artifacts "$(artifacts)" "$work/panic.yaml"
+ktb_run run --backend libvirt --artifacts "$work/pa" "$work/panic.yaml"
 expect_rc 1
 expect_out 'Kernel panic - not syncing'
 [ $(($(date +%s) - start)) -lt 60 ] || fail "the panic was not noticed at once"
+expect_out 'dump \(panic\): .*/panic/vmcore, [0-9.]+ MB in [0-9.]+ s'
+core=$(jq -r .dump.file "$work"/pa/*/panic/result.json)
+[ "$(head -c 8 "$core" 2>/dev/null)" = "KDUMP   " ] || fail "the libvirt dump ($core) is not a kdump file"
+find "$work/pa" \( -name '*.flat' -o -name '*.part' \) | grep . && fail "a partial dump was left"
 
 # refused, not approximated: an error (125) that names the field
 ktb_run run --backend libvirt --artifacts "$(artifacts)" \
