@@ -56,3 +56,56 @@ minimal_kernel() {
 	echo "minimal kernel: built in $(cat "$dir/build_s") s" >&2
 	echo "$dir"
 }
+
+# debug_kernel KTB SCENARIOS...: as minimal_kernel, for the scenarios given
+# (the report scenarios' kernel.requires: symbols, DWARF, LKDTM, the
+# sanitizers), and the build tree itself is what is cached, as a kernel
+# tree `ktb run --kernel DIR` takes: its arch/x86/boot/bzImage, .config and
+# vmlinux (the findings' stacks decoded against it, drgn's symbols). Prints
+# the tree; its build's seconds are in build_s beside it.
+debug_kernel() {
+	local ktb=$1 cache ver key dir tmp t0
+	shift
+	if [ ! -r "$minimal_kernel_source" ]; then
+		echo "debug kernel: no $minimal_kernel_source; install linux-source-6.1" \
+			"(./bootstrap test does)" >&2
+		return 1
+	fi
+	needs "the debug kernel" make cc bc bison flex || return 1
+	if ! pkg-config --exists libelf 2>/dev/null; then
+		echo "the debug kernel needs libelf's headers (objtool), which are not installed:" \
+			"apt-get install libelf-dev" >&2
+		return 1
+	fi
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+	# the options alone, sorted: a comment or an order that changes (which
+	# scenario needs an option) builds nothing anew
+	key=$({ "$ktb" kconfig --minimal "$@" | grep -v '^#' | sort -u &&
+		echo "linux-source-6.1 $ver debug"; } | sha256sum | cut -c1-16) || return 1
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ktb/kernels
+	dir=$cache/debug-$key
+	if [ -s "$dir/tree/arch/x86/boot/bzImage" ] && [ -s "$dir/tree/vmlinux" ]; then
+		echo "$dir/tree"
+		return 0
+	fi
+	mkdir -p "$cache"
+	tmp=$(mktemp -d "$cache/.build-XXXXXX")
+	echo "debug kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
+	t0=$(date +%s)
+	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
+		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$@" >&2 ||
+		! make -C "$tmp/linux-source-6.1" -j"$(nproc)" bzImage >"$tmp/build.log" 2>&1; then
+		echo "debug kernel: the build failed; the end of its log:" >&2
+		tail -20 "$tmp/build.log" >&2 2>/dev/null
+		rm -rf "$tmp"
+		return 1
+	fi
+	# no modules: the tree's modules.order is empty
+	: >"$tmp/linux-source-6.1/modules.order"
+	echo $(($(date +%s) - t0)) >"$tmp/build_s"
+	mv "$tmp/linux-source-6.1" "$tmp/tree"
+	rm -rf "$dir"
+	mv "$tmp" "$dir"
+	echo "debug kernel: built in $(cat "$dir/build_s") s" >&2
+	echo "$dir/tree"
+}
