@@ -11,19 +11,42 @@ minimal_kernel_source=/usr/src/linux-source-6.1.tar.xz
 # shellcheck source=images/needs.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../images/needs.sh"
 
-minimal_kernel() {
-	local ktb=$1 lib=$2 cache ver key dir tmp t0 jobs
+# kernel_build_needs WHAT: 0 when the source tarball and the build's tools
+# are here; else 1, saying what is missing and how to install it.
+kernel_build_needs() {
 	if [ ! -r "$minimal_kernel_source" ]; then
-		echo "minimal kernel: no $minimal_kernel_source; install linux-source-6.1" \
+		echo "$1: no $minimal_kernel_source; install linux-source-6.1" \
 			"(./bootstrap test does)" >&2
 		return 1
 	fi
-	needs "the minimal kernel" make cc bc bison flex || return 1
+	needs "$1" make cc bc bison flex || return 1
 	if ! pkg-config --exists libelf 2>/dev/null; then
-		echo "the minimal kernel needs libelf's headers (objtool), which are not installed:" \
+		echo "$1 needs libelf's headers (objtool), which are not installed:" \
 			"apt-get install libelf-dev" >&2
 		return 1
 	fi
+}
+
+# kernel_build WHAT KTB TMP SCENARIOS...: linux-source-6.1 unpacked in
+# TMP, configured with ktb kconfig --minimal --apply for the scenarios and
+# its bzImage made (log in TMP/build.log); on a failure, the log's end is
+# shown and TMP removed (1).
+kernel_build() {
+	local what=$1 ktb=$2 tmp=$3
+	shift 3
+	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
+		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$@" >&2 ||
+		! make -C "$tmp/linux-source-6.1" -j"$(nproc)" bzImage >"$tmp/build.log" 2>&1; then
+		echo "$what: the build failed; the end of its log:" >&2
+		tail -20 "$tmp/build.log" >&2 2>/dev/null
+		rm -rf "$tmp"
+		return 1
+	fi
+}
+
+minimal_kernel() {
+	local ktb=$1 lib=$2 cache ver key dir tmp t0
+	kernel_build_needs "the minimal kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 	key=$({ "$ktb" kconfig --minimal "$lib" && echo "linux-source-6.1 $ver"; } |
 		sha256sum | cut -c1-16) || return 1
@@ -37,15 +60,7 @@ minimal_kernel() {
 	tmp=$(mktemp -d "$cache/.build-XXXXXX")
 	echo "minimal kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
 	t0=$(date +%s)
-	jobs=$(nproc)
-	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
-		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$lib" >&2 ||
-		! make -C "$tmp/linux-source-6.1" -j"$jobs" bzImage >"$tmp/build.log" 2>&1; then
-		echo "minimal kernel: the build failed; the end of its log:" >&2
-		tail -20 "$tmp/build.log" >&2 2>/dev/null
-		rm -rf "$tmp"
-		return 1
-	fi
+	kernel_build "minimal kernel" "$ktb" "$tmp" "$lib" || return 1
 	mkdir -p "$tmp/out"
 	cp "$tmp/linux-source-6.1/arch/x86/boot/bzImage" "$tmp/out/bzImage"
 	cp "$tmp/linux-source-6.1/.config" "$tmp/out/config"
@@ -66,17 +81,7 @@ minimal_kernel() {
 debug_kernel() {
 	local ktb=$1 cache ver key dir tmp t0
 	shift
-	if [ ! -r "$minimal_kernel_source" ]; then
-		echo "debug kernel: no $minimal_kernel_source; install linux-source-6.1" \
-			"(./bootstrap test does)" >&2
-		return 1
-	fi
-	needs "the debug kernel" make cc bc bison flex || return 1
-	if ! pkg-config --exists libelf 2>/dev/null; then
-		echo "the debug kernel needs libelf's headers (objtool), which are not installed:" \
-			"apt-get install libelf-dev" >&2
-		return 1
-	fi
+	kernel_build_needs "the debug kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 	# the options alone, sorted: a comment or an order that changes (which
 	# scenario needs an option) builds nothing anew
@@ -92,14 +97,7 @@ debug_kernel() {
 	tmp=$(mktemp -d "$cache/.build-XXXXXX")
 	echo "debug kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
 	t0=$(date +%s)
-	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
-		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$@" >&2 ||
-		! make -C "$tmp/linux-source-6.1" -j"$(nproc)" bzImage >"$tmp/build.log" 2>&1; then
-		echo "debug kernel: the build failed; the end of its log:" >&2
-		tail -20 "$tmp/build.log" >&2 2>/dev/null
-		rm -rf "$tmp"
-		return 1
-	fi
+	kernel_build "debug kernel" "$ktb" "$tmp" "$@" || return 1
 	# no modules: the tree's modules.order is empty
 	: >"$tmp/linux-source-6.1/modules.order"
 	echo $(($(date +%s) - t0)) >"$tmp/build_s"
