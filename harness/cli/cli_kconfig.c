@@ -123,10 +123,22 @@ static int union_build(struct kconfig_union *u, const struct scenario_set *set, 
 	int ret = 0;
 
 	if (minimal) {
-		ret = kreq_minimal_base(&l);
+		/* what the scenarios need, for the base's menus of their options */
+		struct kreq_list needs = { NULL, 0 };
+
+		for (size_t i = 0; !ret && i < set->count; i++) {
+			ret = kreq_for_scenario(set->items[i], &l);
+			for (size_t k = 0; !ret && k < l.n; k++)
+				ret = kreq_list_add(&needs, l.v[k].option, NULL, "");
+			kreq_list_free(&l);
+		}
+		if (!ret)
+			ret = kreq_minimal_base(&needs, &l);
+		kreq_list_free(&needs);
 		for (size_t k = 0; !ret && k < l.n; k++)
 			union_add(u, NULL, &l.v[k]);
-		kreq_list_free(&l);
+		if (!ret)
+			kreq_list_free(&l);
 	}
 	for (size_t i = 0; !ret && i < set->count; i++) {
 		ret = kreq_for_scenario(set->items[i], &l);

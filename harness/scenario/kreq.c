@@ -67,56 +67,64 @@ static const struct {
  * under TCG. Found by building tinyconfig plus these and booting the
  * library on it (docs/own-kernel.md); menus and what a wanted option
  * depends on are listed, as merge_config.sh enables nothing by itself. */
+/* An option with `with` set is the menu or dependency of that one option
+ * of the scenarios' rows: listed only when that option is (alone it would
+ * not be taken: its own dependencies come with the row). */
 static const struct {
-	const char *option, *why;
+	const char *option, *why, *with;
 } minimal[] = {
-	{ "CONFIG_64BIT", "the guest's programs are x86-64 (tinyconfig on x86 is 32-bit)" },
-	{ "CONFIG_SMP", "machines with more than one cpu" },
-	{ "CONFIG_KERNEL_GZIP", "tinyconfig's xz bzImage unpacks slowly under TCG" },
+	{ "CONFIG_64BIT", "the guest's programs are x86-64 (tinyconfig on x86 is 32-bit)", NULL },
+	{ "CONFIG_SMP", "machines with more than one cpu", NULL },
+	{ "CONFIG_KERNEL_GZIP", "tinyconfig's xz bzImage unpacks slowly under TCG", NULL },
 	{ "CONFIG_SLUB",
-	  "the default allocator (tinyconfig's SLOB lacks what the memory steps read)" },
-	{ "CONFIG_PRINTK",
-	  "kernel messages on the console: wait steps and the timeline read them" },
+	  "the default allocator (tinyconfig's SLOB lacks what the memory steps read)", NULL },
+	{ "CONFIG_PRINTK", "kernel messages on the console: wait steps and the timeline read them",
+	  NULL },
 	{ "CONFIG_PRINTK_TIME",
-	  "kernel messages on the console: wait steps and the timeline read them" },
-	{ "CONFIG_BUG", "a kernel BUG is reported, not silent" },
-	{ "CONFIG_MULTIUSER", "glibc programs and busybox (uids, setgroups)" },
-	{ "CONFIG_EPOLL", "the guest agent's main loop (glib)" },
-	{ "CONFIG_SIGNALFD", "the guest agent's main loop (glib)" },
-	{ "CONFIG_TIMERFD", "the guest agent's main loop (glib)" },
-	{ "CONFIG_EVENTFD", "the guest agent's main loop (glib)" },
-	{ "CONFIG_SHMEM", "tmpfs on /run, /tmp and /dev/shm" },
-	{ "CONFIG_AIO", "glibc programs" },
-	{ "CONFIG_FILE_LOCKING", "the guest agent's pid file and glibc programs" },
-	{ "CONFIG_POSIX_TIMERS", "glibc's clocks and timers" },
-	{ "CONFIG_ADVISE_SYSCALLS", "madvise: the memory tools (ktb-mem)" },
-	{ "CONFIG_MEMBARRIER", "glibc programs" },
-	{ "CONFIG_FHANDLE", "glibc programs" },
-	{ "CONFIG_PROC_SYSCTL", "/proc/sys: the memory and power steps write there" },
-	{ "CONFIG_TTY", "the console the harness reads (console=ttyS0)" },
-	{ "CONFIG_BINFMT_SCRIPT", "shell scripts in run steps" },
-	{ "CONFIG_BLOCK", "disks" },
-	{ "CONFIG_BLK_DEV", "disks" },
-	{ "CONFIG_DEBUG_FS", "init mounts debugfs" },
-	{ "CONFIG_NET", "unix sockets (the guest agent)" },
-	{ "CONFIG_PCI_MSI", "virtio and NVMe interrupts" },
-	{ "CONFIG_PCIEPORTBUS", "q35's PCIe root ports (disks hot-plugged for path failures)" },
-	{ "CONFIG_HOTPLUG_PCI", "a disk path failed and restored (device_del, device_add)" },
-	{ "CONFIG_HOTPLUG_PCI_ACPI", "a disk path failed and restored (q35's ACPI hot-plug)" },
-	{ "CONFIG_HOTPLUG_PCI_PCIE", "a disk path failed and restored (PCIe native hot-plug)" },
-	{ "CONFIG_HPET_TIMER", "q35's HPET, a clock that TCG keeps steady" },
-	{ "CONFIG_HIGH_RES_TIMERS", "timers as precise as the steps measure" },
-	{ "CONFIG_NO_HZ_IDLE", "idle cpus stop the tick (idle accounting, quick TCG)" },
-	{ "CONFIG_HYPERVISOR_GUEST", "CONFIG_PVH depends on it" },
-	{ "CONFIG_SCSI_LOWLEVEL", "CONFIG_SCSI_VIRTIO depends on it" },
-	{ "CONFIG_INPUT", "CONFIG_KEYBOARD_ATKBD depends on it" },
-	{ "CONFIG_INPUT_KEYBOARD", "CONFIG_KEYBOARD_ATKBD depends on it" },
-	{ "CONFIG_SERIO", "CONFIG_SERIO_I8042 depends on it" },
-	{ "CONFIG_RTC_CLASS", "the guest's clock at boot" },
-	{ "CONFIG_CRYPTO", "CONFIG_ZSWAP depends on it" },
-	{ "CONFIG_X86_64_ACPI_NUMA", "NUMA nodes from q35's ACPI SRAT" },
-	{ "CONFIG_DM_MULTIPATH_QL", "dm-multipath's queue-length path selector" },
-	{ "CONFIG_DM_MULTIPATH_ST", "dm-multipath's service-time path selector" },
+	  "kernel messages on the console: wait steps and the timeline read them", NULL },
+	{ "CONFIG_BUG", "a kernel BUG is reported, not silent", NULL },
+	{ "CONFIG_MULTIUSER", "glibc programs and busybox (uids, setgroups)", NULL },
+	{ "CONFIG_EPOLL", "the guest agent's main loop (glib)", NULL },
+	{ "CONFIG_SIGNALFD", "the guest agent's main loop (glib)", NULL },
+	{ "CONFIG_TIMERFD", "the guest agent's main loop (glib)", NULL },
+	{ "CONFIG_EVENTFD", "the guest agent's main loop (glib)", NULL },
+	{ "CONFIG_SHMEM", "tmpfs on /run, /tmp and /dev/shm", NULL },
+	{ "CONFIG_AIO", "glibc programs", NULL },
+	{ "CONFIG_FILE_LOCKING", "the guest agent's pid file and glibc programs", NULL },
+	{ "CONFIG_POSIX_TIMERS", "glibc's clocks and timers", NULL },
+	{ "CONFIG_ADVISE_SYSCALLS", "madvise: the memory tools (ktb-mem)", NULL },
+	{ "CONFIG_MEMBARRIER", "glibc programs", NULL },
+	{ "CONFIG_FHANDLE", "glibc programs", NULL },
+	{ "CONFIG_PROC_SYSCTL", "/proc/sys: the memory and power steps write there", NULL },
+	{ "CONFIG_TTY", "the console the harness reads (console=ttyS0)", NULL },
+	{ "CONFIG_BINFMT_SCRIPT", "shell scripts in run steps", NULL },
+	{ "CONFIG_BLOCK", "disks", NULL },
+	{ "CONFIG_BLK_DEV", "disks", NULL },
+	{ "CONFIG_DEBUG_FS", "init mounts debugfs", NULL },
+	{ "CONFIG_NET", "unix sockets (the guest agent)", NULL },
+	{ "CONFIG_PCI_MSI", "virtio and NVMe interrupts", NULL },
+	{ "CONFIG_PCIEPORTBUS", "q35's PCIe root ports (disks hot-plugged for path failures)",
+	  NULL },
+	{ "CONFIG_HOTPLUG_PCI", "a disk path failed and restored (device_del, device_add)", NULL },
+	{ "CONFIG_HOTPLUG_PCI_ACPI", "a disk path failed and restored (q35's ACPI hot-plug)",
+	  NULL },
+	{ "CONFIG_HOTPLUG_PCI_PCIE", "a disk path failed and restored (PCIe native hot-plug)",
+	  NULL },
+	{ "CONFIG_HPET_TIMER", "q35's HPET, a clock that TCG keeps steady", NULL },
+	{ "CONFIG_HIGH_RES_TIMERS", "timers as precise as the steps measure", NULL },
+	{ "CONFIG_NO_HZ_IDLE", "idle cpus stop the tick (idle accounting, quick TCG)", NULL },
+	{ "CONFIG_HYPERVISOR_GUEST", "CONFIG_PVH depends on it", "CONFIG_PVH" },
+	{ "CONFIG_SCSI_LOWLEVEL", "CONFIG_SCSI_VIRTIO depends on it", "CONFIG_SCSI_VIRTIO" },
+	{ "CONFIG_INPUT", "CONFIG_KEYBOARD_ATKBD depends on it", "CONFIG_KEYBOARD_ATKBD" },
+	{ "CONFIG_INPUT_KEYBOARD", "CONFIG_KEYBOARD_ATKBD depends on it", "CONFIG_KEYBOARD_ATKBD" },
+	{ "CONFIG_SERIO", "CONFIG_SERIO_I8042 depends on it", "CONFIG_SERIO_I8042" },
+	{ "CONFIG_RTC_CLASS", "the guest's clock at boot", NULL },
+	{ "CONFIG_CRYPTO", "CONFIG_ZSWAP depends on it", "CONFIG_ZSWAP" },
+	{ "CONFIG_X86_64_ACPI_NUMA", "NUMA nodes from q35's ACPI SRAT", "CONFIG_NUMA" },
+	{ "CONFIG_DM_MULTIPATH_QL", "dm-multipath's queue-length path selector",
+	  "CONFIG_DM_MULTIPATH" },
+	{ "CONFIG_DM_MULTIPATH_ST", "dm-multipath's service-time path selector",
+	  "CONFIG_DM_MULTIPATH" },
 };
 
 /* A disk's bus, as the guest sees it: a hybrid disk is vhost-user-blk on
@@ -501,7 +509,15 @@ int kreq_for_scenario(const struct scenario *s, struct kreq_list *out)
 	return ret;
 }
 
-int kreq_minimal_base(struct kreq_list *out)
+static bool list_has(const struct kreq_list *l, const char *option)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].option, option))
+			return true;
+	return false;
+}
+
+int kreq_minimal_base(const struct kreq_list *needs, struct kreq_list *out)
 {
 	int ret = 0;
 
@@ -509,7 +525,8 @@ int kreq_minimal_base(struct kreq_list *out)
 	for (size_t i = 0; !ret && i < sizeof(base) / sizeof(base[0]); i++)
 		ret = kreq_list_add(out, base[i].o.option, NULL, base[i].why);
 	for (size_t i = 0; !ret && i < sizeof(minimal) / sizeof(minimal[0]); i++)
-		ret = kreq_list_add(out, minimal[i].option, NULL, minimal[i].why);
+		if (!minimal[i].with || !needs || list_has(needs, minimal[i].with))
+			ret = kreq_list_add(out, minimal[i].option, NULL, minimal[i].why);
 	if (ret)
 		kreq_list_free(out);
 	return ret;

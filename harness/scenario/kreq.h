@@ -36,9 +36,11 @@ void kreq_list_free(struct kreq_list *l);
 
 /* The base of the minimal kernel (ktb kconfig --minimal), to apply on top
  * of `make tinyconfig`: the guest's base needs, then what tinyconfig lacks
- * for the guest's programs and the harness, each =y (module NULL). 0 or
- * -ENOMEM (out is then empty). */
-int kreq_minimal_base(struct kreq_list *out);
+ * for the guest's programs and the harness, each =y (module NULL). A
+ * menu or dependency of one scenario option (SCSI_LOWLEVEL for
+ * SCSI_VIRTIO) is in it only when needs holds that option (NULL: all of
+ * them). 0 or -ENOMEM (out is then empty). */
+int kreq_minimal_base(const struct kreq_list *needs, struct kreq_list *out);
 
 /* What a kernel's config holds, asked through callbacks: value(ctx,
  * "CONFIG_X") returns "y", "m", another string, or NULL when unset;

@@ -675,7 +675,7 @@ static void test_minimal_base(void **state)
 	bool seen64 = false;
 
 	(void)state;
-	assert_int_equal(kreq_minimal_base(&base), 0);
+	assert_int_equal(kreq_minimal_base(NULL, &base), 0);
 	assert_int_equal(kreq_for_scenario(s, &l), 0);
 	/* smoke's list starts with the 16 base needs, then its machine's */
 	for (size_t i = 0; i < 16; i++)
@@ -694,6 +694,39 @@ static void test_minimal_base(void **state)
 	scenario_free(s);
 }
 
+static bool base_has(const struct kreq_list *l, const char *option)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].option, option))
+			return true;
+	return false;
+}
+
+/* A menu of one scenario option is in the base only with that option: a
+ * set of scenarios without SCSI or NUMA gets a base tinyconfig takes whole
+ * (SCSI_LOWLEVEL alone is not taken: SCSI is unset). */
+static void test_minimal_base_menus(void **state)
+{
+	struct kreq_list needs = { NULL, 0 }, base;
+
+	(void)state;
+	assert_int_equal(kreq_minimal_base(&needs, &base), 0);
+	assert_true(base_has(&base, "CONFIG_64BIT"));
+	assert_false(base_has(&base, "CONFIG_SCSI_LOWLEVEL"));
+	assert_false(base_has(&base, "CONFIG_X86_64_ACPI_NUMA"));
+	assert_false(base_has(&base, "CONFIG_DM_MULTIPATH_QL"));
+	assert_false(base_has(&base, "CONFIG_HYPERVISOR_GUEST"));
+	kreq_list_free(&base);
+	assert_int_equal(kreq_list_add(&needs, "CONFIG_SCSI_VIRTIO", "virtio_scsi", "x"), 0);
+	assert_int_equal(kreq_list_add(&needs, "CONFIG_NUMA", NULL, "x"), 0);
+	assert_int_equal(kreq_minimal_base(&needs, &base), 0);
+	assert_true(base_has(&base, "CONFIG_SCSI_LOWLEVEL"));
+	assert_true(base_has(&base, "CONFIG_X86_64_ACPI_NUMA"));
+	assert_false(base_has(&base, "CONFIG_DM_MULTIPATH_QL"));
+	kreq_list_free(&base);
+	kreq_list_free(&needs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,7 +734,7 @@ int main(void)
 		cmocka_unit_test(test_requires),     cmocka_unit_test(test_requires_builtin),
 		cmocka_unit_test(test_button),	     cmocka_unit_test(test_list_add),
 		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_debian61),
-		cmocka_unit_test(test_minimal_base),
+		cmocka_unit_test(test_minimal_base), cmocka_unit_test(test_minimal_base_menus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
