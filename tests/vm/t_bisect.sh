@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # ktb bisect --kernels over a ladder of seven real Debian kernels with a
 # regression planted from 6.1.0-54 on: plain bisection finds it within
 # ceil(log2 7) + 2 = 5 boots, multisection (-j 3) in fewer rounds, and a

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Each check the storage, NUMA and smoke scenarios make fails when what it
 # guards is broken: the same scenario files, one thing changed under each
 # check (scenario, sed expression, what the failure must say).

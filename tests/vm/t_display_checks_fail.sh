@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # The display checks fail, naming what they saw, when what they guard is
 # broken: the machine step when the guest's PCI bus does not show what
 # machine.display declares (a QEMU wrapper first in PATH drops the declared

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # ktb run --dump: a guest that panics (sysrq c: pvpanic pauses it) and one
 # that hangs (a step out of time while the guest agent, stopped, does not
 # answer) each leave a whole kdump-compressed vmcore in their artifacts,

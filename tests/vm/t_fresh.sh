@@ -1,4 +1,5 @@
 # label: fresh
+# jobs: 2
 # A user's fresh machine: a Debian 12 root (mmdebstrap's minbase plus git
 # and ca-certificates, images/mkroot.sh), a git clone of this checkout in it,
 # and the README's first command, `./bootstrap suite -j 2`, run there: it

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # ktb run --html from a real run: the smoke scenario, twice (-j 2 --repeat 2),
 # with one step added that fails on the second run only. The page, opened in
 # headless Chromium, shows both rows, the steps, metrics and console of each,

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Each check the hybrid-drive scenarios make fails, and says why, when what
 # it guards is broken (scenario, sed expression, what the failure must say).
 # The back end's debug settings break the drive on purpose: ignore_flushes

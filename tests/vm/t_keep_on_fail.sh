@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # ktb run --keep-on-fail: the first scenario that does not pass keeps its VM
 # up, says how to reach it, and the ways it names work while it is kept:
 # ktb exec through the guest agent (output and exit status), QMP (ktb has

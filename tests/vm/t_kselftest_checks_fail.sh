@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # The kselftest scenario fails, and says where, when what it runs is broken:
 # its file with one thing changed (scenario, sed expression, what the
 # failure must say). The runner itself exits 0 whatever its tests say, so

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # The libvirt backend gives the same verdicts as the qemu backend: smoke,
 # s3-basic, a scsi and a sata disk scenario, the NUMA scenario, share-9p
 # (a read-only and a read-write host folder: <filesystem>) and

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # A pool of libvirt hosts: two connections to the same daemon with one slot
 # each, plus a host that cannot be reached. Scenarios spread over the good
 # ones; the bad one is taken out and its scenario runs elsewhere; with no

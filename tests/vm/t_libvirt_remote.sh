@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Remote libvirt hosts (qemu+ssh://): this machine's daemon reached through
 # the ssh server of tests/vm/sshd.sh, as a remote host is. smoke and s3-basic
 # give the same verdicts as on the qemu backend; the domain really used the

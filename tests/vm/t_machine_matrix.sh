@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # The machine step is exact on every machine: a matrix of clean machines
 # (256M to 8G, RAM above the 4G hole, 1 to 4 NUMA nodes, uneven and
 # memory-only nodes, balloon, disks on every bus, multipath, S3 through

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Each check the memory scenarios (paging, balloon, NUMA, HMAT) make fails,
 # and says why, when what it guards is broken: the scenario files with one
 # thing changed under each check (scenario, sed expression, what the failure

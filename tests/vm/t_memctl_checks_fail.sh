@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Each check of the memory-controller and large-page scenarios
 # (memcg-limit, memory-pressure-notify, memory-pressure-balloon,
 # pagecache-thp, compaction-thp) fails, and says why, when what it guards is

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # Each fail_path and restore_path step of the multipath scenarios fails, and
 # says why, when the path does not do what the step expects of it (scenario,
 # sed expression, what the failure must say; the step kinds' own checks are

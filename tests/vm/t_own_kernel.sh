@@ -1,4 +1,5 @@
 # label: own-kernel
+# jobs: 2
 # A kernel of one's own, end to end: Debian's linux-source-6.1 configured
 # with only `ktb kconfig --minimal --apply TREE scenarios/` (make tinyconfig,
 # the fragment merged, olddefconfig; every option taken) and built (cached

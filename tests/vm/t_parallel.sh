@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # -j 2: two VMs at once, results in scenario order whatever the finishing
 # order, one failure gives exit 1, and SIGTERM stops every worker cleanly.
 . "$(dirname "$0")/lib.sh"

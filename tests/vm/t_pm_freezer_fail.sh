@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # pm-freezer-fail's checks fail, and say why, when what they guard is
 # broken: without refused: the step reports the freezer's failure apart from
 # other refusals, naming the task, in its message and its data; with no task

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # --repeat: each scenario N times, a pass rate for each, and a scenario that
 # neither always passes nor always fails is marked flaky (exit 1).
 . "$(dirname "$0")/lib.sh"

@@ -1,8 +1,9 @@
 # label: own-kernel
+# jobs: 2
 # The kernel's own reports, provoked on the debug kernel (tinyconfig, the
-# minimal base, the library's options and the report scenario's: symbols,
-# DWARF, LKDTM, KASAN, UBSAN, lockdep, the hung-task and soft-lockup
-# detectors; built once and cached as a tree): each provoked report is one
+# minimal base for the report scenario's machine and its options: symbols,
+# DWARF, LKDTM, KASAN, KFENCE, UBSAN, lockdep, the hung-task and
+# soft-lockup detectors; built once and cached as a tree): each provoked report is one
 # finding of the right kind and title, expected by the step that provoked
 # it, with the same signature in two runs; its stack is decoded against the
 # tree's vmlinux to the source line that raised it; and the same report
@@ -11,7 +12,7 @@
 . "$(dirname "$0")/minimal_kernel.sh"
 reports=$KTB_SRC/tests/vm/reports
 
-tree=$(debug_kernel "$KTB" "$KTB_SRC/scenarios" "$reports") || fail "could not build the debug kernel"
+tree=$(debug_kernel "$KTB" "$reports") || fail "could not build the debug kernel"
 echo "debug kernel: $tree (built in $(cat "$tree/../build_s") s)"
 
 # 1. every report expected, twice (two VMs at once)
@@ -25,6 +26,7 @@ hung task|INFO: task hung in direct_entry
 warning|WARNING in lkdtm_WARNING
 ubsan|UBSAN: array-index-out-of-bounds in lkdtm_ARRAY_BOUNDS
 kasan|KASAN: use-after-free Read in lkdtm_READ_AFTER_FREE
+kfence|KFENCE: use-after-free read in lkdtm_READ_AFTER_FREE
 oops|kernel BUG in lkdtm_BUG
 oops|BUG: kernel NULL pointer dereference in lkdtm_EXCEPTION
 soft lockup|BUG: soft lockup in lkdtm_SOFTLOCKUP

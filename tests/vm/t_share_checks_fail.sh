@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # The share checks fail, naming what they saw, when what they guard is
 # broken. The machine step: a QEMU wrapper first in PATH rewrites the
 # guest's share list on the kernel command line (ktb.shares) so that the

@@ -1,4 +1,5 @@
 # label: vm
+# jobs: 2
 # SIGINT, SIGTERM and SIGKILL of `ktb run` leave no QEMU, ktb-hybrid, worker
 # or guardian process and nothing in TMPDIR; INT and TERM still write what
 # they have, marked interrupted, and exit 130. Each signal is sent twice:
