@@ -8,7 +8,7 @@
 # set offline, as a dead link would leave it) before the step: the step must
 # refuse to act on a path that is not active, since "gone" after it could
 # then not be its effect. restore_path: something in the guest keeps the
-# path down (its SCSI device set offline again as soon as it is running,
+# path down (its SCSI device set offline again right after dm reinstates it,
 # as a link that stays dead would): the step must never see it back and
 # active, and say so when its 8 s are up. An NVMe path's controller is
 # plugged back by QEMU; with the guest's hot-plug interrupt off it never
@@ -25,12 +25,15 @@ sd1='$(ls /sys/bus/scsi/devices/*:0:1:0/block)'
 # a run step that takes path N down in the guest
 down0="  - run: echo offline > /sys/block/$sd0/device/state"
 down1="  - run: echo offline > /sys/block/$sd1/device/state"
-# a run step that keeps path N down from now on (a loop of shell builtins
-# in the background, set offline again whenever it reads otherwise; at the
-# lowest priority, so that the step's probes are not starved: it still
-# runs whenever the guest waits for the host, before the next probe)
-keep0="  - run: f=/sys/block/$sd0/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \& renice -n 19 -p \$! > /dev/null"
-keep1="  - run: f=/sys/block/$sd1/device/state; (while :; do read s < \$f; [ \"\$s\" = offline ] || echo offline > \$f; done) > /dev/null 2>\&1 < /dev/null \& renice -n 19 -p \$! > /dev/null"
+# a run step that keeps path N down from now on: a dmsetup ahead of the
+# real one in PATH (/usr/bin before /usr/sbin) that sets the path's SCSI
+# device offline again after every call, so after restore_path's
+# reinstate_path too, before any probe can see it running. (A loop that
+# set it offline whenever it read otherwise raced the probes: at the
+# lowest priority, beside the writer, it once lost, and the restore passed.)
+# The `#` is escaped for mutate's sed, whose delimiter it is.
+keep0="  - run: s=$sd0; echo '\\#!/bin/sh' > /usr/bin/dmsetup; echo '/usr/sbin/dmsetup \"\$@\"; r=\$?; echo offline > /sys/block/'\$s'/device/state; exit \$r' >> /usr/bin/dmsetup; chmod +x /usr/bin/dmsetup"
+keep1="  - run: s=$sd1; echo '\\#!/bin/sh' > /usr/bin/dmsetup; echo '/usr/sbin/dmsetup \"\$@\"; r=\$?; echo offline > /sys/block/'\$s'/device/state; exit \$r' >> /usr/bin/dmsetup; chmod +x /usr/bin/dmsetup"
 # the restore_path step given 8 s (its probes stop 2 s before)
 r8='\n    timeout: 8s'
 
