@@ -85,6 +85,17 @@ while read -r line; do
 done < <(grep '=y$' "$work/library.txt")
 [ "$(grep -c '=y$' "$out")" -eq "$(grep '=y$' "$out" | sort -u | wc -l)" ] ||
 	fail "--minimal prints an option twice"
+# a menu of one option is in the base with that option only: the library
+# has SCSI disks, NUMA and dm-multipath, smoke has none of them (tinyconfig
+# would not take SCSI_LOWLEVEL without SCSI)
+for o in CONFIG_SCSI_LOWLEVEL CONFIG_X86_64_ACPI_NUMA CONFIG_DM_MULTIPATH_QL; do
+	grep -qx "$o=y" "$out" || fail "--minimal for the library lacks $o=y"
+done
+ktb_run kconfig --minimal "$lib/smoke.yaml"
+expect_rc 0
+for o in CONFIG_SCSI_LOWLEVEL CONFIG_X86_64_ACPI_NUMA CONFIG_DM_MULTIPATH_QL CONFIG_DM_MULTIPATH_ST; do
+	grep -qx "$o=y" "$out" && fail "--minimal for smoke has $o=y, whose option smoke does not need"
+done
 
 # --apply TREE, on a stand-in tree whose merge_config.sh appends the
 # fragment and whose olddefconfig drops CONFIG_ACPI_HMAT (its dependency
