@@ -176,22 +176,35 @@ static void init_power(int how)
 		pause(); /* PID 1 must never exit: the kernel would panic */
 }
 
+/* The module's name as the kernel knows it: the file name of the first
+ * word of path, without its extensions, '-' written '_'. */
+static void init_module_name(const char *path, char *name, size_t len)
+{
+	const char *base = path, *end = path + strcspn(path, " \t");
+	size_t n, i;
+
+	for (const char *p = path; p < end; p++)
+		if (*p == '/')
+			base = p + 1;
+	n = strcspn(base, ". \t");
+	if (n >= len)
+		n = len - 1;
+	for (i = 0; i < n; i++)
+		name[i] = base[i] == '-' ? '_' : base[i];
+	name[n] = '\0';
+}
+
 /* Appends the kernel arguments "MOD.param=value" for module file path to
  * params, as modprobe does: the kernel applies them only to built-in code,
  * so without this `nvme_core.multipath=N` would do nothing to a module. */
 static void init_module_args(const char *path, char *params, size_t len)
 {
-	const char *base = strrchr(path, '/'), *p = init_cmdline;
+	const char *p = init_cmdline;
 	char mod[64];
 	size_t n, tlen, used = strlen(params);
 
-	base = base ? base + 1 : path;
-	n = strcspn(base, ".");
-	if (n >= sizeof(mod))
-		return;
-	for (size_t i = 0; i < n; i++)
-		mod[i] = base[i] == '-' ? '_' : base[i];
-	mod[n] = '\0';
+	init_module_name(path, mod, sizeof(mod));
+	n = strlen(mod);
 	while (*p) {
 		while (*p == ' ')
 			p++;
@@ -233,12 +246,71 @@ static int init_load_module(char *line)
 	return ret;
 }
 
-static void init_load_modules(void)
+/* Whether name is a word of the comma-separated list. */
+static bool init_in_list(const char *list, const char *name)
 {
-	char line[PATH_MAX + 256];
-	int n = 0, failed = 0, ret;
+	size_t n = strlen(name), tlen;
+
+	while (*list) {
+		tlen = strcspn(list, ",");
+		if (tlen == n && !strncmp(list, name, n))
+			return true;
+		list += tlen;
+		if (*list == ',')
+			list++;
+	}
+	return false;
+}
+
+/* Appends name to the comma-separated list unless it is there already. */
+static void init_list_add(char *list, size_t len, const char *name)
+{
+	size_t used = strlen(list);
+
+	if (init_in_list(list, name) || used + strlen(name) + 2 > len)
+		return;
+	snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
+}
+
+/* The modules to load when the host left some out (ktb.nomod=a,b: the
+ * machine has no device for them): every module the recipe names, less
+ * those, with what each needs (KTB_MODULES_NEEDS, written by the image
+ * builder: "module dep ... module" per recipe module). A dependency the
+ * left-out modules share with a loaded one stays. false: load them all
+ * (no list, or an image without the needs file). */
+static bool init_modules_wanted(char *want, size_t len, char *nomod, size_t nlen)
+{
+	char line[2048], name[64], *tok, *save;
 	FILE *f;
 
+	want[0] = '\0';
+	if (!init_arg("ktb.nomod", nomod, nlen) || !nomod[0])
+		return false;
+	f = fopen(KTB_MODULES_NEEDS, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \t\r\n", &save);
+		if (!tok || tok[0] == '#' || init_in_list(nomod, tok))
+			continue;
+		while (tok) {
+			init_module_name(tok, name, sizeof(name));
+			init_list_add(want, len, name);
+			tok = strtok_r(NULL, " \t\r\n", &save);
+		}
+	}
+	fclose(f);
+	return true;
+}
+
+static void init_load_modules(void)
+{
+	char line[PATH_MAX + 256], name[64], want[8192], nomod[1024];
+	int n = 0, failed = 0, skipped = 0, ret;
+	bool select;
+	FILE *f;
+
+	select = init_modules_wanted(want, sizeof(want), nomod, sizeof(nomod));
 	f = fopen(KTB_MODULES_LIST, "re");
 	if (!f)
 		return;
@@ -246,6 +318,11 @@ static void init_load_modules(void)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!line[0] || line[0] == '#')
 			continue;
+		init_module_name(line, name, sizeof(name));
+		if (select && !init_in_list(want, name)) {
+			skipped++;
+			continue;
+		}
 		ret = init_load_module(line);
 		n++;
 		if (ret) {
@@ -254,7 +331,11 @@ static void init_load_modules(void)
 		}
 	}
 	fclose(f);
-	init_log("loaded %d modules, %d failed", n - failed, failed);
+	if (skipped)
+		init_log("loaded %d modules, %d failed, %d left out (ktb.nomod=%s)", n - failed,
+			 failed, skipped, nomod);
+	else
+		init_log("loaded %d modules, %d failed", n - failed, failed);
 }
 
 /* Polls until every id in the comma-separated list names a disk, or the

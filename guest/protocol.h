@@ -14,6 +14,11 @@
 #define KTB_QGA_PORT "org.qemu.guest_agent.0"
 /* Module list in load order, written by the image builder. */
 #define KTB_MODULES_LIST "/etc/ktb/modules"
+/* What each module the recipe names needs, one line each: "NAME FILE...",
+ * the files in load order, NAME's own last (written by the image builder).
+ * The kernel argument ktb.nomod=A,B leaves A and B out, with what only
+ * they need. */
+#define KTB_MODULES_NEEDS "/etc/ktb/modules.needs"
 /* With the kernel argument "ktb.probe", init prints this and powers off at
  * once: the KVM probe only needs to know userspace was reached. */
 #define KTB_PROBE_MARKER "ktb: probe reached userspace"

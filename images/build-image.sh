@@ -316,9 +316,27 @@ install_modules() {
 	for f in modules.order modules.builtin modules.builtin.modinfo; do
 		[[ ! -e $kmods/$f ]] || cp "$kmods/$f" "$ROOT/lib/modules/$RELEASE/"
 	done
+	write_module_needs >"$ROOT/etc/ktb/modules.needs"
 	# modules.dep for the guest's own modprobe, covering what was copied
 	depmod -b "$ROOT" "$RELEASE"
 	log "$(wc -l <"$ROOT/etc/ktb/modules") modules for $RELEASE"
+}
+
+# modules.needs: for each module the recipe names, "NAME FILE...", the files
+# it needs in load order (its own last; none when built in). init loads only
+# what the modules it keeps need when the host leaves some out (ktb.nomod=,
+# the machine has no device for them: docs/guest.md).
+write_module_needs() {
+	local m line files
+	for m in "${MODULES[@]}"; do
+		files=()
+		while read -r line; do
+			case $line in
+			insmod\ *) line=${line#insmod }; files+=("$(basename "${line%% *}")") ;;
+			esac
+		done < <(modprobe -d "$KROOT" -S "$RELEASE" --show-depends "$m" 2>/dev/null)
+		echo "${m//-/_}" "${files[@]}"
+	done
 }
 
 # modules.txt: the installed modules by the names modprobe knows them by

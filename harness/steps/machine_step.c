@@ -27,22 +27,25 @@ static const char *const causes[MACHINE_PART_COUNT][10] = {
 	[MACHINE_PART_NUMA] = { "numa=", "acpi=", "maxcpus=", "nr_cpus=", "nosmp",
 				"mem=", "memmap=", NULL },
 	[MACHINE_PART_DISKS] = { "module_blacklist=", "initcall_blacklist=", "nvme_core.multipath=",
-				 "scsi_mod.", "libata.", "virtio_blk.", "nvme.", "dm_mod.", NULL },
+				 "scsi_mod.", "libata.", "virtio_blk.", "nvme.", "dm_mod.",
+				 "ktb.nomod=", NULL },
 	[MACHINE_PART_BALLOON] = { "module_blacklist=", "initcall_blacklist=", "virtio_balloon.",
-				   NULL },
+				   "ktb.nomod=", NULL },
 	[MACHINE_PART_HMAT] = { "numa=", "acpi=", "hmat", "memhp", NULL },
 	[MACHINE_PART_SLEEP] = { "nohibernate", "hibernate=", "acpi=", "acpi_sleep=", NULL },
-	[MACHINE_PART_DISPLAY] = { "pci=", NULL },
+	[MACHINE_PART_DISPLAY] = { "pci=", "ktb.nomod=", NULL },
 };
 
 /* " (W1 W2 on the command line?)" for the words of cmdline that can hide
- * part, or "". Caller frees. */
-static char *likely_cause(const char *cmdline, enum machine_part part)
+ * part, or "". The testbed's own words for m are harmless and never named.
+ * Caller frees. */
+static char *likely_cause(const struct machine *m, const char *cmdline, enum machine_part part)
 {
 	char *copy = xstrdup(cmdline ? cmdline : ""), *w, *save = NULL, *found = NULL, *n;
+	char *nomod = vm_nomod_arg(m);
 
 	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		if (!strcmp(w, VM_CMDLINE_NODBDELAY)) /* the testbed's own, harmless */
+		if (!strcmp(w, VM_CMDLINE_NODBDELAY) || (nomod && !strcmp(w, nomod)))
 			continue;
 		for (const char *const *p = causes[part]; *p; p++) {
 			if (strncmp(w, *p, strlen(*p)))
@@ -53,6 +56,7 @@ static char *likely_cause(const char *cmdline, enum machine_part part)
 			break;
 		}
 	}
+	free(nomod);
 	free(copy);
 	n = found ? xasprintf(" (%s on the command line?)", found) : xstrdup("");
 	free(found);
@@ -158,7 +162,7 @@ static char *json_text(const json_t *j)
 static char *mismatch_text(const struct compare_ctx *c, const struct machine_fact *f,
 			   const json_t *want, const json_t *seen)
 {
-	char *cause = likely_cause(c->cmdline, f->part), *w, *s, *msg;
+	char *cause = likely_cause(c->m, c->cmdline, f->part), *w, *s, *msg;
 
 	if (f->presence && !seen) {
 		msg = xasprintf("%s: declared, the guest has none%s", f->what, cause);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -46,11 +47,134 @@ static void append_word(char **s, const char *word)
  * before it starts init (0.3 s of the minimal kernel's 1.6 s boot).
  * nodbdelay skips the wait; it is left out when a SATA disk is there, so
  * the links a scenario uses are brought up as the kernel does by itself. */
-static bool has_sata(const struct machine *m)
+static bool has_bus(const struct machine *m, enum disk_bus bus)
 {
 	for (unsigned i = 0; i < m->disks_count; i++)
-		if (m->disks[i].bus == DISK_BUS_SATA)
+		if (m->disks[i].bus == bus)
 			return true;
+	return false;
+}
+
+static bool uses_virtio_blk(const struct machine *m)
+{
+	return has_bus(m, DISK_BUS_VIRTIO) || has_bus(m, DISK_BUS_HYBRID); /* vhost-user-blk */
+}
+
+static bool uses_scsi(const struct machine *m)
+{
+	return has_bus(m, DISK_BUS_SCSI);
+}
+
+static bool uses_sd(const struct machine *m)
+{
+	return has_bus(m, DISK_BUS_SCSI) || has_bus(m, DISK_BUS_SATA);
+}
+
+static bool uses_sata(const struct machine *m)
+{
+	return has_bus(m, DISK_BUS_SATA);
+}
+
+static bool uses_nvme(const struct machine *m)
+{
+	return has_bus(m, DISK_BUS_NVME);
+}
+
+static bool uses_balloon(const struct machine *m)
+{
+	return m->balloon != NULL;
+}
+
+static bool uses_share(const struct machine *m, bool virtiofs)
+{
+	for (unsigned i = 0; i < m->shares_count; i++)
+		if (m->shares[i].virtiofs == virtiofs)
+			return true;
+	return false;
+}
+
+static bool uses_9p(const struct machine *m)
+{
+	return uses_share(m, false);
+}
+
+static bool uses_virtiofs(const struct machine *m)
+{
+	return uses_share(m, true);
+}
+
+static bool uses_dm_multipath(const struct machine *m)
+{
+	return vm_multipath_arg(m) != NULL;
+}
+
+static bool uses_bochs(const struct machine *m)
+{
+	return m->display == DISPLAY_BOCHS || m->display == DISPLAY_VGA;
+}
+
+static bool uses_virtio_gpu(const struct machine *m)
+{
+	return m->display == DISPLAY_VIRTIO;
+}
+
+/* The default image's drivers for parts a machine may lack, each with the
+ * test for the part. Loading them all costs the minimal kernel a second of
+ * its boot under TCG (the display's DRM stack most of it); a machine without
+ * the part boots without them (ktb.nomod=, guest/init.c). A module not named
+ * here (the agent's port, the power button, a recipe's own) is always
+ * loaded, and a left-out one is still there for modprobe, which the kernel
+ * also runs by itself (a dm target, a file system). */
+static const struct {
+	const char *module;
+	bool (*used)(const struct machine *m);
+} optional_modules[] = {
+	{ "virtio_blk", uses_virtio_blk },
+	{ "virtio_scsi", uses_scsi },
+	{ "sd_mod", uses_sd },
+	{ "nvme", uses_nvme },
+	{ "ahci", uses_sata },
+	{ "virtio_balloon", uses_balloon },
+	{ "9pnet_virtio", uses_9p },
+	{ "9p", uses_9p },
+	{ "virtiofs", uses_virtiofs },
+	{ "dm_multipath", uses_dm_multipath },
+	{ "dm_round_robin", uses_dm_multipath },
+	{ "dm_queue_length", uses_dm_multipath },
+	{ "dm_service_time", uses_dm_multipath },
+	{ "bochs", uses_bochs },
+	{ "virtio_gpu", uses_virtio_gpu },
+};
+
+char *vm_nomod_arg(const struct machine *m)
+{
+	char *s = NULL, *n;
+
+	for (size_t i = 0; i < sizeof(optional_modules) / sizeof(optional_modules[0]); i++) {
+		if (optional_modules[i].used(m))
+			continue;
+		n = xasprintf("%s%s", s ? s : "ktb.nomod=", optional_modules[i].module);
+		free(s);
+		s = n;
+		n = xasprintf("%s,", s);
+		free(s);
+		s = n;
+	}
+	if (s)
+		s[strlen(s) - 1] = '\0'; /* the last comma */
+	return s;
+}
+
+/* Whether the word ktb.nomod= is among the caller's words (theirs wins). */
+static bool has_nomod(const char *words)
+{
+	const char *p = words;
+
+	while (p && (p = strstr(p, "ktb.nomod=")) != NULL) {
+		if (p == words || p[-1] == ' ')
+			return true;
+		p++;
+	}
 	return false;
 }
 
@@ -59,7 +183,7 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	char *shares,
 	    *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M no_timer_check");
 
-	if (!has_sata(m))
+	if (!has_bus(m, DISK_BUS_SATA))
 		append_word(&s, VM_CMDLINE_NODBDELAY);
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
@@ -72,6 +196,12 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	shares = shares_cmdline(m);
 	append_word(&s, shares);
 	free(shares);
+	if (!has_nomod(scenario_args) && !has_nomod(extra)) {
+		char *nomod = vm_nomod_arg(m);
+
+		append_word(&s, nomod);
+		free(nomod);
+	}
 	append_word(&s, scenario_args);
 	append_word(&s, extra);
 	return s;

@@ -1,7 +1,8 @@
 /* The kernel command line the testbed boots a machine with: its own
  * arguments (console, log level, no reboot on panic, the AHCI delay off
  * when there is no SATA disk), the disks init waits
- * for (ktb.disks=), the multipath set-up init builds (ktb.mp=), then the
+ * for (ktb.disks=), the multipath set-up init builds (ktb.mp=), the
+ * drivers it may leave out (ktb.nomod=, unless the caller names its own), then the
  * scenario's arguments and the caller's. guest/init.c reads the ktb.*
  * words (docs/guest.md). */
 #ifndef KTB_VM_CMDLINE_H
@@ -17,6 +18,12 @@
 /* "ktb.mp=ID:MODE:PATHS:NOPATH,..." for the guest's dm-multipath set-up, or
  * NULL when no disk needs one. Static storage, valid until the next call. */
 const char *vm_multipath_arg(const struct machine *m);
+
+/* "ktb.nomod=A,B,..." naming the default image's drivers for parts m does
+ * not have (virtio_blk without a virtio or hybrid disk, bochs without that
+ * display, ...), which init then leaves out (docs/guest.md); NULL when m has
+ * every part. Caller frees. */
+char *vm_nomod_arg(const struct machine *m);
 
 /* The whole command line: the testbed's words, then scenario_args, then
  * extra (either may be NULL). Caller frees. */

@@ -25,6 +25,10 @@ append_fails numa-hmat numa=nohmat \
 	'step machine .*node 0 read_latency from node 0 \(ns\): declared 10, the guest sees nothing \(numa=nohmat on the command line\?\)'
 append_fails disk-4kn-nvme module_blacklist=nvme \
 	'step machine .*disk data \(nvme, 64M\): declared, the guest has none \(module_blacklist=nvme on the command line\?\)'
+# the testbed's own list never names a declared part's driver; a caller's
+# list that does hides the disk, and is named
+append_fails disk-4kn-scsi ktb.nomod=virtio_scsi \
+	'step machine .*disk data \(scsi, 64M\): declared, the guest has none \(ktb.nomod=virtio_scsi on the command line\?\)'
 append_fails mp-nvme-failover nvme_core.multipath=N \
 	'step machine .*disk data multipath kind: declared "nvme", the guest sees nothing \(nvme_core.multipath=N on the command line\?\)'
 append_fails balloon-resize module_blacklist=virtio_balloon \
