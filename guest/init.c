@@ -5,6 +5,7 @@
 #include "disk.h"
 #include "mpath.h"
 #include "protocol.h"
+#include "root.h"
 #include "sysfs.h"
 
 #include <dirent.h>
@@ -606,8 +607,8 @@ static int init_find_port(char *dev, size_t len)
  * on the console for `ktb boot`. */
 struct init_svc {
 	const char *name;
-	char *argv[8];
-	bool on_tty; /* gets the console as controlling terminal */
+	char *argv[12]; /* room for root_agent_argv's three more */
+	bool on_tty;	/* gets the console as controlling terminal */
 	bool enabled;
 	pid_t pid;
 	int64_t started_ms, next_ms;
@@ -732,10 +733,11 @@ static void init_shutdown(int how)
 
 /* Returns 0 once the agent is started, or -errno with the failure marker
  * printed: the host stops waiting for the ready marker when it sees it. */
-static int init_agent(const sigset_t *orig)
+static int init_agent(const sigset_t *orig, bool rooted)
 {
-	if (access(INIT_QGA, X_OK)) {
-		printf("%s %s missing\n", KTB_INIT_FAIL_MARKER, INIT_QGA);
+	if (rooted ? root_agent_argv(INIT_QGA, init_svcs[0].argv, 12) : access(INIT_QGA, X_OK)) {
+		printf("%s %s%s missing\n", KTB_INIT_FAIL_MARKER, rooted ? ROOT_IMAGE : "",
+		       INIT_QGA);
 		return -ENOENT;
 	}
 	if (init_find_port(init_qga_port, sizeof(init_qga_port))) {
@@ -792,7 +794,8 @@ static void init_early(void)
 int main(void)
 {
 	sigset_t set, orig;
-	char arg[256];
+	char arg[256], why[512];
+	bool rooted;
 
 	/* signals are taken synchronously in init_loop(), never by handlers */
 	sigemptyset(&set);
@@ -813,9 +816,16 @@ int main(void)
 	if (init_arg("ktb.resume", arg, sizeof(arg)) && arg[0])
 		init_resume(arg);
 	init_disks();
-	init_shares();
-	if (!init_agent(&orig))
-		printf("%s\n", KTB_READY_MARKER);
+	rooted = init_arg("ktb.root", arg, sizeof(arg)) && arg[0];
+	if (rooted && root_switch(arg, why, sizeof(why))) {
+		printf("%s root %s: %s\n", KTB_INIT_FAIL_MARKER, arg, why);
+	} else {
+		if (rooted && why[0])
+			init_log("root %s: %s", arg, why);
+		init_shares();
+		if (!init_agent(&orig, rooted))
+			printf("%s\n", KTB_READY_MARKER);
+	}
 	fflush(stdout);
 	init_svcs[1].enabled = init_arg("ktb.shell", arg, sizeof(arg));
 	init_loop(&set, &orig);

@@ -235,13 +235,20 @@ static void domain_sockets(FILE *f, const struct hw_launch *l)
 }
 
 /* Paths travel inside QEMU option strings: a comma would split them. */
-/* The same exports as shares_to_args: a 9p one with accessmode squash
- * (QEMU's security_model=none), a virtiofs one with libvirt starting the
- * virtiofsd it names (accessmode passthrough: virtiofsd's only mode). */
+/* The same exports as shares_to_args (the guest's root first, as there): a 9p one with accessmode
+ * squash (QEMU's security_model=none), a virtiofs one with libvirt starting the virtiofsd it names
+ * (accessmode passthrough: virtiofsd's only mode). */
 static void domain_shares(FILE *f, const struct machine *m)
 {
 	char tag[16];
 
+	if (m->root) {
+		fprintf(f, "    <filesystem type='mount' accessmode='squash' multidevs='remap'>\n"
+			   "      <driver type='path'/>\n      <source dir='");
+		xml_put(f, m->root);
+		fprintf(f, "'/>\n      <target dir='" SHARE_ROOT_TAG "'/>\n      <readonly/>\n"
+			   "    </filesystem>\n");
+	}
 	for (unsigned i = 0; i < m->shares_count; i++) {
 		if (m->shares[i].virtiofs)
 			fprintf(f, "    <filesystem type='mount' accessmode='passthrough'>\n"

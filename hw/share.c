@@ -296,8 +296,31 @@ static void share_virtiofs_args(const struct hw_launch *l, unsigned i, struct ar
 	argv_addf(a, "vhost-user-fs-pci,chardev=vfs%u,tag=%s", i, share_tag(i, tag, sizeof(tag)));
 }
 
+/* The guest's root: read-only whatever the guest does (its writes go to an
+ * overlay in its memory); multidevs=remap because a root spans the host's
+ * mounts, whose inode numbers would otherwise collide in the guest (two
+ * folders taken for one). */
+static void share_root_args(const char *root, struct argv *a)
+{
+	char *host = hw_escape(root);
+
+	argv_add(a, "-fsdev");
+	if (host)
+		argv_addf(a,
+			  "local,id=fsroot,path=%s,security_model=none,readonly=on,"
+			  "multidevs=remap",
+			  host);
+	else
+		argv_take(a, NULL);
+	free(host);
+	argv_add(a, "-device");
+	argv_add(a, "virtio-9p-pci,fsdev=fsroot,mount_tag=" SHARE_ROOT_TAG);
+}
+
 int shares_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a)
 {
+	if (m->root)
+		share_root_args(m->root, a);
 	for (unsigned i = 0; i < m->shares_count; i++) {
 		if (m->shares[i].virtiofs)
 			share_virtiofs_args(l, i, a);

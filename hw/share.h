@@ -81,4 +81,9 @@ int shares_to_args(const struct machine *m, const struct hw_launch *l, struct ar
  * without shares. Caller frees. */
 char *shares_cmdline(const struct machine *m);
 
+/* The 9p tag of the guest's root (machine.root) and the kernel argument
+ * that has init switch to it. */
+#define SHARE_ROOT_TAG "ktbroot"
+#define SHARE_ROOT_ARG "ktb.root=ktbroot" /* the tag above */
+
 #endif

@@ -12,17 +12,20 @@ set -euo pipefail
 usage() {
 	cat >&2 <<EOF
 usage: mkroot.sh --out DIR [--release NAME] [--include PKG[,PKG...]] [--deb-cache DIR]
+                 [--source FILE]...
   --out DIR        the root to create (absent or empty)
   --release NAME   the Debian release (default bookworm, Debian 12)
   --include PKGS   packages beyond minbase, comma-separated
   --deb-cache DIR  .deb files to offer apt in the root instead of downloading
                    them again (a download cache only: nothing is installed
                    from it that apt in the root did not choose)
+  --source FILE    an apt sources file (one-line or deb822 .sources) for the
+                   root instead of deb.debian.org's release; repeatable
 EOF
 	exit 2
 }
 
-out="" release=bookworm include="" debs=""
+out="" release=bookworm include="" debs="" sources=()
 while (($#)); do
 	[[ $# -ge 2 ]] || usage
 	case $1 in
@@ -30,6 +33,7 @@ while (($#)); do
 	--release) release=$2 ;;
 	--include) include=$2 ;;
 	--deb-cache) debs=$2 ;;
+	--source) sources+=("$2") ;;
 	*) usage ;;
 	esac
 	shift 2
@@ -65,7 +69,7 @@ if [[ -n $debs ]]; then
 fi
 # dpkg without fsync (force-unsafe-io, kept in the root): the root is scratch
 mmdebstrap --quiet --mode=root --variant=minbase --dpkgopt=force-unsafe-io ${include:+--include="$include"} \
-	"${hooks[@]}" "$release" "$out"
+	"${hooks[@]}" "$release" "$out" "${sources[@]}"
 # mmdebstrap cleans its archive folder and restores the policy-rc.d it found
 # at the end: both are set up again for what runs in the root later
 [[ -z $debs ]] || offer_debs "$out"

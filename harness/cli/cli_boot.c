@@ -28,6 +28,11 @@ struct boot_cli {
 	char *workdir;	       /* the guest folder the command starts in */
 	struct gdb_cli gdb;    /* --gdb[=PORT], --gdb-wait */
 	char *gdb_append;      /* --append with nokaslr, for --gdb */
+	const char *root;      /* --root: image (NULL), host or debian */
+	char **packages;       /* --package, for --root debian */
+	unsigned packages_count;
+	char *root_dir;		/* the folder shared as the root, once prepared */
+	bool packages_borrowed; /* packages are the scenario's */
 };
 
 static void boot_usage(FILE *f)
@@ -41,6 +46,10 @@ static void boot_usage(FILE *f)
 	    "  --numa cpus=A[-B],memory=SIZE   one per node, in order\n"
 	    "  --sleep s3,s4     sleep states the firmware offers (s3 boots the bzImage)\n"
 	    "  --kernel K --modules DIR --recipe R --append ARGS\n"
+	    "  --root ROOT       the guest's userspace: image (default), host (this machine's\n"
+	    "                    own, read-only, writes kept in guest memory) or debian\n"
+	    "  --package P       with --root debian (the default then): a package in the\n"
+	    "                    Debian root; repeatable\n"
 	    "  --share[=HOST[:GUEST][,ro|,rw][,9p|,virtiofs]]  a host folder in the guest\n"
 	    "                    (default: the current folder, read-only, at the same path;\n"
 	    "                    rw over virtiofs where virtiofsd is installed); repeatable\n"
@@ -236,6 +245,7 @@ static const struct option boot_options[] = {
 	{ "share", optional_argument, 0, 'F' },	   { "exec", required_argument, 0, 'x' },
 	{ "script", required_argument, 0, 'X' },   { "verbose", no_argument, 0, 'v' },
 	{ "gdb", optional_argument, 0, 'g' },	   { "gdb-wait", no_argument, 0, 'w' },
+	{ "root", required_argument, 0, 'R' },	   { "package", required_argument, 0, 'P' },
 	{ "help", no_argument, 0, 'h' },	   { 0, 0, 0, 0 },
 };
 
@@ -295,6 +305,14 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 		case 'w':
 			c->gdb.wait = true;
 			break;
+		case 'R':
+			c->root = optarg;
+			break;
+		case 'P':
+			c->packages =
+			    xrealloc(c->packages, (c->packages_count + 1) * sizeof(*c->packages));
+			c->packages[c->packages_count++] = optarg;
+			break;
 		case 'h':
 			boot_usage(stdout);
 			exit(0);
@@ -309,6 +327,17 @@ static int boot_parse(int argc, char **argv, struct boot_cli *c)
 	}
 	if (!r && c->exec.cmd && c->exec.script) {
 		fprintf(stderr, "ktb boot: --exec and --script each give the command; give one\n");
+		r = KTB_EXIT_USAGE;
+	}
+	if (!r && c->packages_count && !c->root)
+		c->root = "debian";
+	if (!r && c->root && !guest_root_name_valid(c->root)) {
+		fprintf(stderr, "ktb boot: --root %s: give image, host or debian\n", c->root);
+		r = KTB_EXIT_USAGE;
+	}
+	if (!r && c->packages_count && strcmp(c->root, "debian")) {
+		fprintf(stderr, "ktb boot: --package is for --root debian, not --root %s\n",
+			c->root);
 		r = KTB_EXIT_USAGE;
 	}
 	if (!r)
@@ -537,6 +566,18 @@ static int cli_boot(int argc, char **argv)
 	}
 	c.workdir = boot_workdir(m);
 	c.exec.workdir = c.workdir;
+	/* --root, else the scenario's guest.root (ktb boot is the user's own
+	 * choice: the host's root needs no --allow-host-root here) */
+	if (!c.root && c.scenario && set.items[0]->guest) {
+		c.root = set.items[0]->guest->root;
+		c.packages = set.items[0]->guest->packages;
+		c.packages_count = set.items[0]->guest->packages_count;
+		c.packages_borrowed = true;
+	}
+	ret = guest_root_prepare(c.root, c.packages, c.packages_count, &c.root_dir);
+	if (ret)
+		goto out;
+	m->root = c.root_dir;
 	ret = image_prepare(&c.k, &img);
 	if (!ret && c.gdb.on) {
 		/* nokaslr: the symbols' addresses hold */
@@ -553,6 +594,9 @@ out:
 	shares_free(c.shares, c.shares_count); /* those not handed to the machine */
 	free(c.workdir);
 	free(c.gdb_append);
+	free(c.root_dir);
+	if (!c.packages_borrowed)
+		free(c.packages);
 	return ret;
 }
 

@@ -287,6 +287,25 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	return 0;
 }
 
+int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir)
+{
+	char err[1024] = "";
+	int r;
+
+	*dir = NULL;
+	if (!root || !strcmp(root, GUEST_ROOT_IMAGE))
+		return 0;
+	if (!strcmp(root, GUEST_ROOT_HOST)) {
+		*dir = xstrdup("/");
+		return 0;
+	}
+	r = image_debian_root(packages, n, dir, err, sizeof(err));
+	if (!r)
+		return 0;
+	cli_err("cannot make the Debian root: %s", err);
+	return r == -EINVAL ? KTB_EXIT_USAGE : KTB_EXIT_UNTESTED;
+}
+
 bool accel_prepare(const struct image *img, bool quiet)
 {
 	enum kvm_verdict v = KVM_ABSENT;

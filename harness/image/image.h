@@ -11,6 +11,7 @@
 /* the layer's other headers, so one include serves its users */
 #include "image_dirs.h"
 #include "image_recipe.h"
+#include "image_root.h"
 #include "image_tree.h"
 
 struct image {

@@ -276,6 +276,12 @@ static const cyaml_schema_field_t kernel_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t guest_fields[] = { STR("root", OPT, struct guest_opts, root),
+						     CYAML_FIELD_SEQUENCE(
+							 "packages", PTR | OPT, struct guest_opts,
+							 packages, &tag_schema, 0, CYAML_UNLIMITED),
+						     CYAML_FIELD_END };
+
 static const cyaml_schema_field_t scenario_fields[] = {
 	STR("name", OPT, struct scenario, name),
 	STR("summary", OPT, struct scenario, summary),
@@ -283,6 +289,7 @@ static const cyaml_schema_field_t scenario_fields[] = {
 			     CYAML_UNLIMITED),
 	STR("timeout", OPT, struct scenario, timeout),
 	CYAML_FIELD_MAPPING_PTR("kernel", PTR | OPT, struct scenario, kernel, kernel_fields),
+	CYAML_FIELD_MAPPING_PTR("guest", PTR | OPT, struct scenario, guest, guest_fields),
 	CYAML_FIELD_MAPPING_PTR("machine", PTR | OPT, struct scenario, machine, machine_fields),
 	CYAML_FIELD_SEQUENCE("steps", PTR, struct scenario, steps, &step_schema, 0,
 			     CYAML_UNLIMITED),
@@ -2600,6 +2607,61 @@ static int kernel_load(struct load_ctx *c, struct scenario *s)
 	return ret;
 }
 
+bool guest_root_name_valid(const char *name)
+{
+	return name && (!strcmp(name, GUEST_ROOT_IMAGE) || !strcmp(name, GUEST_ROOT_HOST) ||
+			!strcmp(name, GUEST_ROOT_DEBIAN));
+}
+
+/* A Debian package name as Debian policy spells one: lower case letters,
+ * digits and + - ., two or more, starting with a letter or digit. */
+static bool package_name_valid(const char *p)
+{
+	size_t n = strlen(p);
+
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz0123456789+-.";
+
+	if (n < 2 || strchr("+-.", p[0]))
+		return false;
+	return strspn(p, ok) == n;
+}
+
+/* guest: the root by name; packages only for a Debian root, each a package
+ * name, each once. Whether apt knows them is the builder's to say (before
+ * anything boots). */
+static int guest_load(struct load_ctx *c, struct scenario *s)
+{
+	struct guest_opts *g = s->guest;
+	char field[64];
+	int ret = 0;
+
+	if (!g)
+		return 0;
+	if (g->root && !guest_root_name_valid(g->root))
+		ret =
+		    fail(c, "guest.root", "\"%s\" is no root; give image, host or debian", g->root);
+	if (g->packages_count && (!g->root || strcmp(g->root, GUEST_ROOT_DEBIAN)))
+		ret = fail(c, "guest.packages",
+			   "packages go into a Debian root; give root: debian, or drop packages");
+	for (unsigned i = 0; i < g->packages_count; i++) {
+		snprintf(field, sizeof(field), "guest.packages[%u]", i);
+		if (!package_name_valid(g->packages[i])) {
+			ret = fail(c, field,
+				   "\"%s\" is no Debian package name; give one as apt spells it "
+				   "(lower case, digits, + - .), such as fio",
+				   g->packages[i]);
+			continue;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(g->packages[i], g->packages[j])) {
+				ret = fail(c, field, "%s is already guest.packages[%u]",
+					   g->packages[i], j);
+				break;
+			}
+	}
+	return ret;
+}
+
 /* ---- YAML syntax errors: libyaml's words, and what they usually mean ---- */
 
 /* Line n (1-based) of data: its start and length, without the newline. */
@@ -2865,6 +2927,7 @@ int scenario_load_buffer(const char *path, const char *data, size_t len, struct 
 	 * check that needs what a refused machine lacks is left out) */
 	header_load(c, s);
 	kernel_load(c, s);
+	guest_load(c, s);
 	c->machine_ok = !machine_load(c, s);
 	steps_load(c, s);
 	tolerate_load(c, s);
@@ -2918,6 +2981,8 @@ void scenario_free(struct scenario *s)
 		free(s->machine->numa->distances);
 	if (s->kernel)
 		free(s->kernel->requires_builtin);
+	if (s->guest)
+		free(s->guest->root_dir);
 	free(s->file);
 	cyaml_free(&free_config, &scenario_schema, s, 0);
 }

@@ -161,6 +161,22 @@ struct kernel_opts {
 	bool *requires_builtin;
 };
 
+/* guest: the userspace the guest runs (docs/guest.md). */
+struct guest_opts {
+	char *root;	 /* "image" (the default), "host" or "debian" */
+	char **packages; /* root debian: packages beyond minbase */
+	unsigned packages_count;
+	/* outside the schema: the folder shared as the root ("/", or the
+	 * Debian root's once built), set when the run prepares it */
+	char *root_dir;
+};
+
+/* The guest.root names, and whether a name is one. */
+#define GUEST_ROOT_IMAGE "image"
+#define GUEST_ROOT_HOST "host"
+#define GUEST_ROOT_DEBIAN "debian"
+bool guest_root_name_valid(const char *name);
+
 struct scenario {
 	char *name; /* defaults to the file name without .yaml */
 	char *summary;
@@ -168,7 +184,8 @@ struct scenario {
 	unsigned tags_count;
 	char *timeout; /* default 120s */
 	struct kernel_opts *kernel;
-	struct machine *machine; /* never NULL after load (defaults filled) */
+	struct guest_opts *guest; /* NULL: the image is the root */
+	struct machine *machine;  /* never NULL after load (defaults filled) */
 	struct step *steps;
 	unsigned steps_count;
 	struct tolerate *tolerate;

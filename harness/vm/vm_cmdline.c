@@ -95,7 +95,12 @@ static bool uses_share(const struct machine *m, bool virtiofs)
 
 static bool uses_9p(const struct machine *m)
 {
-	return uses_share(m, false);
+	return uses_share(m, false) || m->root;
+}
+
+static bool uses_root(const struct machine *m)
+{
+	return m->root != NULL;
 }
 
 static bool uses_virtiofs(const struct machine *m)
@@ -138,6 +143,7 @@ static const struct {
 	{ "9pnet_virtio", uses_9p },
 	{ "9p", uses_9p },
 	{ "virtiofs", uses_virtiofs },
+	{ "overlay", uses_root },
 	{ "dm_multipath", uses_dm_multipath },
 	{ "dm_round_robin", uses_dm_multipath },
 	{ "dm_queue_length", uses_dm_multipath },
@@ -196,6 +202,8 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	shares = shares_cmdline(m);
 	append_word(&s, shares);
 	free(shares);
+	if (m->root)
+		append_word(&s, SHARE_ROOT_ARG);
 	if (!has_nomod(scenario_args) && !has_nomod(extra)) {
 		char *nomod = vm_nomod_arg(m);
 

@@ -15,7 +15,8 @@
 
 #define ALL_OPTIONAL                                                                               \
 	"ktb.nomod=virtio_blk,virtio_scsi,sd_mod,nvme,ahci,virtio_balloon,9pnet_virtio,9p,"        \
-	"virtiofs,dm_multipath,dm_round_robin,dm_queue_length,dm_service_time,bochs,virtio_gpu"
+	"virtiofs,overlay,dm_multipath,dm_round_robin,dm_queue_length,dm_service_time,bochs,"      \
+	"virtio_gpu"
 
 /* Whether module is a word of the ktb.nomod= list in arg. */
 static bool left_out(const char *arg, const char *module)
@@ -115,7 +116,8 @@ static void test_each_part(void **state)
 	free(arg);
 }
 
-/* A machine with every part leaves out only the display it does not have;
+/* A machine with every part (a shared root too: 9p and overlay) leaves out
+ * only the display it does not have;
  * with no optional driver left out there is no word at all. */
 static void test_full_machine(void **state)
 {
@@ -127,7 +129,7 @@ static void test_full_machine(void **state)
 	};
 	struct share shares[] = { { .host = "/a" }, { .host = "/b", .virtiofs = true } };
 	struct balloon balloon = { 0 };
-	struct machine m = { .disks = disks, .disks_count = 4, .balloon = &balloon };
+	struct machine m = { .disks = disks, .disks_count = 4, .balloon = &balloon, .root = "/" };
 	char *arg, *line;
 
 	(void)state;
@@ -143,6 +145,7 @@ static void test_full_machine(void **state)
 	free(arg);
 	line = vm_kernel_cmdline(&m, NULL, NULL);
 	assert_non_null(strstr(line, " ktb.nomod=bochs"));
+	assert_non_null(strstr(line, " ktb.root=ktbroot"));
 	free(line);
 }
 

@@ -1,0 +1,79 @@
+#include "image_root.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_dirs.h"
+#include "spawn.h"
+#include "util.h"
+
+/* The last non-empty line of text (the script's stdout: the folder). */
+static void last_line(const char *text, char *out, size_t len)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+int image_debian_root(char *const *packages, unsigned n, char **dir, char *err, size_t errlen)
+{
+	const char *cache = ktb_cache_dir();
+	char *script, *debs, **argv, msg[1024];
+	struct spawn_buf out = { 0 };
+	struct child_process cp = { 0 };
+	struct stat st;
+	size_t k = 0;
+	int r;
+
+	*dir = NULL;
+	if (!cache) {
+		snprintf(err, errlen, "cannot create the cache folder (XDG_CACHE_HOME, HOME)");
+		return -EIO;
+	}
+	script = xasprintf("%s/images/debian-root.sh", ktb_source_dir());
+	debs = xasprintf("%s/debs", cache);
+	argv = xcalloc(2 * n + 8, sizeof(*argv));
+	argv[k++] = script;
+	argv[k++] = "--cache";
+	argv[k++] = (char *)cache;
+	if (!stat(debs, &st) && S_ISDIR(st.st_mode)) {
+		argv[k++] = "--deb-cache";
+		argv[k++] = debs;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		argv[k++] = "--package";
+		argv[k++] = packages[i];
+	}
+	cp.argv = argv;
+	cp.in.how = SPAWN_NULL;
+	r = pipe_command(&cp, NULL, 0, &out, NULL, -1);
+	if (r == 0 && out.buf) {
+		last_line(out.buf, msg, sizeof(msg));
+		if (msg[0] == '/')
+			*dir = xstrdup(msg);
+	}
+	if (!*dir) {
+		if (r < 0)
+			snprintf(err, errlen, "%s: %s", script, strerror(-r));
+		else
+			snprintf(err, errlen, "%s exited with %d (its message is above)", script,
+				 r);
+		/* the script's exit 2: the recipe is wrong, not the host */
+		r = r == 2 ? -EINVAL : -EIO;
+	} else {
+		r = 0;
+	}
+	free(out.buf);
+	free(argv);
+	free(debs);
+	free(script);
+	return r;
+}
