@@ -33,6 +33,7 @@ struct run_cli {
 	const char *append, *junit, *json, *html, *kcidb, *tap, *artifacts;
 	const char *run_id; /* --run-id ID */
 	bool verbose, list;
+	bool allow_host_root; /* --allow-host-root */
 	int jobs, repeat;
 	struct select_opts sel; /* -t, -n, -x, --shard */
 	FILE *term;		/* the terminal's lines: stdout, or stderr when a report is "-" */
@@ -90,6 +91,8 @@ static void run_usage(FILE *f)
 	    "                    (vmcore, kdump-compressed): on-failure (default: when the\n"
 	    "                    guest panicked or hung), always, or never\n"
 	    "  --dump-limit SIZE no dump larger than SIZE (default 4G; 0: no limit)\n"
+	    "  --allow-host-root let scenarios with guest.root host run on this machine's\n"
+	    "                    own root (read-only: the guest can read what root can)\n"
 	    "With no SCENARIO, runs the default library (%s).\n"
 	    "Exit: 0 passed, 1 a check failed, 2 bad input, 125 could not test, 130\n"
 	    "interrupted (docs/cli.md).\n",
@@ -141,7 +144,15 @@ static int run_backend_check(struct run_cli *c)
 	return 0;
 }
 
-enum { OPT_TAP = 'T', OPT_GDB = 0x100, OPT_GDB_WAIT, OPT_KEEP, OPT_DUMP, OPT_DUMP_LIMIT };
+enum {
+	OPT_TAP = 'T',
+	OPT_GDB = 0x100,
+	OPT_GDB_WAIT,
+	OPT_KEEP,
+	OPT_DUMP,
+	OPT_DUMP_LIMIT,
+	OPT_HOST_ROOT
+};
 
 /* --dump-limit's default: a 4G guest's memory, uncompressed */
 #define DUMP_LIMIT_DEFAULT (4ULL << 30)
@@ -202,6 +213,7 @@ static const struct option run_options[] = {
 	{ "keep-on-fail", optional_argument, 0, OPT_KEEP },
 	{ "dump", required_argument, 0, OPT_DUMP },
 	{ "dump-limit", required_argument, 0, OPT_DUMP_LIMIT },
+	{ "allow-host-root", no_argument, 0, OPT_HOST_ROOT },
 	{ 0, 0, 0, 0 },
 };
 #define RUN_SHORTOPTS "j:" SELECT_SHORTOPTS "vh"
@@ -286,6 +298,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 					optarg);
 				return KTB_EXIT_USAGE;
 			}
+			break;
+		case OPT_HOST_ROOT:
+			c->allow_host_root = true;
 			break;
 		case OPT_DUMP_LIMIT:
 			if (strcmp(optarg, "0") && hw_parse_size(optarg, &c->dump_limit)) {
@@ -581,6 +596,50 @@ static void run_debug_files(struct run_cli *c, const struct image *img)
 	}
 }
 
+/* A scenario cannot grant itself this machine's files: guest.root host
+ * runs only with --allow-host-root, as its disks and shares may not leave
+ * its folder. Checked for the whole run before anything boots. */
+static int host_root_check(const struct run_cli *c, const struct scenario_set *set)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < set->count; i++) {
+		const struct guest_opts *g = set->items[i]->guest;
+
+		if (c->allow_host_root || !g || !g->root || strcmp(g->root, GUEST_ROOT_HOST))
+			continue;
+		cli_err("%s: guest.root host runs the guest on this machine's own files "
+			"(read-only: whatever root can read); pass --allow-host-root to run it",
+			set->items[i]->file);
+		ret = KTB_EXIT_USAGE;
+	}
+	return ret;
+}
+
+/* Each scenario's root, prepared before anything boots (a Debian root is
+ * built once per recipe; later scenarios find it cached). */
+static int roots_prepare(const struct run_cli *c, struct scenario_set *set)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		struct guest_opts *g = set->items[i]->guest;
+		int ret;
+
+		if (!g || !g->root || !strcmp(g->root, GUEST_ROOT_IMAGE))
+			continue;
+		if (c->hosts.n && !strcmp(g->root, GUEST_ROOT_DEBIAN)) {
+			cli_err("%s: guest.root debian is built on this machine and cannot reach "
+				"a --connect host; run it here",
+				set->items[i]->file);
+			return KTB_EXIT_USAGE;
+		}
+		ret = guest_root_prepare(g->root, g->packages, g->packages_count, &g->root_dir);
+		if (ret)
+			return ret;
+		set->items[i]->machine->root = g->root_dir;
+	}
+	return 0;
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct run_cli c;
@@ -604,11 +663,15 @@ static int cli_run(int argc, char **argv)
 		goto out;
 	}
 	shares_notes_print(&set, stderr);
-	ret = run_guard_start();
+	ret = host_root_check(&c, &set);
+	if (!ret)
+		ret = run_guard_start();
 	if (ret)
 		goto out;
 	/* an empty share (more shards than scenarios) passes without a boot */
-	ret = set.count ? image_prepare(&c.k, &img) : 0;
+	ret = roots_prepare(&c, &set);
+	if (!ret && set.count)
+		ret = image_prepare(&c.k, &img);
 	if (!ret && set.count && c.gdb.on)
 		ret = run_gdb_prepare(&c, &img);
 	run_debug_files(&c, &img);

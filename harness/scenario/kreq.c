@@ -477,6 +477,28 @@ static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
 	return ret;
 }
 
+/* A root shared by the host (guest.root host or debian): init mounts it
+ * over 9p and puts an overlay on top (guest/root.c). */
+static const struct kreq root_needs[] = {
+	{ "CONFIG_INET", NULL, NULL },	    { "CONFIG_NETWORK_FILESYSTEMS", NULL, NULL },
+	{ "CONFIG_NET_9P", "9pnet", NULL }, { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio", NULL },
+	{ "CONFIG_9P_FS", "9p", NULL },	    { "CONFIG_OVERLAY_FS", "overlay", NULL },
+	{ "CONFIG_TMPFS", NULL, NULL },
+};
+
+static int add_guest(struct kreq_list *l, const struct guest_opts *g)
+{
+	char why[64];
+	int ret = 0;
+
+	if (!g || !g->root || !strcmp(g->root, GUEST_ROOT_IMAGE))
+		return 0;
+	snprintf(why, sizeof(why), "guest.root is %.8s (9p with an overlay)", g->root);
+	for (size_t i = 0; !ret && i < sizeof(root_needs) / sizeof(root_needs[0]); i++)
+		ret = kreq_list_add(l, root_needs[i].option, root_needs[i].module, why);
+	return ret;
+}
+
 static int add_all(struct kreq_list *l, const struct scenario *s)
 {
 	const struct kernel_opts *k = s->kernel;
@@ -486,6 +508,8 @@ static int add_all(struct kreq_list *l, const struct scenario *s)
 		ret = kreq_list_add(l, base[i].o.option, base[i].o.module, base[i].why);
 	if (!ret && s->machine)
 		ret = add_machine(l, s->machine);
+	if (!ret)
+		ret = add_guest(l, s->guest);
 	for (unsigned i = 0; !ret && i < s->steps_count; i++)
 		ret = add_step(l, i, &s->steps[i]);
 	for (unsigned i = 0; !ret && k && i < k->requires_count; i++) {
