@@ -79,7 +79,7 @@ resolve() {
 		/^Package:/ { p = $2 }
 		/^Priority: required/ || /^Essential: yes/ { print p }' | sort -u)
 	apt-get -s -q -o Dir::State::status=/dev/null -o APT::Install-Recommends=false \
-		install "${req[@]}" apt "${wanted[@]}" 2>"$1.err" |
+		install "${req[@]}" apt "${wanted[@]}" 2>"$1" |
 		awk '/^Inst / { v = $3; gsub(/^\(/, "", v); print $2, v }' | sort -u
 }
 

@@ -26,6 +26,10 @@ static void image_usage(FILE *f)
 		   "  --debug           also fetch the Debian kernel's debug files (its -dbg\n"
 		   "                    package: the vmlinux and the image's modules), for\n"
 		   "                    findings in file:line\n"
+		   "  --root debian     build the Debian root a guest can run on instead (cached\n"
+		   "                    by its packages' versions), and print where it is\n"
+		   "  --package P       a package in the Debian root (implies --root debian);\n"
+		   "                    repeatable\n"
 		   "  -v, --verbose     show the image builder's output\n");
 }
 
@@ -33,6 +37,8 @@ static const struct option image_options[] = {
 	{ "kernel", required_argument, 0, 'k' },
 	{ "modules", required_argument, 0, 'm' },
 	{ "debug", no_argument, 0, 'd' }, /* the kernel's debug files too */
+	{ "root", required_argument, 0, 'R' },
+	{ "package", required_argument, 0, 'P' },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -75,11 +81,34 @@ static int image_debug(const struct kernel_choice *k, struct image *img)
 	return 0;
 }
 
+/* ktb image build --root debian [--package P...]: the root, not the image. */
+static int image_root(const char *root, char **packages, unsigned n)
+{
+	char *dir = NULL;
+	int ret;
+
+	if (strcmp(root, GUEST_ROOT_DEBIAN)) {
+		cli_err("--root %s: ktb image build makes the Debian root only (give --root "
+			"debian); the host's root needs no build",
+			root);
+		return KTB_EXIT_USAGE;
+	}
+	ret = guest_root_prepare(root, packages, n, &dir);
+	if (!ret)
+		printf("root:     %s\nmanifest: %.*s/manifest.json\n", dir,
+		       (int)(strrchr(dir, '/') - dir), dir);
+	free(dir);
+	return ret;
+}
+
 static int cli_image(int argc, char **argv)
 {
 	struct kernel_choice k = { 0 };
 	struct image img = { 0 };
 	bool debug = false;
+	const char *root = NULL;
+	char **packages = NULL;
+	unsigned npackages = 0;
 	int ch, ret;
 
 	optind = 1;
@@ -97,11 +126,20 @@ static int cli_image(int argc, char **argv)
 		case 'v':
 			k.verbose = true;
 			break;
+		case 'R':
+			root = optarg;
+			break;
+		case 'P':
+			packages = xrealloc(packages, (npackages + 1) * sizeof(*packages));
+			packages[npackages++] = optarg;
+			break;
 		case 'h':
 			image_usage(stdout);
+			free(packages);
 			return 0;
 		default:
 			cli_usage_hint();
+			free(packages);
 			return KTB_EXIT_USAGE;
 		}
 	}
@@ -115,9 +153,15 @@ static int cli_image(int argc, char **argv)
 			fprintf(stderr, "ktb image: one RECIPE at a time, not '%s'\n",
 				argv[optind + 2]);
 		cli_usage_hint();
+		free(packages);
 		return KTB_EXIT_USAGE;
 	}
 	k.recipe = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (root || npackages) {
+		ret = image_root(root ? root : GUEST_ROOT_DEBIAN, packages, npackages);
+		free(packages);
+		return ret;
+	}
 	ret = image_prepare(&k, &img);
 	if (!ret && debug)
 		ret = image_debug(&k, &img);

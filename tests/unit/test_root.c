@@ -1,0 +1,210 @@
+/* The guest's root on a share (guest.root host or debian, ktb boot
+ * --root): what the loader accepts and refuses in a scenario's guest
+ * section, the QEMU arguments (a read-only 9p export with
+ * multidevs=remap), the libvirt <filesystem>, init's kernel argument and
+ * the drivers that come with it, and the kernel options it needs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kreq.h"
+#include "libvirt_xml.h"
+#include "machine.h"
+#include "machine_check.h"
+#include "scenario.h"
+#include "util.h"
+#include "vm_cmdline.h"
+#include "xml_check.h"
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = tmp_template("ktb-test-root");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+static int load(const char *text, struct scenario **s, char *msg, size_t len)
+{
+	char *path = xasprintf("%s/s.yaml", dir);
+	struct scenario_error err;
+	int ret;
+
+	assert_int_equal(write_file(path, text, strlen(text)), 0);
+	*s = NULL;
+	ret = scenario_load(path, s, &err);
+	if (ret)
+		scenario_error_format(&err, msg, len);
+	free(path);
+	return ret;
+}
+
+static void test_load(void **state)
+{
+	struct scenario *s;
+	char msg[2048] = "";
+
+	(void)state;
+	assert_int_equal(load("guest: {root: debian, packages: [fio, nvme-cli, g++]}\n"
+			      "steps:\n  - run: \"true\"\n",
+			      &s, msg, sizeof(msg)),
+			 0);
+	assert_string_equal(s->guest->root, "debian");
+	assert_int_equal(s->guest->packages_count, 3);
+	assert_string_equal(s->guest->packages[2], "g++");
+	scenario_free(s);
+	assert_int_equal(load("steps:\n  - run: \"true\"\n", &s, msg, sizeof(msg)), 0);
+	assert_null(s->guest);
+	scenario_free(s);
+}
+
+static void refused(const char *guest, const char *want)
+{
+	struct scenario *s;
+	char msg[2048] = "", *text = xasprintf("guest: %s\nsteps:\n  - run: \"true\"\n", guest);
+
+	assert_int_not_equal(load(text, &s, msg, sizeof(msg)), 0);
+	if (!strstr(msg, want))
+		fail_msg("guest %s: no \"%s\" in: %s", guest, want, msg);
+	free(text);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	refused("{root: hosts}", "s.yaml:1:15: guest.root: \"hosts\" is no root; give image, "
+				 "host or debian");
+	refused("{root: host, packages: [fio]}",
+		"guest.packages: packages go into a Debian root; give root: debian");
+	refused("{packages: [fio]}", "guest.packages: packages go into a Debian root");
+	refused("{root: debian, packages: [Fio]}",
+		"guest.packages[0]: \"Fio\" is no Debian package name");
+	refused("{root: debian, packages: [-x]}",
+		"guest.packages[0]: \"-x\" is no Debian package name");
+	refused("{root: debian, packages: [fio, fio]}",
+		"guest.packages[1]: fio is already guest.packages[0]");
+	refused("{root: debian, release: trixie}", "release");
+}
+
+static void test_argv(void **state)
+{
+	struct hw_launch l = { .disk_dir = "/w" };
+	struct machine m = { .root = "/" };
+	struct hw_error err;
+	struct argv a;
+
+	(void)state;
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_int_equal(machine_to_argv(&m, &l, &a, &err), 0);
+	assert_true(argv_has(
+	    &a, "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap", true));
+	assert_true(argv_has(&a, "virtio-9p-pci,fsdev=fsroot,mount_tag=ktbroot", true));
+	argv_free(&a);
+	/* the image as the root: no export */
+	m.root = NULL;
+	assert_int_equal(machine_to_argv(&m, &l, &a, &err), 0);
+	assert_false(argv_has(&a, "fsroot", false));
+	argv_free(&a);
+}
+
+static void test_libvirt(void **state)
+{
+	static const struct hw_launch l = { .kernel = "/k/vmlinux", .disk_dir = "/w" };
+	static const struct hw_domain dom = { .name = "ktb-1-root" };
+	struct machine m = { .root = "/var/cache/ktb/roots/k/root" };
+	struct hw_error err;
+	char *xml = NULL;
+
+	(void)state;
+	assert_int_equal(machine_validate(&m, &err), 0);
+	assert_int_equal(machine_to_domain_xml(&m, &l, &dom, &xml, &err), 0);
+	assert_true(xml_wellformed(xml));
+	assert_non_null(strstr(xml, "<filesystem type='mount' accessmode='squash' "
+				    "multidevs='remap'>\n      <driver type='path'/>\n"
+				    "      <source dir='/var/cache/ktb/roots/k/root'/>\n"
+				    "      <target dir='ktbroot'/>\n      <readonly/>"));
+	free(xml);
+}
+
+static void test_cmdline(void **state)
+{
+	struct machine m = { .root = "/" };
+	char *line = vm_kernel_cmdline(&m, NULL, NULL);
+
+	(void)state;
+	assert_non_null(strstr(line, " ktb.root=ktbroot"));
+	/* 9p and overlay come along; the rest of a bare machine stays out */
+	assert_null(strstr(line, ",9p,"));
+	assert_null(strstr(line, "overlay"));
+	assert_non_null(strstr(line, "virtio_blk"));
+	free(line);
+	m.root = NULL;
+	line = vm_kernel_cmdline(&m, NULL, NULL);
+	assert_null(strstr(line, "ktb.root"));
+	assert_non_null(strstr(line, ",overlay,"));
+	free(line);
+}
+
+static void test_kreq(void **state)
+{
+	static const char *const want[] = { "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO",
+					    "CONFIG_OVERLAY_FS" };
+	struct scenario *s;
+	struct kreq_list l;
+	char msg[1024] = "";
+	bool found;
+
+	(void)state;
+	assert_int_equal(
+	    load("guest: {root: host}\nsteps:\n  - run: \"true\"\n", &s, msg, sizeof(msg)), 0);
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		found = false;
+		for (size_t j = 0; j < l.n; j++)
+			if (!strcmp(l.v[j].option, want[i])) {
+				found = true;
+				assert_string_equal(l.v[j].why, "guest.root is host (9p with an "
+								"overlay)");
+			}
+		if (!found)
+			fail_msg("%s not required", want[i]);
+	}
+	kreq_list_free(&l);
+	scenario_free(s);
+	/* the image's root needs none of it */
+	assert_int_equal(
+	    load("guest: {root: image}\nsteps:\n  - run: \"true\"\n", &s, msg, sizeof(msg)), 0);
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	for (size_t j = 0; j < l.n; j++)
+		assert_string_not_equal(l.v[j].option, "CONFIG_OVERLAY_FS");
+	kreq_list_free(&l);
+	scenario_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load),	cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_argv),	cmocka_unit_test(test_libvirt),
+		cmocka_unit_test(test_cmdline), cmocka_unit_test(test_kreq),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

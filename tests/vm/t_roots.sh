@@ -1,0 +1,70 @@
+# label: vm
+# The guest's userspace on a root the host shares (docs/guest.md): the
+# host's own (ktb boot --root host) runs the host's programs (fio, the same
+# version as here) and reads the host's files, while what the guest writes
+# stays in its memory and the kernel's modules stay the image's; a Debian
+# root (--root debian --package fio) runs the root's fio, from its own
+# package, without the host's programs. A scenario's guest.root host runs
+# only with --allow-host-root; a package apt does not know is exit 2 before
+# anything boots; a root the guest cannot mount fails the boot, named.
+. "$(dirname "$0")/lib.sh"
+command -v fio >/dev/null || fail "fio is not installed on this host (packages.txt lists it)"
+[ "$(id -u)" -eq 0 ] || { echo "skipped: a Debian root is built as root" >&2; exit 77; }
+
+# not under /tmp: the guest has its own /tmp (and /run), as on any machine
+hostdir=$(mktemp -d /var/tmp/ktb-roots-XXXXXX)
+trap 'rm -rf "$hostdir"; lib_exit' EXIT
+token="root-token-$$"
+echo "$token" >"$hostdir/token"
+host_fio=$(fio --version)
+
+# the host's root
+ktb_run boot --root host --exec "fio --version; cat $hostdir/token; uname -r; ls /lib/modules;
+	echo guest >$hostdir/written && cat $hostdir/written; grep -c ' / overlay ' /proc/mounts"
+expect_rc 0
+expect_out "^$host_fio\$"
+expect_out "^$token\$"
+[ "$(sed -n 3p "$out")" = "$(sed -n 4p "$out")" ] ||
+	fail "the guest's /lib/modules is not its kernel's own ($(sed -n 3p "$out")) alone"
+expect_out '^guest$'
+[ ! -e "$hostdir/written" ] || fail "a file the guest wrote on the host's root reached the host"
+
+# a Debian root with fio: the root's own, not the host's (no gcc there)
+ktb_run boot --root debian --package fio --exec 'command -v fio; fio --version;
+	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc'
+expect_rc 0
+expect_out '^/usr/bin/fio$'
+expect_out '^fio-[0-9]'
+expect_out '^fio: /usr/bin/fio$'
+expect_out '^debian 12$'
+expect_out '^no-gcc$'
+grep -q 'debian-root: built' "$out" || ktb_run image build --root debian --package fio
+expect_rc 0
+manifest=$(awk '/^manifest:/ {print $2}' "$out")
+[ -z "$manifest" ] || grep -q '"fio": "' "$manifest" || fail "the manifest $manifest names no fio"
+
+# a scenario cannot grant itself the host's files
+cat >"$work/hostroot.yaml" <<'YAML'
+summary: runs on the host's root
+guest: {root: host}
+steps:
+  - run: test -x /usr/bin/fio && grep -q ' / overlay ' /proc/mounts
+YAML
+ktb_run run --artifacts "$(artifacts)" "$work/hostroot.yaml"
+expect_rc 2
+expect_out "hostroot.yaml: guest.root host .*pass --allow-host-root"
+ktb_run run --artifacts "$(artifacts)" --allow-host-root "$work/hostroot.yaml"
+expect_rc 0
+expect_out '^PASS +hostroot'
+
+# a package apt does not know: exit 2, nothing boots
+ktb_run boot --root debian --package ktb-no-such-package --exec true
+expect_rc 2
+expect_out 'Unable to locate package ktb-no-such-package'
+grep -q 'booting' "$out" && fail "a root that cannot be built still booted"
+
+# a root the guest cannot mount (no 9p transport): the boot fails, named
+ktb_run boot --root host --append module_blacklist=9pnet_virtio --exec true
+expect_rc 125
+expect_out 'root ktbroot: mount 9p share ktbroot'
+exit 0
