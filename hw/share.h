@@ -84,6 +84,7 @@ char *shares_cmdline(const struct machine *m);
 /* The 9p tag of the guest's root (machine.root) and the kernel argument
  * that has init switch to it. */
 #define SHARE_ROOT_TAG "ktbroot"
-#define SHARE_ROOT_ARG "ktb.root=ktbroot" /* the tag above */
+/* (the tag above) */
+#define SHARE_ROOT_ARG "ktb.root=ktbroot"
 
 #endif

@@ -278,6 +278,8 @@ static const struct kreq_opts kind_opts[] = {
 	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
 	[STEP_KTAP] = { { { NULL, NULL } } }, /* what its tests need: kernel.requires */
 	[STEP_SCREEN] = { { { NULL, NULL } } },
+	[STEP_JUNIT] = { { { NULL, NULL } } },	  /* what its tests need: kernel.requires */
+	[STEP_BLKTESTS] = { { { NULL, NULL } } }, /* the same */
 };
 _Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
 

@@ -251,6 +251,10 @@ static const cyaml_schema_field_t step_fields[] = {
 	STR("screen", OPT, struct step, screen),
 	STR("same_as", OPT, struct step, same_as),
 	STR("poll", OPT, struct step, poll),
+	STR("junit", OPT, struct step, junit),
+	STR("file", OPT, struct step, file),
+	STR("blktests", OPT, struct step, blktests),
+	STR("results", OPT, struct step, results),
 	CYAML_FIELD_SEQUENCE("metrics", PTR | OPT, struct step, metrics, &metric_path_schema, 0,
 			     CYAML_UNLIMITED),
 	CYAML_FIELD_MAPPING_PTR("expect", PTR | OPT, struct step, expect, expect_fields),
@@ -1262,7 +1266,7 @@ static int step_check_paused(struct load_ctx *c, const struct step *st, const ch
 {
 	static const unsigned guest = 1u << STEP_RUN | 1u << STEP_SUSPEND | 1u << STEP_FAIL_PATH |
 				      1u << STEP_RESTORE_PATH | 1u << STEP_BALLOON |
-				      1u << STEP_KTAP;
+				      1u << STEP_KTAP | 1u << STEP_JUNIT | 1u << STEP_BLKTESTS;
 	int stop = -1;
 	char f[64];
 
@@ -1934,6 +1938,32 @@ static int step_check_ktap(struct load_ctx *c, struct step *st, const char *path
 {
 	(void)c, (void)st, (void)path;
 	return 0;
+}
+
+/* A suite's command, and the guest path its results are read from: a
+ * line of text (it is quoted into the reading command). */
+static int check_suite(struct load_ctx *c, const char *cmd, const char *kind, const char *where,
+		       const char *key, const char *path)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "%s.%s", path, kind);
+	if (!*cmd)
+		return fail(c, f, "give the command that runs the suite");
+	snprintf(f, sizeof(f), "%s.%s", path, key);
+	if (where && (!*where || strpbrk(where, "\n\r")))
+		return fail(c, f, "give a path in the guest on one line");
+	return 0;
+}
+
+static int step_check_junit(struct load_ctx *c, struct step *st, const char *path)
+{
+	return check_suite(c, st->junit, "junit", st->file, "file", path);
+}
+
+static int step_check_blktests(struct load_ctx *c, struct step *st, const char *path)
+{
+	return check_suite(c, st->blktests, "blktests", st->results, "results", path);
 }
 
 /* The machine parts a kind needs whatever its argument names; those the

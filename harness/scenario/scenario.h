@@ -52,7 +52,9 @@ enum step_need {
 	X(POWER_LOSS, power_loss, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                              \
 	X(HYBRID_STATS, hybrid_stats, EXPECT_JSON, NEEDS_HYBRID_DISK, "")                          \
 	X(KTAP, ktap, 0, NEEDS_NOTHING, "")                                                        \
-	X(SCREEN, screen, EXPECT_JSON, NEEDS_NOTHING, "same_as poll")
+	X(SCREEN, screen, EXPECT_JSON, NEEDS_NOTHING, "same_as poll")                              \
+	X(JUNIT, junit, 0, NEEDS_NOTHING, "file")                                                  \
+	X(BLKTESTS, blktests, 0, NEEDS_NOTHING, "results")
 
 /* clang-format takes the expansion below for an expression */
 /* clang-format off */
@@ -133,6 +135,12 @@ struct step {
 	 * loader from "ktap: CMD", "ktap: {run: CMD}" or "ktap: {console: true}" */
 	char *ktap;
 	bool ktap_console;
+	/* junit: the guest command whose stdout is JUnit XML, or with file
+	 * the file it leaves (read once it ends); blktests: the command that
+	 * runs blktests' check, then its results folder results (default
+	 * "results"; relative paths from where the command ends up) */
+	char *junit, *file;
+	char *blktests, *results;
 	char *screen;	/* capture the display, saved as screen-NAME.ppm */
 	char *same_as;	/* screen: the earlier capture it must equal */
 	char *poll;	/* screen: capture until it equals same_as, at most this long */

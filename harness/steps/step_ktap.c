@@ -95,7 +95,7 @@ static char *skip_message(const struct ktap_doc *d)
  * whose tests all skipped is a skip, and one where no test ran at all (a
  * plan of 1..0, suites with no cases) a failure, since a check that passes
  * on nothing tests nothing. */
-static void doc_verdict(struct step_result *sr, const struct ktap_doc *d)
+static void doc_verdict(struct step_result *sr, const struct ktap_doc *d, const char *none)
 {
 	if (d->top_failed) {
 		sr->status = ST_FAIL;
@@ -107,10 +107,22 @@ static void doc_verdict(struct step_result *sr, const struct ktap_doc *d)
 		sr->message = skip_message(d);
 	} else {
 		sr->status = ST_FAIL;
-		sr->message = xstrdup(d->count ? "no test ran: every suite reported holds no test "
-						 "case (its nested plan is 1..0)"
-					       : "no test ran: the KTAP plan is 1..0");
+		sr->message =
+		    xstrdup(none       ? none
+			    : d->count ? "no test ran: every suite reported holds no test "
+					 "case (its nested plan is 1..0)"
+				       : "no test ran: the KTAP plan is 1..0");
 	}
+}
+
+void suite_judge(struct step_result *sr, struct ktap_doc *d, const char *none)
+{
+	doc_verdict(sr, d, none);
+	for (size_t i = 0; i < d->count; i++) {
+		*step_result_add_subtest(sr) = d->tests[i];
+		memset(&d->tests[i], 0, sizeof(d->tests[i]));
+	}
+	ktap_doc_free(d);
 }
 
 void ktap_judge(struct step_result *sr, const char *text, size_t len, bool console)
@@ -133,12 +145,7 @@ void ktap_judge(struct step_result *sr, const char *text, size_t len, bool conso
 				     : xasprintf("malformed KTAP: %s", e.msg);
 		return;
 	}
-	doc_verdict(sr, &d);
-	for (size_t i = 0; i < d.count; i++) {
-		*step_result_add_subtest(sr) = d.tests[i];
-		memset(&d.tests[i], 0, sizeof(d.tests[i]));
-	}
-	ktap_doc_free(&d);
+	suite_judge(sr, &d, NULL);
 }
 
 /* The kernel's log since boot, not the console's copy of it: the harness

@@ -19,4 +19,10 @@ extern const struct step_ops step_ktap_ops;
  * (console: KUnit at boot), where it means no suite ran: a failure. Pure. */
 void ktap_judge(struct step_result *sr, const char *text, size_t len, bool console);
 
+/* The same verdict on a parsed document (KTAP, JUnit, blktests' results:
+ * junit.h), its tests moved into sr as subtests and d freed; none: the
+ * message when no test ran at all (NULL: KTAP's). */
+struct ktap_doc;
+void suite_judge(struct step_result *sr, struct ktap_doc *d, const char *none);
+
 #endif

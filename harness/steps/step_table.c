@@ -7,6 +7,7 @@
 #include "step_screen.h"
 #include "step_storage.h"
 #include "step_storage_mp.h"
+#include "step_suites.h"
 
 /* Each kind's ops are step_KEYWORD_ops in its own file: a kind in
  * KTB_STEP_KINDS without them does not compile. */
