@@ -101,7 +101,7 @@ static char *content(const xmlNode *n)
 	char *s = v ? xstrdup((const char *)v) : NULL;
 
 	xmlFree(v);
-	return cut(s, KTAP_MAX_DIAG);
+	return cut(s, KTAP_MAX_DIAG - 1);
 }
 
 /* The diagnostic of a <failure> or <error>: its message, then its text. */
@@ -114,7 +114,7 @@ static char *failure_diag(const xmlNode *f, char *diag)
 	free(msg);
 	free(text);
 	free(diag);
-	return cut(all, KTAP_MAX_DIAG);
+	return cut(all, KTAP_MAX_DIAG - 1);
 }
 
 static int junit_case(struct ktap_doc *doc, const char *suite, const xmlNode *tc,
@@ -153,7 +153,7 @@ static int junit_case(struct ktap_doc *doc, const char *suite, const xmlNode *tc
 				free(t->reason);
 				t->reason = content(k);
 			}
-			t->reason = cut(t->reason, KTAP_MAX_DIAG);
+			t->reason = cut(t->reason, KTAP_MAX_DIAG - 1);
 		}
 	}
 	doc_count(doc, t->status);
@@ -218,7 +218,11 @@ int junit_parse(const char *text, size_t len, struct ktap_doc *doc, struct ktap_
 	memset(err, 0, sizeof(*err));
 	if (len > INT_MAX)
 		return jerr(err, 0, "more than %d bytes", INT_MAX);
-	if (!len || strspn(text, " \t\r\n") >= len)
+	while (len && strchr(" \t\r\n", *text) && *text) {
+		text++;
+		len--;
+	}
+	if (!len)
 		return jerr(err, 0, "no XML at all (empty output)");
 	xmlResetLastError();
 	x = xmlReadMemory(text, (int)len, "junit.xml", NULL, opts);
@@ -275,14 +279,18 @@ static char *notrun_reason(const char *out, const char *name)
 		if (why)
 			break;
 	}
-	return cut(why, KTAP_MAX_DIAG);
+	return cut(why, KTAP_MAX_DIAG - 1);
 }
 
-/* "DEV/GROUP/NNN" (a leading "./" dropped) as the test's name. */
+/* "DEV/GROUP/NNN" (a leading "./" dropped) as the test's name; NULL when
+ * path is not that, or holds a control character. */
 static char *blktests_name(const char *path, size_t len)
 {
 	const char *s1, *s2;
 
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
+			return NULL;
 	if (len >= 2 && !strncmp(path, "./", 2)) {
 		path += 2;
 		len -= 2;
@@ -330,7 +338,7 @@ static int blktests_kv(struct subtest *t, const char *line, size_t len, int line
 		d = xasprintf("%s%s%.*s: %.*s", t->diag ? t->diag : "", t->diag ? "\n" : "",
 			      (int)klen, line, (int)(vlen > 200 ? 200 : vlen), v);
 		free(t->diag);
-		t->diag = cut(d, KTAP_MAX_DIAG);
+		t->diag = cut(d, KTAP_MAX_DIAG - 1);
 	}
 	return 0;
 }

@@ -10,8 +10,7 @@
 #include "util.h"
 
 /* Between the suite's own output and its results in one guest command's
- * stdout: one command, so that a cd in the suite's command holds for a
- * relative results path. */
+ * stdout. */
 #define SUITE_MARKER "ktb-suite-results-5e0c"
 
 /* s in single quotes for the shell. Caller frees. */
@@ -37,11 +36,17 @@ static char *shell_quote(const char *s)
 	return q;
 }
 
-/* cmd, then the marker and what reader prints; the command's exit status. */
+/* cmd in a subshell (an exit in it ends only the suite), then the marker
+ * and what reader prints from the folder cmd ended in (a cd in it holds for
+ * a relative results path), then cmd's exit status. */
 static char *suite_command(const char *cmd, const char *reader)
 {
-	return xasprintf("{ %s\n}; ktb_rc=$?; printf '\\n%s\\n'; %s; exit $ktb_rc", cmd,
-			 SUITE_MARKER, reader);
+	return xasprintf("ktb_d=$(mktemp -d) || exit 125\n"
+			 "( trap 'pwd >\"$ktb_d/cwd\"' EXIT\n%s\n)\nktb_rc=$?\n"
+			 "printf '\\n%s\\n'\n"
+			 "cd \"$(cat \"$ktb_d/cwd\" 2>/dev/null || pwd)\"; rm -rf \"$ktb_d\"\n"
+			 "%s\nexit $ktb_rc",
+			 cmd, SUITE_MARKER, reader);
 }
 
 /* Splits sr->out at the last marker line: the results (malloc'd) returned,
@@ -119,13 +124,12 @@ static void no_xml(struct step_result *sr, const char *file)
 	sr->message = xasprintf("no JUnit XML in %s: %s", file, err_line(sr));
 }
 
-/* What the step's command ran, and why there are no results to read. */
+/* The wrapper's marker never came: the shell itself failed (no mktemp). */
 static void no_results(struct step_result *sr, const char *what)
 {
 	sr->status = ST_ERROR;
-	sr->message = xasprintf("%s (the command exited %d: an exit in it ends the step's "
-				"shell before the results are read)",
-				what, sr->exit_code);
+	sr->message = xasprintf("%s (the step's shell exited %d before it: %s)", what,
+				sr->exit_code, err_line(sr));
 }
 
 static void step_junit(struct run_ctx *c, const struct step *st, struct step_result *sr,
