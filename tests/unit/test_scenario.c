@@ -284,7 +284,7 @@ static const struct bad_case {
 } bad_cases[] = {
 	{ "bad-unknown-top", 3, 1, "",
 	  "unknown key \"buz\" (expected one of: name, summary, "
-	  "tags, timeout, kernel, machine, steps, tolerate)" },
+	  "tags, timeout, kernel, guest, machine, steps, tolerate)" },
 	{ "bad-finding-any", 4, 23, "steps[0].expect.finding",
 	  "/.*/ matches any report's title: it checks nothing" },
 	{ "bad-tolerate-reason", 5, 39, "tolerate[0].reason",
@@ -339,7 +339,7 @@ static const struct bad_case {
 	  "asleep_screen, awake_screen, "
 	  "fail_path, "
 	  "restore_path, timeout, balloon, measure, as, since, within, settle, power_loss, "
-	  "hybrid_stats, ktap, screen, same_as, poll, metrics, "
+	  "hybrid_stats, ktap, screen, same_as, poll, junit, file, blktests, results, metrics, "
 	  "expect)" },
 	{ "bad-ktap-key", 2, 25, "steps[0].ktap", "\"timeout\" is not a ktap key" },
 	{ "bad-ktap-both", 2, 11, "steps[0].ktap", "run: and console: both" },

@@ -30,6 +30,7 @@ expect_out '^guest$'
 [ ! -e "$hostdir/written" ] || fail "a file the guest wrote on the host's root reached the host"
 
 # a Debian root with fio: the root's own, not the host's (no gcc there)
+# shellcheck disable=SC2016 # the guest's shell expands it
 ktb_run boot --root debian --package fio --exec 'command -v fio; fio --version;
 	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc'
 expect_rc 0
