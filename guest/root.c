@@ -194,6 +194,8 @@ int root_switch(const char *tag, char *why, size_t len)
 		return root_fail(why, len, "switch to", ROOT_NEW);
 	/* the kernel's own requests (a file system, a dm target) load the
 	 * image's modules with the image's modprobe */
+	if (symlink(ROOT_IMAGE "/bin/busybox", ROOT_MODPROBE) && errno != EEXIST)
+		snprintf(why, len, "link %s: %s", ROOT_MODPROBE, strerror(errno));
 	fd = open("/proc/sys/kernel/modprobe", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, ROOT_MODPROBE "\n", strlen(ROOT_MODPROBE "\n")) < 0)

@@ -10,8 +10,10 @@
 #define ROOT_KSELFTEST "/usr/lib/kselftest"
 /* The image's dynamic loader, which runs the agent with the image's libraries. */
 #define ROOT_LOADER "/lib64/ld-linux-x86-64.so.2"
-/* What the kernel runs to load a module once the root is switched. */
-#define ROOT_MODPROBE ROOT_IMAGE "/sbin/modprobe"
+/* What the kernel runs to load a module once the root is switched: a link
+ * to the image's busybox (its own links point at /bin/busybox, which the
+ * new root may not have), named so that busybox runs its modprobe. */
+#define ROOT_MODPROBE "/run/ktb/modprobe"
 
 /* Mounts 9p share tag read-only under an overlay on guest memory, moves
  * /proc, /sys, /dev, /run and /tmp into it, brings the image's parts in and

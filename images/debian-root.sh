@@ -20,11 +20,13 @@ usage: debian-root.sh --cache DIR [--release NAME] [--package PKG]... [--key] [-
   --package PKG    a package beyond minbase and the testbed's own; repeatable
   --key            print the key only; build nothing
   --deb-cache DIR  .deb files to offer apt in the root (images/mkroot.sh)
+  --log FILE       its messages (what it builds, what is wrong) appended to FILE
+                   too, the last one saying why when it fails
 EOF
 	exit 2
 }
 
-cache="" release=bookworm key_only=false debs="" pkgs=()
+cache="" release=bookworm key_only=false debs="" log="" pkgs=()
 while (($#)); do
 	case $1 in
 	--key) key_only=true; shift; continue ;;
@@ -35,13 +37,20 @@ while (($#)); do
 	--release) release=$2 ;;
 	--package) pkgs+=("$2") ;;
 	--deb-cache) debs=$2 ;;
+	--log) log=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
 done
 [[ -n $cache ]] || usage
+
+# say MESSAGE: on stderr, and in the log for whoever started us
+say() {
+	echo "debian-root: $*" >&2
+	[[ -z $log ]] || echo "$*" >>"$log"
+}
 [[ $release =~ ^[a-z][a-z0-9-]*$ ]] || {
-	echo "debian-root: '$release' is no release name; give one such as bookworm" >&2
+	say "'$release' is no release name; give one such as bookworm"
 	exit 2
 }
 
@@ -50,7 +59,7 @@ done
 base=(dmsetup kmod procps)
 for p in "${pkgs[@]}"; do
 	[[ $p =~ ^[a-z0-9][a-z0-9+.-]+$ ]] || {
-		echo "debian-root: '$p' is no Debian package name" >&2
+		say "'$p' is no Debian package name"
 		exit 2
 	}
 done
@@ -66,7 +75,7 @@ mkdir -p "$cache/roots"
 lists=/var/lib/apt/lists
 compgen -G "$lists/*_dists_${release}_InRelease" >/dev/null ||
 	compgen -G "$lists/*_dists_${release}_Release" >/dev/null || {
-	echo "debian-root: apt on this host has no package lists for $release; add it to apt's sources and run apt-get update, or give --release one it has" >&2
+	say "apt on this host has no package lists for $release; add it to apt's sources and run apt-get update, or give --release one it has"
 	exit 2
 }
 
@@ -91,7 +100,7 @@ memo=$cache/roots/resolved-$fp
 if [[ ! -s $memo ]]; then
 	resolve "$memo.err.$$" >"$memo.tmp.$$" || true
 	if [[ ! -s $memo.tmp.$$ ]]; then
-		echo "debian-root: apt cannot resolve the packages for $release: $(grep -m1 '^E:' "$memo.err.$$" || head -n1 "$memo.err.$$")" >&2
+		say "apt cannot resolve the packages for $release: $(grep -m1 '^E:' "$memo.err.$$" || head -n1 "$memo.err.$$")"
 		rm -f "$memo.tmp.$$" "$memo.err.$$"
 		exit 2
 	fi
@@ -100,7 +109,7 @@ if [[ ! -s $memo ]]; then
 fi
 for p in "${wanted[@]}"; do
 	grep -q "^$p " "$memo" || {
-		echo "debian-root: package $p: apt knows no such package for $release" >&2
+		say "package $p: apt knows no such package for $release"
 		exit 2
 	}
 done
@@ -122,7 +131,7 @@ if [[ -s $dir/manifest.json ]]; then
 fi
 
 [[ $(id -u) -eq 0 ]] || {
-	echo "debian-root: a Debian root is built as root (mmdebstrap); run ktb as root once to build it, or use --root host" >&2
+	say "a Debian root is built as root (mmdebstrap); run ktb as root once to build it, or use --root host"
 	exit 1
 }
 exec 9>"$cache/roots/.lock"
@@ -136,7 +145,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp"
 trap 'rm -rf --one-file-system "$tmp"' EXIT
 start=$(date +%s)
-echo "debian-root: building $release with ${pkgs[*]:-no package} (${#wanted[@]} beyond minbase) into $dir" >&2
+say "building $release with ${pkgs[*]:-no package} (${#wanted[@]} beyond minbase) into $dir"
 # the host's own apt sources, so the root gets what the lists resolved
 srcs=()
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
@@ -144,7 +153,10 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.l
 done
 include=$(IFS=,; echo "${wanted[*]}")
 "$here/mkroot.sh" --out "$tmp/root" --release "$release" --include "$include" \
-	${debs:+--deb-cache "$debs"} "${srcs[@]}" >&2
+	${debs:+--deb-cache "$debs"} "${srcs[@]}" >&2 || {
+	say "mmdebstrap could not build the root (its messages are above)"
+	exit 1
+}
 secs=$(($(date +%s) - start))
 size=$(du -sb "$tmp/root" | cut -f1)
 {
@@ -158,5 +170,5 @@ size=$(du -sb "$tmp/root" | cut -f1)
 } >"$tmp/manifest.json"
 mv "$tmp" "$dir"
 trap - EXIT
-echo "debian-root: built in ${secs} s, $((size / 1048576)) MiB" >&2
+say "built in ${secs} s, $((size / 1048576)) MiB"
 echo "$dir/root"

@@ -534,6 +534,7 @@ static int cli_boot(int argc, char **argv)
 	struct machine *m;
 	struct image img = { 0 };
 	struct hw_error he = { { 0 }, { 0 } };
+	char why[1100];
 	int ret;
 
 	memset(&c, 0, sizeof(c));
@@ -574,9 +575,12 @@ static int cli_boot(int argc, char **argv)
 		c.packages_count = set.items[0]->guest->packages_count;
 		c.packages_borrowed = true;
 	}
-	ret = guest_root_prepare(c.root, c.packages, c.packages_count, &c.root_dir);
-	if (ret)
+	ret =
+	    guest_root_prepare(c.root, c.packages, c.packages_count, &c.root_dir, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "ktb boot: %s\n", why);
 		goto out;
+	}
 	m->root = c.root_dir;
 	ret = image_prepare(&c.k, &img);
 	if (!ret && c.gdb.on) {

@@ -287,12 +287,14 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	return 0;
 }
 
-int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir)
+int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char *why,
+		       size_t len)
 {
 	char err[1024] = "";
 	int r;
 
 	*dir = NULL;
+	why[0] = '\0';
 	if (!root || !strcmp(root, GUEST_ROOT_IMAGE))
 		return 0;
 	if (!strcmp(root, GUEST_ROOT_HOST)) {
@@ -302,7 +304,7 @@ int guest_root_prepare(const char *root, char *const *packages, unsigned n, char
 	r = image_debian_root(packages, n, dir, err, sizeof(err));
 	if (!r)
 		return 0;
-	cli_err("cannot make the Debian root: %s", err);
+	snprintf(why, len, "the Debian root cannot be made: %s", err);
 	return r == -EINVAL ? KTB_EXIT_USAGE : KTB_EXIT_UNTESTED;
 }
 

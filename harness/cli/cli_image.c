@@ -84,7 +84,7 @@ static int image_debug(const struct kernel_choice *k, struct image *img)
 /* ktb image build --root debian [--package P...]: the root, not the image. */
 static int image_root(const char *root, char **packages, unsigned n)
 {
-	char *dir = NULL;
+	char *dir = NULL, why[1100];
 	int ret;
 
 	if (strcmp(root, GUEST_ROOT_DEBIAN)) {
@@ -93,7 +93,9 @@ static int image_root(const char *root, char **packages, unsigned n)
 			root);
 		return KTB_EXIT_USAGE;
 	}
-	ret = guest_root_prepare(root, packages, n, &dir);
+	ret = guest_root_prepare(root, packages, n, &dir, why, sizeof(why));
+	if (ret)
+		cli_err("%s", why);
 	if (!ret)
 		printf("root:     %s\nmanifest: %.*s/manifest.json\n", dir,
 		       (int)(strrchr(dir, '/') - dir), dir);

@@ -617,9 +617,13 @@ static int host_root_check(const struct run_cli *c, const struct scenario_set *s
 }
 
 /* Each scenario's root, prepared before anything boots (a Debian root is
- * built once per recipe; later scenarios find it cached). */
+ * built once per recipe; later scenarios find it cached). A package apt
+ * does not know is bad input for the whole run; a root this host cannot
+ * build (not root, no network) skips its scenarios, saying why. */
 static int roots_prepare(const struct run_cli *c, struct scenario_set *set)
 {
+	char why[1100];
+
 	for (size_t i = 0; i < set->count; i++) {
 		struct guest_opts *g = set->items[i]->guest;
 		int ret;
@@ -632,9 +636,14 @@ static int roots_prepare(const struct run_cli *c, struct scenario_set *set)
 				set->items[i]->file);
 			return KTB_EXIT_USAGE;
 		}
-		ret = guest_root_prepare(g->root, g->packages, g->packages_count, &g->root_dir);
-		if (ret)
+		ret = guest_root_prepare(g->root, g->packages, g->packages_count, &g->root_dir, why,
+					 sizeof(why));
+		if (ret == KTB_EXIT_USAGE) {
+			cli_err("%s: %s", set->items[i]->file, why);
 			return ret;
+		}
+		if (ret)
+			g->root_why = xstrdup(why);
 		set->items[i]->machine->root = g->root_dir;
 	}
 	return 0;

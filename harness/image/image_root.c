@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "image_dirs.h"
 #include "spawn.h"
@@ -26,12 +27,12 @@ static void last_line(const char *text, char *out, size_t len)
 int image_debian_root(char *const *packages, unsigned n, char **dir, char *err, size_t errlen)
 {
 	const char *cache = ktb_cache_dir();
-	char *script, *debs, **argv, msg[1024];
+	char *script, *debs, *log, *text, **argv, msg[1024];
 	struct spawn_buf out = { 0 };
 	struct child_process cp = { 0 };
 	struct stat st;
 	size_t k = 0;
-	int r;
+	int fd, r;
 
 	*dir = NULL;
 	if (!cache) {
@@ -40,10 +41,18 @@ int image_debian_root(char *const *packages, unsigned n, char **dir, char *err, 
 	}
 	script = xasprintf("%s/images/debian-root.sh", ktb_source_dir());
 	debs = xasprintf("%s/debs", cache);
-	argv = xcalloc(2 * n + 8, sizeof(*argv));
+	log = tmp_template("ktb-root-log");
+	fd = mkstemp(log);
+	if (fd >= 0)
+		close(fd);
+	argv = xcalloc(2 * n + 10, sizeof(*argv));
 	argv[k++] = script;
 	argv[k++] = "--cache";
 	argv[k++] = (char *)cache;
+	if (fd >= 0) {
+		argv[k++] = "--log";
+		argv[k++] = log;
+	}
 	if (!stat(debs, &st) && S_ISDIR(st.st_mode)) {
 		argv[k++] = "--deb-cache";
 		argv[k++] = debs;
@@ -61,16 +70,23 @@ int image_debian_root(char *const *packages, unsigned n, char **dir, char *err, 
 			*dir = xstrdup(msg);
 	}
 	if (!*dir) {
+		text = fd >= 0 ? read_file(log, NULL) : NULL;
+		last_line(text ? text : "", msg, sizeof(msg));
+		free(text);
 		if (r < 0)
 			snprintf(err, errlen, "%s: %s", script, strerror(-r));
+		else if (msg[0])
+			snprintf(err, errlen, "%s", msg);
 		else
-			snprintf(err, errlen, "%s exited with %d (its message is above)", script,
-				 r);
+			snprintf(err, errlen, "%s exited with %d", script, r);
 		/* the script's exit 2: the recipe is wrong, not the host */
 		r = r == 2 ? -EINVAL : -EIO;
 	} else {
 		r = 0;
 	}
+	if (fd >= 0)
+		unlink(log);
+	free(log);
 	free(out.buf);
 	free(argv);
 	free(debs);

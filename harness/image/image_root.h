@@ -11,7 +11,7 @@
  * few), built unless cached: *dir its folder (malloc'd). The script's
  * messages (a build under way, what is wrong) go to stderr as it runs. 0,
  * -EINVAL (a package apt does not know, a bad name) or -EIO (the build
- * failed or cannot run here); err then points at the message. */
+ * failed or cannot run here, not as root); err then says why. */
 int image_debian_root(char *const *packages, unsigned n, char **dir, char *err, size_t errlen);
 
 #endif

@@ -472,6 +472,20 @@ static bool share_refused(const struct scenario *s, struct scenario_result *r)
 	return true;
 }
 
+/* A root this host could not build (guest.root debian, not as root, no
+ * network): the scenario cannot be carried out here, a skip before
+ * anything boots, naming why. True when refused. */
+static bool root_refused(const struct scenario *s, struct scenario_result *r)
+{
+	if (!s->guest || !s->guest->root_why)
+		return false;
+	r->status = ST_SKIP;
+	r->message = xstrdup(s->guest->root_why);
+	if (!mkdir_p(r->artifacts, 0755))
+		write_result(r);
+	return true;
+}
+
 /* the wall clock, for the result's "started" (KCIDB's start_time) */
 static int64_t wall_ms(void)
 {
@@ -493,7 +507,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 
 	result_init(r, s, o);
 	r->started_unix_ms = wall_ms();
-	if (share_refused(s, r) || kernel_lacks(s, o, r)) {
+	if (share_refused(s, r) || root_refused(s, r) || kernel_lacks(s, o, r)) {
 		free(workdir);
 		return 0;
 	}

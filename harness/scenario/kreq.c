@@ -337,6 +337,8 @@ static const struct {
 	{ "ktb-mem bind", { { { "CONFIG_NUMA", NULL } } } },
 	{ "ktb-probe numa", { { { "CONFIG_NUMA", NULL } } } },
 	{ "dmsetup", { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
+	{ "mkfs.xfs", { { { "CONFIG_XFS_FS", "xfs" } } } },
+	{ "mount -t xfs", { { { "CONFIG_XFS_FS", "xfs" } } } },
 	{ "/sys/power/suspend_stats/", { { { "CONFIG_SUSPEND", NULL } } } },
 	{ "ktb-probe sleep", { { { "CONFIG_SUSPEND", NULL } } } },
 };

@@ -175,8 +175,10 @@ struct guest_opts {
 	char **packages; /* root debian: packages beyond minbase */
 	unsigned packages_count;
 	/* outside the schema: the folder shared as the root ("/", or the
-	 * Debian root's once built), set when the run prepares it */
+	 * Debian root's once built), set when the run prepares it; or why it
+	 * could not be (the scenario is then skipped) */
 	char *root_dir;
+	char *root_why;
 };
 
 /* The guest.root names, and whether a name is one. */

@@ -123,6 +123,14 @@ static bool uses_virtio_gpu(const struct machine *m)
 	return m->display == DISPLAY_VIRTIO;
 }
 
+/* A file system: the kernel loads it when something mounts one (its
+ * fs-NAME alias, through modprobe), so no machine needs it at boot. */
+static bool on_mount(const struct machine *m)
+{
+	(void)m;
+	return false;
+}
+
 /* The default image's drivers for parts a machine may lack, each with the
  * test for the part. Loading them all costs the minimal kernel a second of
  * its boot under TCG (the display's DRM stack most of it); a machine without
@@ -150,6 +158,7 @@ static const struct {
 	{ "dm_service_time", uses_dm_multipath },
 	{ "bochs", uses_bochs },
 	{ "virtio_gpu", uses_virtio_gpu },
+	{ "xfs", on_mount },
 };
 
 char *vm_nomod_arg(const struct machine *m)

@@ -167,6 +167,13 @@ static const struct lib_case {
 	{ "share-virtiofs",
 	  { "CONFIG_FUSE_FS", "CONFIG_VIRTIO_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" },
 	  { "CONFIG_SUSPEND" } },
+	/* a Debian root: 9p and an overlay; mkfs.xfs in a run step: XFS */
+	{ "fio-multipath-verify",
+	  { "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_OVERLAY_FS", "CONFIG_NVME_MULTIPATH" },
+	  { "CONFIG_XFS_FS", "CONFIG_DM_MULTIPATH" } },
+	{ "nvme-4kn-format",
+	  { "CONFIG_9P_FS", "CONFIG_OVERLAY_FS", "CONFIG_XFS_FS", "CONFIG_BLK_DEV_NVME" },
+	  { "CONFIG_SUSPEND", "CONFIG_NVME_MULTIPATH" } },
 };
 
 static const struct lib_case *lib_case(const char *name)
@@ -592,6 +599,10 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					"m",
 					"CONFIG_VIRTIO_FS",
 					"m",
+					"CONFIG_OVERLAY_FS",
+					"m",
+					"CONFIG_XFS_FS",
+					"m",
 					"CONFIG_TRANSPARENT_HUGEPAGE",
 					"y",
 					"CONFIG_POSIX_TIMERS",
@@ -607,25 +618,13 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					NULL };
 
 /* images/default.yaml's modules and the dependencies the build adds. */
-static const char *const debian61_modules[] = { "virtio_pci",
-						"virtio_blk",
-						"virtio_scsi",
-						"virtio_console",
-						"virtio_balloon",
-						"sd_mod",
-						"scsi_mod",
-						"nvme",
-						"ahci",
-						"libata",
-						"dm_mod",
-						"dm_multipath",
-						"button",
-						"9pnet",
-						"9pnet_virtio",
-						"9p",
-						"fuse",
-						"virtiofs",
-						NULL };
+static const char *const debian61_modules[] = {
+	"virtio_pci", "virtio_blk",   "virtio_scsi", "virtio_console", "virtio_balloon",
+	"sd_mod",     "scsi_mod",     "nvme",	     "ahci",	       "libata",
+	"dm_mod",     "dm_multipath", "button",	     "9pnet",	       "9pnet_virtio",
+	"9p",	      "fuse",	      "virtiofs",    "overlay",	       "xfs",
+	NULL
+};
 
 /* Every scenario of the library but kunit-boot runs on Debian's kernel. */
 static void test_debian61(void **state)

@@ -103,6 +103,27 @@ static void test_refusals(void **state)
 	refused("{root: debian, release: trixie}", "release");
 }
 
+/* 9p does not come back from a sleep in 6.1: no suspend on a shared root. */
+static void test_no_sleep(void **state)
+{
+	struct scenario *s;
+	char msg[2048] = "";
+
+	(void)state;
+	assert_int_not_equal(load("guest: {root: debian}\nmachine: {sleep: [s3]}\n"
+				  "steps:\n  - suspend: s3\n",
+				  &s, msg, sizeof(msg)),
+			     0);
+	if (!strstr(msg, "s.yaml:4:14: steps[0].suspend: the guest's root is shared over 9p "
+			 "(guest.root debian), which does not come back from a sleep"))
+		fail_msg("%s", msg);
+	assert_int_equal(load("guest: {root: image}\nmachine: {sleep: [s3]}\n"
+			      "steps:\n  - suspend: s3\n",
+			      &s, msg, sizeof(msg)),
+			 0);
+	scenario_free(s);
+}
+
 static void test_argv(void **state)
 {
 	struct hw_launch l = { .disk_dir = "/w" };
@@ -201,9 +222,10 @@ static void test_kreq(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_load),	cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_argv),	cmocka_unit_test(test_libvirt),
-		cmocka_unit_test(test_cmdline), cmocka_unit_test(test_kreq),
+		cmocka_unit_test(test_load),	 cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_argv),	 cmocka_unit_test(test_libvirt),
+		cmocka_unit_test(test_cmdline),	 cmocka_unit_test(test_kreq),
+		cmocka_unit_test(test_no_sleep),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

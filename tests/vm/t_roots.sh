@@ -32,8 +32,12 @@ expect_out '^guest$'
 # a Debian root with fio: the root's own, not the host's (no gcc there)
 # shellcheck disable=SC2016 # the guest's shell expands it
 ktb_run boot --root debian --package fio --exec 'command -v fio; fio --version;
-	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc'
+	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc
+	mount -t xfs /dev/null /mnt 2>/dev/null; grep -cw xfs /proc/filesystems'
 expect_rc 0
+# the kernel loaded xfs by itself (the mount's request), through the image's
+# modprobe: the root has none of its own
+expect_out '^1$'
 expect_out '^/usr/bin/fio$'
 expect_out '^fio-[0-9]'
 expect_out '^fio: /usr/bin/fio$'
@@ -63,6 +67,25 @@ ktb_run boot --root debian --package ktb-no-such-package --exec true
 expect_rc 2
 expect_out 'Unable to locate package ktb-no-such-package'
 grep -q 'booting' "$out" && fail "a root that cannot be built still booted"
+
+# a Debian root this host cannot build (here: an mmdebstrap that fails):
+# its scenario is skipped, saying why, and the others run
+mkdir -p "$hostdir/bin" "$hostdir/cache/ktb"
+printf '#!/bin/sh\necho "mmdebstrap: E: cannot reach the mirror" >&2\nexit 1\n' >"$hostdir/bin/mmdebstrap"
+chmod +x "$hostdir/bin/mmdebstrap"
+ln -s "$HOME/.cache/ktb/images" "$hostdir/cache/ktb/images"
+ln -s "$HOME/.cache/ktb/debs" "$hostdir/cache/ktb/debs"
+cat >"$work/debroot.yaml" <<'YAML'
+guest: {root: debian, packages: [fio]}
+steps:
+  - run: fio --version
+YAML
+rc=0
+PATH="$hostdir/bin:$PATH" XDG_CACHE_HOME="$hostdir/cache" "$KTB" run --artifacts "$(artifacts)" \
+	"$work/debroot.yaml" "$KTB_SRC/scenarios/smoke.yaml" >"$out" 2>&1 </dev/null || rc=$?
+expect_rc 125
+expect_out '^SKIP +debroot .*the Debian root cannot be made: mmdebstrap could not build the root'
+expect_out '^PASS +smoke '
 
 # a root the guest cannot mount (no 9p transport): the boot fails, named
 ktb_run boot --root host --append module_blacklist=9pnet_virtio --exec true
