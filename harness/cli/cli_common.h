@@ -60,8 +60,8 @@ int image_prepare(const struct kernel_choice *k, struct image *img);
  * packages when root is debian. On failure why says why (a line) and the
  * return is KTB_EXIT_USAGE (a package apt does not know: bad input) or
  * KTB_EXIT_UNTESTED (it cannot be built here). */
-int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir,
-		       char *why, size_t len);
+int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char *why,
+		       size_t len);
 /* Decide on KVM; prints a note when /dev/kvm exists but does not work. */
 bool accel_prepare(const struct image *img, bool quiet);
 /* The config of the kernel img boots (image_kernel_config), or NULL after a
