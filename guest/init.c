@@ -515,22 +515,6 @@ static void init_disks(void)
 	init_link_disks();
 }
 
-/* The guest path and every folder above it (the initramfs is writable). */
-static void init_mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-	mkdir(buf, 0755);
-}
-
 /* One "TAG:PATH:ro|rw[:virtiofs]" of ktb.shares: a 9p export of QEMU's (or,
  * with ":virtiofs", a virtiofsd's) mounted at PATH. The virtio channel is
  * there once 9pnet_virtio or virtiofs has probed the device, which may trail
@@ -551,7 +535,7 @@ static void init_share_one(char *spec)
 	}
 	if (!strcmp(mode, "ro"))
 		flags |= MS_RDONLY;
-	init_mkdir_p(path);
+	root_mkdir_p(path); /* the root is writable: the initramfs, or the overlay */
 	do {
 		if (vfs)
 			ret = mount(tag, path, "virtiofs", flags, NULL);

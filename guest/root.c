@@ -47,9 +47,7 @@ static int root_fail(char *why, size_t len, const char *what, const char *path)
 	return -(err ? err : EIO);
 }
 
-/* path and every folder above it; symbolic links on the way resolve inside
- * the new root only when relative, as Debian's /lib -> usr/lib is. */
-static void root_mkdir_p(const char *path)
+void root_mkdir_p(const char *path)
 {
 	char buf[PATH_MAX];
 

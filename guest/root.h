@@ -15,6 +15,11 @@
  * new root may not have), named so that busybox runs its modprobe. */
 #define ROOT_MODPROBE "/run/ktb/modprobe"
 
+/* path and every folder above it (0755), as far as they can be made;
+ * symbolic links on the way resolve inside a new root only when relative,
+ * as Debian's /lib -> usr/lib is. */
+void root_mkdir_p(const char *path);
+
 /* Mounts 9p share tag read-only under an overlay on guest memory, moves
  * /proc, /sys, /dev, /run and /tmp into it, brings the image's parts in and
  * makes it the root (of init and of the kernel's helpers). 0, or -errno with
