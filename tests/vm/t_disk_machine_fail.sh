@@ -59,8 +59,12 @@ W
 cut_fails onectrl mp-nvme-failover \
 	'step machine .*disk data paths: declared 2, the guest sees 1; disk data paths live: declared 2, the guest sees 1'
 
-# an NVMe disk moved to virtio-blk, same serial and geometry
+# an NVMe disk moved to virtio-blk, same serial and geometry; the guest
+# loads only the declared machine's drivers (ktb.nomod=), so the wrapper
+# lets virtio_blk load too, as a guest with every driver would: the disk
+# is there, on the wrong bus (without it the guest has no such disk at all)
 wrapper nvme2virtio <<'W'
+	[ "$prev" = -append ] && a=${a/ktb.nomod=virtio_blk,/ktb.nomod=}
 	case $a in
 	nvme,serial=*)
 		serial=${a#nvme,serial=}; serial=${serial%%,*}
