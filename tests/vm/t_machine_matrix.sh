@@ -115,7 +115,9 @@ cut_fails mx-1g-2node-nvme4kn-s3 'memmap=4M$0x30000000' \
 
 # No kernel argument moves a disk to another bus: a wrapper named like
 # QEMU, first in PATH, turns each NVMe controller and namespace into a
-# virtio-blk device with the same serial and geometry.
+# virtio-blk device with the same serial and geometry, and lets virtio_blk
+# load (the guest loads only the declared machine's drivers, ktb.nomod=;
+# without it the guest would have no such disk at all).
 real_qemu=$(command -v qemu-system-x86_64) || fail "qemu-system-x86_64 not found"
 mkdir -p "$work/bin"
 cat >"$work/bin/qemu-system-x86_64" <<EOF
@@ -123,6 +125,7 @@ cat >"$work/bin/qemu-system-x86_64" <<EOF
 args=()
 serial=
 for a in "\$@"; do
+	a=\${a/ktb.nomod=virtio_blk,/ktb.nomod=}
 	case \$a in
 	nvme,serial=*)
 		serial=\${a#nvme,serial=}; serial=\${serial%%,*}
