@@ -310,18 +310,22 @@ static const struct {
 	[WAKE_BUTTON] = { "button", { { { "CONFIG_ACPI_BUTTON", "button" } } } },
 };
 
-/* What a run step's command calls, by a word in it: the guest tools'
- * subcommands and the kernel files a step reads or writes. zswap: the
- * library expects the lzo compressor (paging-zswap) and zbud, the default
- * pool. */
+/* What a run step's command calls, by a word in it (and not when the
+ * command also has `unless`): the guest tools' subcommands, the community's
+ * tools and the kernel files a step reads or writes. zswap: the library
+ * expects the lzo compressor (paging-zswap) and zbud, the default pool. fio
+ * keeps its jobs' state in System V shared memory (shmget; "failed to setup
+ * shm segment" without it) unless its jobs are threads (--thread). */
 static const struct {
-	const char *word;
+	const char *word, *unless;
 	struct kreq_opts opts;
 } run_words[] = {
-	{ "swapon", { { { "CONFIG_SWAP", NULL } } } },
-	{ "ktb-mem pressure", { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
-	{ "/proc/vmstat", { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
+	{ "fio ", "--thread", { { { "CONFIG_SYSVIPC", NULL } } } },
+	{ "swapon", NULL, { { { "CONFIG_SWAP", NULL } } } },
+	{ "ktb-mem pressure", NULL, { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
+	{ "/proc/vmstat", NULL, { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
 	{ "ktb-mem zswap",
+	  NULL,
 	  { { { "CONFIG_VM_EVENT_COUNTERS", NULL },
 	      { "CONFIG_SWAP", NULL },
 	      { "CONFIG_ZSWAP", NULL },
@@ -329,18 +333,20 @@ static const struct {
 	      { "CONFIG_CRYPTO_LZO", NULL },
 	      { "CONFIG_ZSWAP_ZPOOL_DEFAULT_ZBUD", NULL },
 	      { "CONFIG_ZBUD", NULL } } } },
-	{ "/sys/module/zswap/", { { { "CONFIG_SWAP", NULL }, { "CONFIG_ZSWAP", NULL } } } },
-	{ "ktb-mem psi", { { { "CONFIG_PSI", NULL } } } },
-	{ "/proc/pressure/", { { { "CONFIG_PSI", NULL } } } },
-	{ "ktb-mem thp", { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
-	{ "/sys/kernel/mm/transparent_hugepage/", { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
-	{ "ktb-mem bind", { { { "CONFIG_NUMA", NULL } } } },
-	{ "ktb-probe numa", { { { "CONFIG_NUMA", NULL } } } },
-	{ "dmsetup", { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
-	{ "mkfs.xfs", { { { "CONFIG_XFS_FS", "xfs" } } } },
-	{ "mount -t xfs", { { { "CONFIG_XFS_FS", "xfs" } } } },
-	{ "/sys/power/suspend_stats/", { { { "CONFIG_SUSPEND", NULL } } } },
-	{ "ktb-probe sleep", { { { "CONFIG_SUSPEND", NULL } } } },
+	{ "/sys/module/zswap/", NULL, { { { "CONFIG_SWAP", NULL }, { "CONFIG_ZSWAP", NULL } } } },
+	{ "ktb-mem psi", NULL, { { { "CONFIG_PSI", NULL } } } },
+	{ "/proc/pressure/", NULL, { { { "CONFIG_PSI", NULL } } } },
+	{ "ktb-mem thp", NULL, { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
+	{ "/sys/kernel/mm/transparent_hugepage/",
+	  NULL,
+	  { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
+	{ "ktb-mem bind", NULL, { { { "CONFIG_NUMA", NULL } } } },
+	{ "ktb-probe numa", NULL, { { { "CONFIG_NUMA", NULL } } } },
+	{ "dmsetup", NULL, { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
+	{ "mkfs.xfs", NULL, { { { "CONFIG_XFS_FS", "xfs" } } } },
+	{ "mount -t xfs", NULL, { { { "CONFIG_XFS_FS", "xfs" } } } },
+	{ "/sys/power/suspend_stats/", NULL, { { { "CONFIG_SUSPEND", NULL } } } },
+	{ "ktb-probe sleep", NULL, { { { "CONFIG_SUSPEND", NULL } } } },
 };
 
 /* ---- the list ---- */
@@ -451,9 +457,15 @@ static int add_run(struct kreq_list *l, unsigned i, const char *cmd)
 	int ret = 0;
 
 	for (size_t w = 0; !ret && w < sizeof(run_words) / sizeof(run_words[0]); w++) {
-		if (!strstr(cmd, run_words[w].word))
+		if (!strstr(cmd, run_words[w].word) ||
+		    (run_words[w].unless && strstr(cmd, run_words[w].unless)))
 			continue;
-		snprintf(why, sizeof(why), "steps[%u] runs %s", i, run_words[w].word);
+		/* the word without a space that ends it ("fio ") */
+		int n = (int)strlen(run_words[w].word);
+
+		while (n && run_words[w].word[n - 1] == ' ')
+			n--;
+		snprintf(why, sizeof(why), "steps[%u] runs %.*s", i, n, run_words[w].word);
 		ret = add_opts(l, &run_words[w].opts, why);
 	}
 	return ret;
@@ -482,12 +494,13 @@ static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
 }
 
 /* A root shared by the host (guest.root host or debian): init mounts it
- * over 9p and puts an overlay on top (guest/root.c). */
+ * over 9p and puts an overlay on top (guest/root.c), its upper layer on a
+ * tmpfs that takes the overlay's xattrs (opaque directories, whiteouts). */
 static const struct kreq root_needs[] = {
 	{ "CONFIG_INET", NULL, NULL },	    { "CONFIG_NETWORK_FILESYSTEMS", NULL, NULL },
 	{ "CONFIG_NET_9P", "9pnet", NULL }, { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio", NULL },
 	{ "CONFIG_9P_FS", "9p", NULL },	    { "CONFIG_OVERLAY_FS", "overlay", NULL },
-	{ "CONFIG_TMPFS", NULL, NULL },
+	{ "CONFIG_TMPFS", NULL, NULL },	    { "CONFIG_TMPFS_XATTR", NULL, NULL },
 };
 
 static int add_guest(struct kreq_list *l, const struct guest_opts *g)

@@ -167,13 +167,15 @@ static const struct lib_case {
 	{ "share-virtiofs",
 	  { "CONFIG_FUSE_FS", "CONFIG_VIRTIO_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" },
 	  { "CONFIG_SUSPEND" } },
-	/* a Debian root: 9p and an overlay; mkfs.xfs in a run step: XFS */
+	/* a Debian root: 9p and an overlay (its xattrs on the tmpfs); mkfs.xfs
+	 * in a run step: XFS; fio (processes): System V IPC */
 	{ "fio-multipath-verify",
-	  { "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_OVERLAY_FS", "CONFIG_NVME_MULTIPATH" },
+	  { "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_OVERLAY_FS", "CONFIG_TMPFS_XATTR",
+	    "CONFIG_NVME_MULTIPATH", "CONFIG_SYSVIPC" },
 	  { "CONFIG_XFS_FS", "CONFIG_DM_MULTIPATH" } },
 	{ "nvme-4kn-format",
 	  { "CONFIG_9P_FS", "CONFIG_OVERLAY_FS", "CONFIG_XFS_FS", "CONFIG_BLK_DEV_NVME" },
-	  { "CONFIG_SUSPEND", "CONFIG_NVME_MULTIPATH" } },
+	  { "CONFIG_SUSPEND", "CONFIG_NVME_MULTIPATH", "CONFIG_SYSVIPC" } },
 };
 
 static const struct lib_case *lib_case(const char *name)
@@ -265,6 +267,19 @@ static void test_reasons(void **state)
 	r = find(&l, "CONFIG_BLK_DEV_DM");
 	assert_string_equal(r->why, "disk 'data' has 2 paths (dm-multipath, bio); steps[1] runs "
 				    "dmsetup");
+	kreq_list_free(&l);
+	scenario_free(s);
+
+	/* a word of the community's tools, said without the space that ends it */
+	s = load(LIBRARY "fio-multipath-verify.yaml");
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	assert_string_equal(find(&l, "CONFIG_SYSVIPC")->why, "steps[0] runs fio");
+	kreq_list_free(&l);
+	scenario_free(s);
+	/* fio with --thread: its jobs share memory as threads, no shmget */
+	s = load(DATA "good-fio-thread.yaml");
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	assert_null(find(&l, "CONFIG_SYSVIPC"));
 	kreq_list_free(&l);
 	scenario_free(s);
 
@@ -572,6 +587,10 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					"CONFIG_SHMEM",
 					"y",
 					"CONFIG_TMPFS",
+					"y",
+					"CONFIG_TMPFS_XATTR",
+					"y",
+					"CONFIG_SYSVIPC",
 					"y",
 					"CONFIG_DRM",
 					"m",

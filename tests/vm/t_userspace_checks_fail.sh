@@ -21,7 +21,7 @@ $F${T}s/^  - restore_path: {disk: data, path: 0}\$/  - run: echo disable > \/sys
 $F${T}s/^  - fail_path: {disk: data, path: 1}\$/  - run: echo 1 > \/sys\/class\/nvme\/nvme1\/device\/remove; sleep 2\n&/${T}step 6 .*before fail_path of path 1: the guest shows no such path
 $F${T}s/^  - restore_path: {disk: data, path: 1}\$/  - run: echo disable > \/sys\/firmware\/acpi\/interrupts\/gpe01\n&\n    timeout: 8s/${T}step 8 .*the guest never showed path 1 of data back and active
 $F${T}s/echo \$! >\/run\/fio.pid;/echo \$! >\/run\/fio.pid; (sleep 10; dd if=\/dev\/urandom of=\/dev\/ktb\/data bs=1M count=16 oflag=direct) \&/${T}step 8 .*jobs\.0\.total_err: expected 0, got [1-9]
-$F${T}s/--runtime=1h/--runtime=3s/; s/kill -0 "\$pid" \&\& kill -INT/kill -INT/; s/kill -INT "\$pid" \&\&/{ kill -INT "\$pid"; true; } \&\&/${T}step 8 .*jobs\.0\.job_runtime: expected >= 16000
+$F${T}s/--runtime=1h/--runtime=10s/; s/kill -0 "\$pid" \&\& kill -INT/kill -INT/; s/kill -INT "\$pid" \&\&/{ kill -INT "\$pid"; true; } \&\&/${T}step 8 .*jobs\.0\.job_runtime: expected >= 16000
 $F${T}s/ --verify=crc32c --verify_backlog=64//${T}step 8 .*jobs\.0\.read\.io_bytes: expected > 0, got 0
 $F${T}s/--rw=randwrite/--rw=randread/; s/ --verify=crc32c --verify_backlog=64//${T}step 8 .*jobs\.0\.write\.io_bytes: expected > 0, got 0
 $N${T}s/sector: 4kn/sector: 512n/${T}step 1 .*stdout
