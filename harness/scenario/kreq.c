@@ -495,7 +495,8 @@ static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
 
 /* A root shared by the host (guest.root host or debian): init mounts it
  * over 9p and puts an overlay on top (guest/root.c), its upper layer on a
- * tmpfs that takes the overlay's xattrs (opaque directories, whiteouts). */
+ * tmpfs that takes the overlay's xattrs (opaque directories, whiteouts):
+ * without TMPFS_XATTR, removing a directory of the root fails with EIO. */
 static const struct kreq root_needs[] = {
 	{ "CONFIG_INET", NULL, NULL },	    { "CONFIG_NETWORK_FILESYSTEMS", NULL, NULL },
 	{ "CONFIG_NET_9P", "9pnet", NULL }, { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio", NULL },
