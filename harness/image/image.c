@@ -760,7 +760,9 @@ out:
 	return ret;
 }
 
-/* images/NAME.latest -> KEY, for people looking for "the" default image */
+/* images/NAME.latest -> KEY, for people looking for "the" default image:
+ * only a build with the recipe's own kernel (not --kernel, not another
+ * ABI's as bisect builds) */
 static void image_mark_latest(const char *images, const char *name, const char *key)
 {
 	char *link = xasprintf("%s/%s.latest", images, name);
@@ -856,7 +858,7 @@ static int image_build(struct build *b, const char *dir, struct image *img, char
 		ret = say_err(err, errlen, -EIO, "rename %s: %s", dir, strerror(errno));
 	if (!ret)
 		ret = image_load(dir, b->key, img, err, errlen);
-	if (!ret)
+	if (!ret && !b->o->kernel_path && !b->o->kernel_abi)
 		image_mark_latest(images, b->recipe->name, b->key);
 	if (ret == -ENOENT)
 		ret = say_err(err, errlen, -EIO, "%s: the builder wrote no manifest.json", dir);

@@ -47,6 +47,10 @@ nonvme=$work/linux-nonvme
 fake_tree "$nonvme" without
 sed -i -e 's/=m$/=y/' -e 's/^CONFIG_BLK_DEV_NVME=.*/# CONFIG_BLK_DEV_NVME is not set/' \
 	"$nonvme/.config"
+# a comment of this run's own: a new image key, so the image is built here
+# (not found cached), which the default.latest check below needs
+echo "# $work" >>"$nonvme/.config"
+latest=$(readlink "${XDG_CACHE_HOME:-$HOME/.cache}/ktb/images/default.latest" || true)
 ktb_run run --artifacts "$(artifacts)" --kernel "$nonvme" "$KTB_SRC/scenarios/disk-4kn-nvme.yaml"
 expect_rc 125
 expect_out "^SKIP +disk-4kn-nvme .*CONFIG_BLK_DEV_NVME is not set: disk 'data' is on bus nvme"
@@ -55,6 +59,10 @@ res=$(result_of disk-4kn-nvme)
 ktb_run image build --kernel "$nonvme"
 expect_rc 0
 img=$(sed -n 's/^image: *//p' "$out")
+# default.latest names the recipe's own kernel's image, not this one
+# (built by the run above, found by this build)
+[ "$(readlink "${XDG_CACHE_HOME:-$HOME/.cache}/ktb/images/default.latest" || true)" = "$latest" ] ||
+	fail "building from a kernel tree moved default.latest to $(basename "$img")"
 cmp -s "$img/config" "$nonvme/.config" || fail "the image's config is not the tree's .config"
 # the recipe's modules are not in this kernel (Debian builds them as
 # modules): each left out with a word, none installed
