@@ -5,7 +5,9 @@
 # what the failure must say). fio-multipath-verify: a fio that cannot
 # start; each path pull and restore that the guest does not show (the
 # controller already gone; hot-plug events off: acpiphp's GPE); blocks
-# changed under fio's verification; a fio that ended before the pulls; one
+# changed under fio's verification; a fio that ended before the pulls (it
+# runs 10 s: alive at step 1's look 5 s in, its job_runtime short of the
+# 16 s that two 8 s outages take); one
 # that verified nothing; one that wrote nothing. nvme-4kn-format: a
 # 512-byte namespace (nvme-cli's format, then mkfs.xfs's sector size); a
 # file system that cannot be written; a file changed behind its back.
