@@ -32,7 +32,8 @@ kind per path with indices, disk ids and share tags normalised
 Rows. Every mutation row (a heredoc line SCENARIO<TAB>SED<TAB>PATTERN in
 tests/vm/*.sh, variables and `for` loops expanded as bash would) and every
 hand-written case (`ktb_run ... SCENARIO; expect_out PATTERN`, `must_fail
-FILE PATTERN`, through the script's own functions) whose scenario is a
+FILE PATTERN`, a must_fail_env row VAR=VALUE<TAB>FILE<TAB>PATTERN, through
+the script's own functions) whose scenario is a
 library one. A mutated scenario is made with `sed --sandbox` as
 tests/vm/lib.sh's mutate does, and its steps are matched to the library
 file's (an inserted step shifts the numbers after it), so that the step
@@ -565,6 +566,11 @@ class ScriptReader:
             f = row.split("\t")
             if len(f) == 3 and f[0] in self.library:
                 self.cases.append((self.rel, line + 1 + k, f[0], f[1], f[2]))
+            elif len(f) == 3 and re.match(r"^\w+=", f[0]):
+                # must_fail_env's VAR=VALUE<TAB>FILE<TAB>PATTERN: FILE unchanged
+                t = self.target_of([f[1]])
+                if t:
+                    self.cases.append((self.rel, line + 1 + k, t[0], t[1], f[2]))
 
     def target_of(self, args):
         found = []

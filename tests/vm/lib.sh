@@ -194,6 +194,39 @@ mutations() {
 	done
 }
 
+# must_fail_env: read "VAR=VALUE<TAB>FILE<TAB>PATTERN" lines: must_fail
+# FILE PATTERN with VAR=VALUE in ktb's environment (a fault only a variable
+# can plant, for the whole run: so one ktb run each), KTB_ROW_JOBS (2) at
+# a time as `mutations` runs its rows, not one after another; one that
+# failed otherwise goes through must_fail (alone, once more if need be).
+must_fail_env() {
+	local var file pattern k n=0
+	local -a vars=() files=() pats=()
+	while IFS=$'\t' read -r var file pattern; do
+		[ -n "$var" ] || continue
+		[ "$(jobs -rp | wc -l)" -lt "${KTB_ROW_JOBS:-2}" ] || wait -n
+		(env "$var" "$KTB" run --artifacts "$(artifacts)" "$file" >"$work/env-$n.out" 2>&1 </dev/null
+			echo $? >"$work/env-$n.rc") &
+		vars+=("$var") files+=("$file") pats+=("$pattern")
+		n=$((n + 1))
+	done
+	wait
+	for k in "${!files[@]}"; do
+		cp "$work/env-$k.out" "$out"
+		rc=$(cat "$work/env-$k.rc")
+		[ "$rc" -ne 0 ] || {
+			steps_seen "${files[$k]}"
+			fail "${vars[$k]} $(basename "${files[$k]}"): expected exit 1, got 0 (the check passed)"
+		}
+		[ "$rc" -eq 1 ] && grep -Eq -- "${pats[$k]}" "$out" && continue
+		echo "note: ${vars[$k]} $(basename "${files[$k]}"): exit $rc without /${pats[$k]}/; running it alone" >&2
+		sed 's/^/  | /' "$out" >&2
+		export "${vars[$k]?}"
+		must_fail "${files[$k]}" "${pats[$k]}"
+		unset "${vars[$k]%%=*}"
+	done
+}
+
 # newest result.json of a scenario in the artifacts (NAME-broken also
 # finds the newest of the mutants `mutations` named NAME-broken-rN)
 result_of() {

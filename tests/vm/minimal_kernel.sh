@@ -45,22 +45,27 @@ kernel_build() {
 }
 
 minimal_kernel() {
-	local ktb=$1 lib=$2 cache ver key dir tmp t0
+	local ktb=$1 lib=$2 cache ver key dir tmp t0 lock
 	kernel_build_needs "the minimal kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 	key=$({ "$ktb" kconfig --minimal "$lib" && echo "linux-source-6.1 $ver"; } |
 		sha256sum | cut -c1-16) || return 1
 	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ktb/kernels
 	dir=$cache/minimal-$key
+	mkdir -p "$cache"
+	# one build of a key at a time: a second caller (the test, while
+	# tests/vm/prebuild.sh builds it) waits here and finds it built
+	exec {lock}>"$cache/.lock-minimal-$key"
+	flock "$lock"
 	if [ -s "$dir/bzImage" ] && [ -s "$dir/config" ]; then
+		exec {lock}>&-
 		echo "$dir"
 		return 0
 	fi
-	mkdir -p "$cache"
 	tmp=$(mktemp -d "$cache/.build-XXXXXX")
 	echo "minimal kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
 	t0=$(date +%s)
-	kernel_build "minimal kernel" "$ktb" "$tmp" "$lib" || return 1
+	kernel_build "minimal kernel" "$ktb" "$tmp" "$lib" || { exec {lock}>&-; return 1; }
 	mkdir -p "$tmp/out"
 	cp "$tmp/linux-source-6.1/arch/x86/boot/bzImage" "$tmp/out/bzImage"
 	cp "$tmp/linux-source-6.1/.config" "$tmp/out/config"
@@ -68,6 +73,7 @@ minimal_kernel() {
 	rm -rf "$dir"
 	mv "$tmp/out" "$dir"
 	rm -rf "$tmp"
+	exec {lock}>&-
 	echo "minimal kernel: built in $(cat "$dir/build_s") s" >&2
 	echo "$dir"
 }
@@ -79,7 +85,7 @@ minimal_kernel() {
 # vmlinux (the findings' stacks decoded against it, drgn's symbols). Prints
 # the tree; its build's seconds are in build_s beside it.
 debug_kernel() {
-	local ktb=$1 cache ver key dir tmp t0
+	local ktb=$1 cache ver key dir tmp t0 lock
 	shift
 	kernel_build_needs "the debug kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
@@ -89,21 +95,25 @@ debug_kernel() {
 		echo "linux-source-6.1 $ver debug"; } | sha256sum | cut -c1-16) || return 1
 	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ktb/kernels
 	dir=$cache/debug-$key
+	mkdir -p "$cache"
+	exec {lock}>"$cache/.lock-debug-$key"
+	flock "$lock"
 	if [ -s "$dir/tree/arch/x86/boot/bzImage" ] && [ -s "$dir/tree/vmlinux" ]; then
+		exec {lock}>&-
 		echo "$dir/tree"
 		return 0
 	fi
-	mkdir -p "$cache"
 	tmp=$(mktemp -d "$cache/.build-XXXXXX")
 	echo "debug kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
 	t0=$(date +%s)
-	kernel_build "debug kernel" "$ktb" "$tmp" "$@" || return 1
+	kernel_build "debug kernel" "$ktb" "$tmp" "$@" || { exec {lock}>&-; return 1; }
 	# no modules: the tree's modules.order is empty
 	: >"$tmp/linux-source-6.1/modules.order"
 	echo $(($(date +%s) - t0)) >"$tmp/build_s"
 	mv "$tmp/linux-source-6.1" "$tmp/tree"
 	rm -rf "$dir"
 	mv "$tmp" "$dir"
+	exec {lock}>&-
 	echo "debug kernel: built in $(cat "$dir/build_s") s" >&2
 	echo "$dir/tree"
 }

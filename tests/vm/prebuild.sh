@@ -1,0 +1,47 @@
+#!/bin/bash
+# prebuild.sh KTB: what the VM tests build once and cache, built ahead in
+# the background by `./bootstrap test` while the tests run, at the lowest
+# priority (SCHED_IDLE, idle I/O): it gets only the CPU the tests leave
+# (a suspended guest, a test waiting on a timer, a one-VM test beside a
+# two-VM one), so it slows no test's timing, and on a fresh machine the
+# kernel builds' half hour mostly disappears into that idle time.
+#
+# In the order the tests need them: the Debian roots of the library and of
+# t_roots.sh (images/debian-root.sh, under its lock), the minimal kernel of
+# the library (own-kernel/own_kernel) and the debug kernel of the report
+# scenarios (own-kernel/reports; tests/vm/minimal_kernel.sh, one build of
+# a key at a time). A test that needs one before it is ready waits on the
+# same lock and finds it built; one that gets there first builds it itself
+# and this finds it cached. A failure here fails nothing: the test that
+# needs the part builds it again and fails, saying why.
+set -uo pipefail
+ktb=${1:?usage: prebuild.sh KTB}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# SCHED_IDLE (inherited by every process it starts) and the idle I/O class
+chrt --idle -p 0 $$ >/dev/null 2>&1 || renice -n 19 -p $$ >/dev/null
+ionice -c 3 -p $$ >/dev/null 2>&1 || true
+
+# shellcheck source=tests/vm/minimal_kernel.sh
+. "$src/tests/vm/minimal_kernel.sh"
+
+st=0
+step() {
+	local t0=$SECONDS
+	echo "prebuild: $1"
+	shift
+	if "$@"; then
+		echo "prebuild: done in $((SECONDS - t0)) s"
+	else
+		echo "prebuild: failed after $((SECONDS - t0)) s (the test that needs it builds it again)"
+		st=1
+	fi
+}
+# the library's Debian root (fio-multipath-verify, nvme-4kn-format), then
+# t_roots.sh's
+step "Debian root: fio nvme-cli xfsprogs" "$ktb" image build --root debian \
+	--package fio --package nvme-cli --package xfsprogs
+step "Debian root: fio" "$ktb" image build --root debian --package fio
+step "minimal kernel (own-kernel/own_kernel)" minimal_kernel "$ktb" "$src/scenarios"
+step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
+exit $st
