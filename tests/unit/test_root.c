@@ -122,6 +122,51 @@ static void test_no_sleep(void **state)
 			      &s, msg, sizeof(msg)),
 			 0);
 	scenario_free(s);
+	/* pm_test: freezer stops before the devices: nothing to refuse */
+	assert_int_equal(load("guest: {root: debian}\nmachine: {sleep: [s3]}\n"
+			      "steps:\n  - {suspend: s3, pm_test: freezer}\n",
+			      &s, msg, sizeof(msg)),
+			 0);
+	scenario_free(s);
+}
+
+/* A share does not sleep either: 9p hangs after the wake, virtio_fs
+ * refuses to freeze; named by its index, for each transport; a step with
+ * pm_test: freezer (before the devices) is not refused, the next one is. */
+static void test_no_sleep_shares(void **state)
+{
+	static const struct {
+		const char *share, *want;
+	} rows[] = {
+		{ "{host: ., transport: 9p}",
+		  ") reaches the guest over 9p, which does not come back from a sleep in this "
+		  "kernel (9pnet_virtio has no suspend or resume): the guest would hang after "
+		  "the wake; suspend on a machine without shares (or with pm_test: freezer, "
+		  "which stops before the devices)" },
+		{ "{host: ., transport: virtiofs, readonly: false}",
+		  ") reaches the guest over virtiofs, which this kernel cannot put to sleep "
+		  "(virtio_fs refuses to freeze, -EOPNOTSUPP): the kernel would give the sleep "
+		  "up" },
+		/* auto, read-only: 9p */
+		{ "{host: .}", ") reaches the guest over 9p, which does not come back" },
+	};
+
+	struct scenario *s;
+	char msg[2048], text[512];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "machine:\n  sleep: [s3]\n  shares: [%s]\n"
+			 "steps:\n  - {suspend: s3, pm_test: freezer}\n  - suspend: s3\n",
+			 rows[i].share);
+		msg[0] = 0;
+		assert_int_not_equal(load(text, &s, msg, sizeof(msg)), 0);
+		/* the share's folder, made absolute, between the two */
+		if (!strstr(msg, "s.yaml:6:14: steps[1].suspend: machine.shares[0] (/") ||
+		    !strstr(msg, rows[i].want))
+			fail_msg("row %u: %s", i, msg);
+	}
 }
 
 static void test_argv(void **state)
@@ -225,7 +270,7 @@ int main(void)
 		cmocka_unit_test(test_load),	 cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_argv),	 cmocka_unit_test(test_libvirt),
 		cmocka_unit_test(test_cmdline),	 cmocka_unit_test(test_kreq),
-		cmocka_unit_test(test_no_sleep),
+		cmocka_unit_test(test_no_sleep), cmocka_unit_test(test_no_sleep_shares),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
