@@ -429,7 +429,7 @@ install_packages() {
 # --- kernel selftests ---------------------------------------------------------
 
 # Bumped when the way kselftests are built changes: it names their cache.
-KSELFTEST_BUILD=1
+KSELFTEST_BUILD=2
 
 # Built once per source package version and target list into
 # $CACHE/kselftest/NAME/ (unpacking the 138 MB tarball's selftests costs
@@ -451,14 +451,33 @@ kselftest_build() {
 		# tools' make helpers; nothing else of the tree
 		paths=("$top/tools/testing/selftests/"{Makefile,lib.mk,run_kselftest.sh,kselftest*}
 			"$top/tools/scripts/*" "$top/scripts/subarch.include")
-		for t in "${KSELFTESTS[@]}"; do paths+=("$top/tools/testing/selftests/$t/*"); done
+		for t in "${KSELFTESTS[@]}"; do
+			paths+=("$top/tools/testing/selftests/$t/*")
+			# what a target's Makefile names outside its folder: vm's
+			# LOCAL_HDRS (without it make takes vm_util.c for the
+			# whole recipe of madv_populate and friends, and builds
+			# nothing)
+			case $t in vm) paths+=("$top/mm/gup_test.h") ;; esac
+		done
 		tar -xJf "$src" -C "$WORK" --wildcards "${paths[@]}" ||
 			{ rm -rf "$tmp"; die "unpacking the selftests from $src failed"; }
+		# TEST_GEN_FILES empty: each target's tests (TEST_GEN_PROGS, TEST_PROGS),
+		# not the helper programs only its own scripts run (vm's
+		# run_vmtests.sh wants some thirty, two of which need libnuma and
+		# libcap); so vm gives madv_populate, soft-dirty, split_huge_page_test
 		if ! make -s -C "$WORK/$top/tools/testing/selftests" TARGETS="${KSELFTESTS[*]}" \
-			install INSTALL_PATH="$tmp" >&2; then
+			TEST_GEN_FILES= install INSTALL_PATH="$tmp" >&2; then
 			rm -rf "$tmp"
 			die "building kselftests ${KSELFTESTS[*]} failed"
 		fi
+		# the selftests' install goes on past a target whose make failed:
+		# every test it lists must be there
+		while IFS=: read -r t f; do
+			[[ -e $tmp/$t/$f ]] || {
+				rm -rf "$tmp"
+				die "building kselftests ${KSELFTESTS[*]}: $t/$f is listed but was not built"
+			}
+		done <"$tmp/kselftest-list.txt"
 		rm -rf "$dir"
 		mv "$tmp" "$dir"
 	fi

@@ -1,6 +1,6 @@
 # Shared by the own-kernel test and bench/boot, bench/suite: the minimal
 # kernel, built from Debian's linux-source-6.1 with `ktb kconfig --minimal
-# --apply` on the scenario library, and cached by the fragment's hash and the
+# --apply` on the scenario library, and cached by the hash of the fragment's options and the
 # source package's version, so only the first call builds.
 #
 #   minimal_kernel KTB SCENARIOS: prints the cache folder, which holds
@@ -48,8 +48,11 @@ minimal_kernel() {
 	local ktb=$1 lib=$2 cache ver key dir tmp t0 lock
 	kernel_build_needs "the minimal kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
-	key=$({ "$ktb" kconfig --minimal "$lib" && echo "linux-source-6.1 $ver"; } |
-		sha256sum | cut -c1-16) || return 1
+	# the options alone, sorted, as for the debug kernel below: a scenario
+	# that needs no option the library did not already ask for (only the
+	# fragment's comments, which name who needs what, change) builds nothing
+	key=$({ "$ktb" kconfig --minimal "$lib" | grep -v '^#' | sort -u &&
+		echo "linux-source-6.1 $ver minimal"; } | sha256sum | cut -c1-16) || return 1
 	cache=${XDG_CACHE_HOME:-$HOME/.cache}/ktb/kernels
 	dir=$cache/minimal-$key
 	mkdir -p "$cache"
