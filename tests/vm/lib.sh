@@ -3,6 +3,8 @@
 set -uo pipefail
 : "${KTB:?set KTB to the ktb binary}" "${KTB_SRC:?set KTB_SRC to the source tree}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ktb-vmtest-XXXXXX")
+# when this test began: what it made in the shared artifacts is newer
+touch "$work/.start"
 out=$work/out.txt
 rc=0
 
@@ -232,6 +234,20 @@ must_fail_env() {
 result_of() {
 	find "$(artifacts)" \( -path "*/$1/result.json" -o -path "*/$1-r[0-9]*/result.json" \) \
 		-printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2-
+}
+
+# any_result_of NAME ERE: 0 when the result.json of some run of scenario
+# NAME this test made in the artifacts, or of one of the mutants
+# `mutations` named NAME-rN, matches ERE with its spaces and newlines
+# removed. For what one row of a table makes: its rows run at once, so
+# which finishes last (result_of's newest) depends on the host.
+any_result_of() {
+	local f
+	while IFS= read -r f; do
+		tr -d ' \n' <"$f" | grep -Eq -- "$2" && return 0
+	done < <(find "$(artifacts)" -newer "$work/.start" \
+		\( -path "*/$1/result.json" -o -path "*/$1-r[0-9]*/result.json" \))
+	return 1
 }
 
 # wait_qemus N DIR: until N QEMUs whose command line names DIR run (30 s)

@@ -44,6 +44,6 @@ EOF_TABLE
 done
 
 # the power loss reports the lost blocks in result.json's metrics too
-tr -d ' \n' <"$(result_of hybrid-power-loss-broken)" | grep -q '"hybrid_lost_blocks":' ||
+any_result_of hybrid-power-loss-broken '"hybrid_lost_blocks":' ||
 	fail "result.json has no hybrid_lost_blocks metric"
 exit 0
