@@ -79,55 +79,9 @@ const char *report_html_style(void)
 
 /* ---- escaping ---- */
 
-static bool html_char_ok(long cp)
-{
-	if (cp == '\t' || cp == '\n' || cp == '\r')
-		return true;
-	if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
-		return false;
-	/* noncharacters are parse errors in HTML */
-	return !(cp >= 0xfdd0 && cp <= 0xfdef) && (cp & 0xfffe) != 0xfffe;
-}
-
-static void html_char(FILE *f, long cp, const char *raw, size_t len)
-{
-	switch (cp) {
-	case '&':
-		fputs("&amp;", f);
-		return;
-	case '<':
-		fputs("&lt;", f);
-		return;
-	case '>':
-		fputs("&gt;", f);
-		return;
-	case '"':
-		fputs("&quot;", f);
-		return;
-	case '\'':
-		fputs("&#39;", f);
-		return;
-	}
-	if (cp >= 0 && html_char_ok(cp))
-		fwrite(raw, 1, len, f);
-	else if (cp < 0 || cp >= 0x80)
-		fputs("\xef\xbf\xbd", f);
-	/* C0 controls, NUL and DEL are dropped */
-}
-
 void html_escape(FILE *f, const char *s, size_t n)
 {
-	size_t i = 0, len;
-
-	while (i < n) {
-		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
-
-		if (cp == '\033')
-			len = ansi_escape_len(s + i, n - i);
-		else
-			html_char(f, cp, s + i, len);
-		i += len;
-	}
+	markup_escape(f, MARKUP_HTML, s, n);
 }
 
 static void html_str(FILE *f, const char *s)

@@ -16,55 +16,10 @@
  * Guest output may hold any bytes, so every text goes through xml_text, which writes only
  * characters XML 1.0 allows. */
 
-static bool xml_char_ok(long cp)
-{
-	return cp == '\t' || cp == '\n' || cp == '\r' || (cp >= 0x20 && cp <= 0xd7ff) ||
-	       (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-}
-
-static void xml_char(FILE *f, long cp, const char *raw, size_t len, bool attr)
-{
-	switch (cp) {
-	case '&':
-		fputs("&amp;", f);
-		return;
-	case '<':
-		fputs("&lt;", f);
-		return;
-	case '>':
-		fputs("&gt;", f);
-		return;
-	case '"':
-		fputs("&quot;", f);
-		return;
-	case '\'':
-		fputs("&apos;", f);
-		return;
-	}
-	/* attribute values get their whitespace normalised unless escaped */
-	if (attr && (cp == '\t' || cp == '\n' || cp == '\r'))
-		fprintf(f, "&#%ld;", cp);
-	else if (cp < 0)
-		fputs("\xef\xbf\xbd", f);
-	else if (xml_char_ok(cp))
-		fwrite(raw, 1, len, f);
-	/* anything else (NUL, ESC, other C0 controls) is dropped */
-}
-
 static void xml_text(FILE *f, const char *s, bool attr)
 {
-	size_t n = s ? strlen(s) : 0, i = 0, len;
-
-	while (i < n) {
-		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
-
-		/* colour codes would leave "[1;31m" litter once ESC is dropped */
-		if (cp == '\033')
-			len = ansi_escape_len(s + i, n - i);
-		else
-			xml_char(f, cp, s + i, len, attr);
-		i += len;
-	}
+	if (s)
+		markup_escape(f, attr ? MARKUP_XML_ATTR : MARKUP_XML, s, strlen(s));
 }
 
 static void xml_attr(FILE *f, const char *name, const char *val)

@@ -204,6 +204,64 @@ size_t ansi_escape_len(const char *s, size_t n)
 	return 2;
 }
 
+/* Which code points markup m writes as they are: XML 1.0's Char; HTML's
+ * text, which also leaves out C1 controls and noncharacters. */
+static bool markup_char_ok(enum markup m, long cp)
+{
+	if (cp == '\t' || cp == '\n' || cp == '\r')
+		return true;
+	if (m == MARKUP_HTML)
+		return cp >= 0x20 && !(cp >= 0x7f && cp <= 0x9f) &&
+		       !(cp >= 0xfdd0 && cp <= 0xfdef) && (cp & 0xfffe) != 0xfffe;
+	return (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) ||
+	       (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+static void markup_char(FILE *f, enum markup m, long cp, const char *raw, size_t len)
+{
+	switch (cp) {
+	case '&':
+		fputs("&amp;", f);
+		return;
+	case '<':
+		fputs("&lt;", f);
+		return;
+	case '>':
+		fputs("&gt;", f);
+		return;
+	case '"':
+		fputs("&quot;", f);
+		return;
+	case '\'':
+		fputs(m == MARKUP_HTML ? "&#39;" : "&apos;", f);
+		return;
+	}
+	/* an attribute's whitespace is normalised unless it is a reference */
+	if (m == MARKUP_XML_ATTR && (cp == '\t' || cp == '\n' || cp == '\r'))
+		fprintf(f, "&#%ld;", cp);
+	else if (cp >= 0 && markup_char_ok(m, cp))
+		fwrite(raw, 1, len, f);
+	else if (cp < 0 || (m == MARKUP_HTML && cp >= 0x80))
+		fputs("\xef\xbf\xbd", f);
+	/* C0 controls, NUL and DEL (and in XML what it has no place for) go */
+}
+
+void markup_escape(FILE *f, enum markup m, const char *s, size_t n)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		long cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+
+		/* colour codes would leave "[1;31m" litter once ESC is dropped */
+		if (cp == '\033')
+			len = ansi_escape_len(s + i, n - i);
+		else
+			markup_char(f, m, cp, s + i, len);
+		i += len;
+	}
+}
+
 /* A JSON string for s, or null for NULL. */
 static json_t *json_text(const char *s)
 {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The statuses, spelled once: X(ID, name in JSON and on the command line,
  * the terminal's word, the summaries' past tense, rank: higher is worse, so
@@ -240,5 +241,16 @@ char *utf8_sanitize(const char *s);
  * CSI "ESC [ ... final", OSC "ESC ] ... BEL", else ESC and one character.
  * Views meant for people drop these. */
 size_t ansi_escape_len(const char *s, size_t n);
+
+/* n bytes of s as markup text, the one escaper of the HTML and JUnit
+ * reports: & < > " ' become references (' as &#39; in HTML, &apos; in
+ * XML), terminal escape sequences, NUL and other control characters (but
+ * tab, LF, CR) go, and so does what the markup has no place for: bytes that
+ * are not UTF-8 become U+FFFD, and in HTML C1 controls and noncharacters
+ * too; in an XML attribute, tab, LF and CR become references (a parser
+ * would fold them into spaces). Safe in element content and in double- or
+ * single-quoted attributes. */
+enum markup { MARKUP_HTML, MARKUP_XML, MARKUP_XML_ATTR };
+void markup_escape(FILE *f, enum markup m, const char *s, size_t n);
 
 #endif

@@ -83,6 +83,11 @@ Checks (each one a kind; --only picks some, -v lists what was checked):
            of it by GitHub's rules (lower case, punctuation but `-` and `_`
            dropped, spaces to `-`, a repeated heading gets -1, -2, ...) or an
            <a id/name> of it; a bare #anchor is the page's own
+  sources  docs/architecture.md names every C source of the program and the
+           guest (each .c under harness/, hw/ and guest/), as `NAME.c` or with
+           the end of its path (`vm/vm_cmdline.c`); and every `NAME.c` or `DIR/NAME.c` it names is a file of
+           the tree (its path ends so); a name with an upper-case word
+           (`report_NAME.c`) is a placeholder
 
 It prints each finding as FILE:LINE: KIND: what, then the counts by kind.
 The exit status is 1 when a selected check found something, 2 on bad usage.
@@ -105,7 +110,7 @@ try:
 except ImportError:  # reported as a finding where a check needs it
     yaml = None
 
-KINDS = ("yaml", "file", "options", "cmdline", "result", "numbers", "links")
+KINDS = ("yaml", "file", "options", "cmdline", "result", "numbers", "links", "sources")
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)(.*)$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -1039,6 +1044,43 @@ class Lint:
         if not st["links"]:
             self.find("links", "docs", "no relative link found: nothing was checked")
 
+    # ---- sources ----
+
+    def check_sources(self):
+        st = self.stats["sources"]
+        rel = "docs/architecture.md"
+        page = self.page(rel, "sources")
+        if not page:
+            return
+        named = {}
+        for i, ln in enumerate(page.lines, 1):
+            for m in re.finditer(r"`([\w./-]+\.c)`", ln):
+                named.setdefault(m.group(1), i)
+        every = set()
+        for top, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and not d.startswith("build")]
+            for f in files:
+                if f.endswith(".c"):
+                    r = os.path.relpath(os.path.join(top, f), self.root)
+                    every.update((f, r))
+        sources = sorted(os.path.relpath(os.path.join(top, f), self.root)
+                         for d in ("harness", "hw", "guest")
+                         for top, _, files in os.walk(os.path.join(self.root, d))
+                         for f in files if f.endswith(".c"))
+        for src in sources:
+            st["sources"] += 1
+            if not any(src == n or src.endswith("/" + n) for n in named):
+                self.find("sources", rel, f"{src} is not named (as `{os.path.basename(src)}`)")
+        for name, line in sorted(named.items()):
+            if re.search(r"[A-Z]{3,}", name):
+                continue  # a placeholder: report_NAME.c, step_FAMILY.c
+            st["names"] += 1
+            if name not in every and not any(e.endswith("/" + name) for e in every):
+                self.find("sources", f"{rel}:{line}", f"`{name}` names no file of the tree")
+        if not sources:
+            self.find("sources", rel, "no C source under harness/, hw/, guest/: nothing was "
+                      "checked")
+
     def links(self):
         st = self.stats["links"]
         slugs = {}
@@ -1248,6 +1290,8 @@ def main():
         lint.check_numbers()
     if "links" in kinds:
         lint.check_links()
+    if "sources" in kinds:
+        lint.check_sources()
     lint.findings = [f for f in lint.findings if f[0] in kinds]
     return lint.report(kinds)
 

@@ -2,7 +2,7 @@
 """check_docs.py on a small tree whose docs tell the truth, and on copies
 with one stale statement planted each (an option, a YAML example, a
 command-line word, a number, an anchor, a recipe line, a result key, a
-transcript line): the check it breaks must fail and name it, and the clean
+transcript line, a source file): the check it breaks must fail and name it, and the clean
 tree must pass every check.
 
 The tree's ktb is a stand-in that prints a small --help, `list` and
@@ -299,8 +299,15 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 }
 """
 
+ARCH = """# Architecture
+
+The results: `result.c`, the machine step's data: `harness/steps/machine_step.c`,
+the command line: `vm/vm_cmdline.c`; a new report is `report_NAME.c`.
+"""
+
 CLEAN = {
     "README.md": README,
+    "docs/architecture.md": ARCH,
     "docs/cli.md": CLI,
     "docs/scenarios.md": SCENARIOS,
     "docs/guest.md": GUEST,
@@ -369,6 +376,12 @@ PLANTS = {
     "table_extra_key": ("result", "docs/results.md", "| `run_id` | id |\n",
                         "| `run_id` | id |\n| `ended` | when |\n",
                         "run-document table: ended is not a key the code writes"),
+    "unnamed_source": ("sources", "docs/architecture.md", "the command line: `vm/vm_cmdline.c`",
+                       "the command line: vm_cmdline",
+                       "docs/architecture.md: sources: harness/vm/vm_cmdline.c is not named"),
+    "stale_source": ("sources", "docs/architecture.md", "The results: `result.c`",
+                     "The results: `result.c`, `results_old.c`",
+                     "docs/architecture.md:3: sources: `results_old.c` names no file"),
 }
 
 
@@ -402,7 +415,8 @@ class CheckDocs(unittest.TestCase):
             ktb = make(root)
             rc, out = check(root, ktb, "-v")
             self.assertEqual(rc, 0, out)
-            for kind in ("yaml", "file", "options", "cmdline", "result", "numbers", "links"):
+            for kind in ("yaml", "file", "options", "cmdline", "result", "numbers", "links",
+                         "sources"):
                 self.assertIn(f"check_docs: {kind}: 0 findings", out)
             self.assertIn("check_docs: 0 findings", out)
             self.assertIn("loaded 4", out)  # whole, base=, step body, mkdir=
