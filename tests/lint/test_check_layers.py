@@ -40,13 +40,23 @@ PLANTS = {
           "harness/top/top.c: calls popen"),
 }
 PLANTS_EXTRA = {"c": ("harness/base/util.h", '#include "proc.h"\n')}
+# more violations of check b, outside the layers: the model and the guest
+# reaching up, and a folder no rule covers
+PLANTS_B = {
+    "hw_up": ("hw/machine.c", '#include "util.h"\n',
+              'hw/machine.c: #include "util.h" is in harness/base, not what hw/ may use'),
+    "guest_up": ("guest/init.c", '#include "machine.h"\n',
+                 'guest/init.c: #include "machine.h" is in hw, not what guest/ may use'),
+    "no_rule": ("harness/extra/x.c", "int x;\n",
+                "harness/extra/x.c: in harness/extra/, which no rule covers"),
+}
 
 
 def make(root, plant=None):
     files = dict(CLEAN)
     if plant:
-        path, text, _ = PLANTS[plant]
-        files[path] += text
+        path, text, _ = PLANTS[plant] if plant in PLANTS else PLANTS_B[plant]
+        files[path] = files.get(path, "") + text
         if plant in PLANTS_EXTRA:
             p, t = PLANTS_EXTRA[plant]
             files[p] += t
@@ -81,6 +91,14 @@ class CheckLayers(unittest.TestCase):
                 self.assertIn(named, out)
                 rc, out = check(root, "--stats")
                 self.assertEqual(rc, 0, out)
+
+    def test_each_violation_outside_the_layers_fails_check_b(self):
+        for name, (_, _, named) in PLANTS_B.items():
+            with self.subTest(plant=name), tempfile.TemporaryDirectory() as root:
+                make(root, name)
+                rc, out = check(root, "--only", "b")
+                self.assertEqual(rc, 1, out)
+                self.assertIn(named, out)
 
 
 if __name__ == "__main__":
