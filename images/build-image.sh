@@ -391,16 +391,24 @@ install_busybox() {
 	done < <("$bb" --list-full)
 }
 
+# The testbed's programs, as the build lists them in GUEST_DIR/programs
+# (guest/CMakeLists.txt): init as /init, the others in /usr/bin.
 install_guest() {
 	local f
-	for f in init ktb-probe ktb-io ktb-mem ktb-fb; do
+	local -a progs
+	[[ -s $GUEST_DIR/programs ]] ||
+		die "no $GUEST_DIR/programs (the guest programs' list): build first (cmake --build build)"
+	mapfile -t progs <"$GUEST_DIR/programs"
+	for f in "${progs[@]}"; do
 		[[ -x $GUEST_DIR/$f ]] || die "no guest binary $GUEST_DIR/$f: build it (cmake --build build)"
 	done
-	install_elf "$GUEST_DIR/init" /init
-	install_elf "$GUEST_DIR/ktb-probe" /usr/bin/ktb-probe
-	install_elf "$GUEST_DIR/ktb-io" /usr/bin/ktb-io
-	install_elf "$GUEST_DIR/ktb-mem" /usr/bin/ktb-mem
-	install_elf "$GUEST_DIR/ktb-fb" /usr/bin/ktb-fb
+	for f in "${progs[@]}"; do
+		if [[ $f == init ]]; then
+			install_elf "$GUEST_DIR/init" /init
+		else
+			install_elf "$GUEST_DIR/$f" "/usr/bin/$f"
+		fi
+	done
 }
 
 install_binaries() {

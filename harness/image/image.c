@@ -24,10 +24,6 @@
 
 #define APT_LISTS "/var/lib/apt/lists"
 
-const char *const image_guest_files[] = {
-	"init", "ktb-probe", "ktb-io", "ktb-mem", "ktb-fb", NULL
-};
-
 /* --- hashing -------------------------------------------------------------- */
 
 /* Each field goes in as tag, length, bytes: no two different input sets can
