@@ -1,5 +1,6 @@
 #include "disk.h"
 
+#include "protocol.h"
 #include "sysfs.h"
 
 #include <dirent.h>
@@ -255,6 +256,14 @@ static bool disk_wanted(const char *root, const char *name)
 	disk_first_link(root, name, "holders", holder, sizeof(holder));
 	if (holder[0] && disk_is_mpath_dm(root, holder))
 		return false;
+	/* the disk the guest's root is on (guest/root.c), not the machine's */
+	if (!strncmp(name, "vd", 2)) {
+		char serial[64];
+
+		disk_read_serial(root, name, serial, sizeof(serial));
+		if (!strcmp(serial, KTB_ROOT_SERIAL))
+			return false;
+	}
 	snprintf(path, sizeof(path), "%s/sys/block/%s/hidden", root, name);
 	return sysfs_read_u64(path, &hidden) || !hidden;
 }

@@ -10,6 +10,10 @@
 #define KTB_INIT_FAIL_MARKER "ktb: init failed:"
 /* Disk with scenario id ID is reachable as KTB_DISK_DIR "/ID". */
 #define KTB_DISK_DIR "/dev/ktb"
+/* The serial of the disk holding the guest's root (a Debian root's image,
+ * kernel argument ktb.root=disk:SERIAL): no disk of the machine's, so the
+ * guest's disk lists leave it out. hw/share.h's SHARE_ROOT_TAG. */
+#define KTB_ROOT_SERIAL "ktbroot"
 /* The virtio-serial port name the agent listens on. */
 #define KTB_QGA_PORT "org.qemu.guest_agent.0"
 /* Module list in load order, written by the image builder. */

@@ -1,7 +1,8 @@
-/* The guest's userspace on a root file system the host shares (ktb.root=TAG:
- * the host's own root, or a Debian root built for the run): mounted
- * read-only over 9p, under an overlay whose writable layer is guest memory,
- * then made the root. The image stays under /run/ktb/image: its modules
+/* The guest's userspace on a root file system the host gives it: the host's
+ * own root shared over 9p (ktb.root=TAG), or a Debian root built for the run
+ * on a read-only ext4 disk (ktb.root=disk:SERIAL, the disk with that
+ * serial): mounted read-only, under an overlay whose writable layer is guest
+ * memory, then made the root. The image stays under /run/ktb/image: its modules
  * replace the root's /lib/modules, its guest programs are bound into
  * /usr/bin, the kernel's modprobe and the power commands are its busybox,
  * and the agent runs from it with its own libraries (root_agent_argv). */
@@ -24,6 +25,7 @@
 #define ROOT_LOWER ROOT_DIR "/lower"
 #define ROOT_RW ROOT_DIR "/rw"
 #define ROOT_NEW ROOT_DIR "/new"
+#define ROOT_DISK_PREFIX "disk:"
 #define ROOT_WAIT_MS 5000
 #define ROOT_POLL_MS 100
 /* cache=loose: the share is read-only and the guest's own writes go to the
@@ -76,6 +78,62 @@ static int root_mount_share(const char *tag, char *why, size_t len)
 			return root_fail(why, len, "mount 9p share", tag);
 		nanosleep(&poll, NULL);
 	}
+}
+
+/* The block device whose serial is serial ("vdb"), once virtio_blk has
+ * probed it: /sys/block/NAME/serial. */
+static bool root_find_disk(const char *serial, char *name, size_t len)
+{
+	char path[PATH_MAX], buf[64];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir = opendir("/sys/block");
+	ssize_t n;
+	int fd;
+
+	while (dir && !found && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "vd", 2))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/serial", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n ")] = '\0';
+		if (!strcmp(buf, serial)) {
+			snprintf(name, len, "%s", de->d_name);
+			found = true;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* The root's disk: ext4, read-only (no journal to replay; the image has
+ * none). The disk may trail virtio_blk's load a little, as the 9p channel. */
+static int root_mount_disk(const char *serial, char *why, size_t len)
+{
+	int64_t deadline = root_now_ms() + ROOT_WAIT_MS;
+	struct timespec poll = { 0, ROOT_POLL_MS * 1000000L };
+	char name[NAME_MAX + 1], dev[NAME_MAX + 8];
+
+	while (!root_find_disk(serial, name, sizeof(name))) {
+		if (root_now_ms() >= deadline) {
+			snprintf(why, len, "no disk with serial %s in /sys/block (virtio_blk)",
+				 serial);
+			return -ENODEV;
+		}
+		nanosleep(&poll, NULL);
+	}
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
+	if (mount(dev, ROOT_LOWER, "ext4", MS_RDONLY | MS_NODEV, NULL))
+		return root_fail(why, len, "mount ext4", dev);
+	return 0;
 }
 
 /* The kernel's own file systems and the guest's /run and /tmp move into the
@@ -177,7 +235,10 @@ int root_switch(const char *tag, char *why, size_t len)
 	root_mkdir_p(ROOT_LOWER);
 	root_mkdir_p(ROOT_RW);
 	root_mkdir_p(ROOT_NEW);
-	if ((ret = root_mount_share(tag, why, len)))
+	ret = strncmp(tag, ROOT_DISK_PREFIX, strlen(ROOT_DISK_PREFIX))
+		  ? root_mount_share(tag, why, len)
+		  : root_mount_disk(tag + strlen(ROOT_DISK_PREFIX), why, len);
+	if (ret)
 		return ret;
 	if (mount("tmpfs", ROOT_RW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
 		return root_fail(why, len, "mount tmpfs on", ROOT_RW);

@@ -1,4 +1,5 @@
-/* The guest's root on a share of the host's (ktb.root=TAG): see root.c. */
+/* The guest's root on a share of the host's (ktb.root=TAG) or a disk
+ * (ktb.root=disk:SERIAL): see root.c. */
 #ifndef KTB_GUEST_ROOT_H
 #define KTB_GUEST_ROOT_H
 
@@ -20,7 +21,8 @@
  * as Debian's /lib -> usr/lib is. */
 void root_mkdir_p(const char *path);
 
-/* Mounts 9p share tag read-only under an overlay on guest memory, moves
+/* Mounts 9p share tag (or, for "disk:SERIAL", the ext4 disk with that
+ * serial) read-only under an overlay on guest memory, moves
  * /proc, /sys, /dev, /run and /tmp into it, brings the image's parts in and
  * makes it the root (of init and of the kernel's helpers). 0, or -errno with
  * why (what failed and where) filled; the old root may then be half moved,

@@ -183,6 +183,22 @@ static int domain_disk(FILE *f, const struct disk *d, const struct hw_launch *l,
 	return 0;
 }
 
+/* The Debian root's image, as shares_to_args gives it: read-only, after
+ * the machine's own virtio disks, its serial the root's tag. */
+static void domain_root_disk(FILE *f, const char *image, unsigned k)
+{
+	char letters[4];
+
+	fprintf(f, "    <disk type='file' device='disk'>\n"
+		   "      <driver name='qemu' type='raw'/>\n"
+		   "      <source file='");
+	xml_put(f, image);
+	fprintf(f,
+		"'/>\n      <target dev='vd%s' bus='virtio'/>\n"
+		"      <serial>" SHARE_ROOT_TAG "</serial>\n      <readonly/>\n    </disk>\n",
+		disk_letters(k, letters));
+}
+
 static int domain_disks(FILE *f, const struct machine *m, const struct hw_launch *l)
 {
 	unsigned vd = 0, sd = 0;
@@ -198,6 +214,8 @@ static int domain_disks(FILE *f, const struct machine *m, const struct hw_launch
 		if (ret < 0)
 			return ret;
 	}
+	if (m->root_disk)
+		domain_root_disk(f, m->root_disk, vd);
 	return 0;
 }
 

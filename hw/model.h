@@ -139,10 +139,13 @@ struct machine {
 	unsigned unverified;	     /* MACHINE_PART_BIT flags the machine step leaves out */
 	struct share *shares;	     /* host folders the guest mounts */
 	unsigned shares_count;
-	/* NULL: the image is the guest's root; else the host folder its
-	 * userspace runs on, shared read-only (docs/guest.md). Borrowed: set
-	 * by the harness from the scenario's guest.root, never freed here. */
+	/* Both NULL: the image is the guest's root. root: the host folder its
+	 * userspace runs on, shared read-only over 9p; root_disk: an ext4
+	 * image of one (the Debian root), a read-only virtio disk the guest
+	 * can sleep on (docs/guest.md). Borrowed: set by the harness from the
+	 * scenario's guest.root, never freed here. */
 	const char *root;
+	const char *root_disk;
 };
 
 /* Where validation failed: a field path such as "machine.disks[1].sector"

@@ -317,10 +317,33 @@ static void share_root_args(const char *root, struct argv *a)
 	argv_add(a, "virtio-9p-pci,fsdev=fsroot,mount_tag=" SHARE_ROOT_TAG);
 }
 
+/* The Debian root: its ext4 image, read-only to QEMU too, on a virtio disk
+ * whose serial init looks for (guest/root.c) and the guest's disk lists
+ * leave out (guest/disk.c); after the machine's own disks, so it takes the
+ * last virtio name. */
+static void share_root_disk_args(const char *image, struct argv *a)
+{
+	char *esc = hw_escape(image);
+
+	argv_add(a, "-blockdev");
+	if (esc)
+		argv_addf(a,
+			  "driver=raw,node-name=" SHARE_ROOT_TAG ",read-only=on,file.driver=file,"
+			  "file.filename=%s",
+			  esc);
+	else
+		argv_take(a, NULL);
+	free(esc);
+	argv_add(a, "-device");
+	argv_add(a, "virtio-blk-pci,drive=" SHARE_ROOT_TAG ",serial=" SHARE_ROOT_TAG);
+}
+
 int shares_to_args(const struct machine *m, const struct hw_launch *l, struct argv *a)
 {
 	if (m->root)
 		share_root_args(m->root, a);
+	else if (m->root_disk)
+		share_root_disk_args(m->root_disk, a);
 	for (unsigned i = 0; i < m->shares_count; i++) {
 		if (m->shares[i].virtiofs)
 			share_virtiofs_args(l, i, a);

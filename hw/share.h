@@ -81,10 +81,12 @@ int shares_to_args(const struct machine *m, const struct hw_launch *l, struct ar
  * without shares. Caller frees. */
 char *shares_cmdline(const struct machine *m);
 
-/* The 9p tag of the guest's root (machine.root) and the kernel argument
- * that has init switch to it. */
+/* The 9p tag of the guest's root (machine.root), also the serial of its
+ * disk (machine.root_disk; guest/protocol.h's KTB_ROOT_SERIAL), and the
+ * kernel arguments that have init switch to either. */
 #define SHARE_ROOT_TAG "ktbroot"
 /* (the tag above) */
 #define SHARE_ROOT_ARG "ktb.root=ktbroot"
+#define SHARE_ROOT_DISK_ARG "ktb.root=disk:ktbroot"
 
 #endif

@@ -31,7 +31,8 @@ struct boot_cli {
 	const char *root;      /* --root: image (NULL), host or debian */
 	char **packages;       /* --package, for --root debian */
 	unsigned packages_count;
-	char *root_dir;		/* the folder shared as the root, once prepared */
+	char *root_dir;		/* the root's folder, once prepared */
+	char *root_disk;	/* its disk (a Debian root), once prepared */
 	bool packages_borrowed; /* packages are the scenario's */
 };
 
@@ -575,13 +576,13 @@ static int cli_boot(int argc, char **argv)
 		c.packages_count = set.items[0]->guest->packages_count;
 		c.packages_borrowed = true;
 	}
-	ret =
-	    guest_root_prepare(c.root, c.packages, c.packages_count, &c.root_dir, why, sizeof(why));
+	ret = guest_root_prepare(c.root, c.packages, c.packages_count, &c.root_dir, &c.root_disk,
+				 why, sizeof(why));
 	if (ret) {
 		fprintf(stderr, "ktb boot: %s\n", why);
 		goto out;
 	}
-	m->root = c.root_dir;
+	guest_root_machine(m, c.root_dir, c.root_disk);
 	ret = image_prepare(&c.k, &img);
 	if (!ret && c.gdb.on) {
 		/* nokaslr: the symbols' addresses hold */
@@ -599,6 +600,7 @@ out:
 	free(c.workdir);
 	free(c.gdb_append);
 	free(c.root_dir);
+	free(c.root_disk);
 	if (!c.packages_borrowed)
 		free(c.packages);
 	return ret;

@@ -287,13 +287,13 @@ int image_prepare(const struct kernel_choice *k, struct image *img)
 	return 0;
 }
 
-int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char *why,
-		       size_t len)
+int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char **disk,
+		       char *why, size_t len)
 {
 	char err[1024] = "";
 	int r;
 
-	*dir = NULL;
+	*dir = *disk = NULL;
 	why[0] = '\0';
 	if (!root || !strcmp(root, GUEST_ROOT_IMAGE))
 		return 0;
@@ -302,10 +302,20 @@ int guest_root_prepare(const char *root, char *const *packages, unsigned n, char
 		return 0;
 	}
 	r = image_debian_root(packages, n, dir, err, sizeof(err));
+	if (!r && (r = image_root_disk(*dir, disk, err, sizeof(err)))) {
+		free(*dir);
+		*dir = NULL;
+	}
 	if (!r)
 		return 0;
 	snprintf(why, len, "the Debian root cannot be made: %s", err);
 	return r == -EINVAL ? KTB_EXIT_USAGE : KTB_EXIT_UNTESTED;
+}
+
+void guest_root_machine(struct machine *m, const char *dir, const char *disk)
+{
+	m->root = disk ? NULL : dir;
+	m->root_disk = disk;
 }
 
 bool accel_prepare(const struct image *img, bool quiet)

@@ -55,13 +55,17 @@ bool kernel_choice_option(struct kernel_choice *k, int ch, const char *arg);
 /* Build or find the image; on failure print why and return KTB_EXIT_USAGE
  * (bad option) or KTB_EXIT_UNTESTED. */
 int image_prepare(const struct kernel_choice *k, struct image *img);
-/* The folder to share as the guest's root for root (GUEST_ROOT_*, NULL
- * or image: *dir NULL, the image is the root), building a Debian root with
- * packages when root is debian. On failure why says why (a line) and the
- * return is KTB_EXIT_USAGE (a package apt does not know: bad input) or
- * KTB_EXIT_UNTESTED (it cannot be built here). */
-int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char *why,
-		       size_t len);
+/* The guest's root for root (GUEST_ROOT_*; NULL or image: *dir and *disk
+ * NULL, the image is the root): the host's, *dir "/" (shared over 9p); a
+ * Debian root with packages, built unless cached, *dir its folder and *disk
+ * the ext4 image of it the guest mounts. On failure why says why (a line)
+ * and the return is KTB_EXIT_USAGE (a package apt does not know: bad input)
+ * or KTB_EXIT_UNTESTED (it cannot be built here). Caller frees both. */
+int guest_root_prepare(const char *root, char *const *packages, unsigned n, char **dir, char **disk,
+		       char *why, size_t len);
+/* m's root from guest_root_prepare's two (borrowed): the disk when there is
+ * one, else the folder. */
+void guest_root_machine(struct machine *m, const char *dir, const char *disk);
 /* Decide on KVM; prints a note when /dev/kvm exists but does not work. */
 bool accel_prepare(const struct image *img, bool quiet);
 /* The config of the kernel img boots (image_kernel_config), or NULL after a

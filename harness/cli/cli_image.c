@@ -84,7 +84,7 @@ static int image_debug(const struct kernel_choice *k, struct image *img)
 /* ktb image build --root debian [--package P...]: the root, not the image. */
 static int image_root(const char *root, char **packages, unsigned n)
 {
-	char *dir = NULL, why[1100];
+	char *dir = NULL, *disk = NULL, why[1100];
 	int ret;
 
 	if (strcmp(root, GUEST_ROOT_DEBIAN)) {
@@ -93,13 +93,14 @@ static int image_root(const char *root, char **packages, unsigned n)
 			root);
 		return KTB_EXIT_USAGE;
 	}
-	ret = guest_root_prepare(root, packages, n, &dir, why, sizeof(why));
+	ret = guest_root_prepare(root, packages, n, &dir, &disk, why, sizeof(why));
 	if (ret)
 		cli_err("%s", why);
 	if (!ret)
-		printf("root:     %s\nmanifest: %.*s/manifest.json\n", dir,
+		printf("root:     %s\ndisk:     %s\nmanifest: %.*s/manifest.json\n", dir, disk,
 		       (int)(strrchr(dir, '/') - dir), dir);
 	free(dir);
+	free(disk);
 	return ret;
 }
 

@@ -636,15 +636,15 @@ static int roots_prepare(const struct run_cli *c, struct scenario_set *set)
 				set->items[i]->file);
 			return KTB_EXIT_USAGE;
 		}
-		ret = guest_root_prepare(g->root, g->packages, g->packages_count, &g->root_dir, why,
-					 sizeof(why));
+		ret = guest_root_prepare(g->root, g->packages, g->packages_count, &g->root_dir,
+					 &g->root_disk, why, sizeof(why));
 		if (ret == KTB_EXIT_USAGE) {
 			cli_err("%s: %s", set->items[i]->file, why);
 			return ret;
 		}
 		if (ret)
 			g->root_why = xstrdup(why);
-		set->items[i]->machine->root = g->root_dir;
+		guest_root_machine(set->items[i]->machine, g->root_dir, g->root_disk);
 	}
 	return 0;
 }

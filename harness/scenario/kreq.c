@@ -493,27 +493,54 @@ static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
 	return ret;
 }
 
-/* A root shared by the host (guest.root host or debian): init mounts it
- * over 9p and puts an overlay on top (guest/root.c), its upper layer on a
- * tmpfs that takes the overlay's xattrs (opaque directories, whiteouts):
- * without TMPFS_XATTR, removing a directory of the root fails with EIO. */
+/* A root other than the image (guest.root host or debian): init mounts it
+ * and puts an overlay on top (guest/root.c), its upper layer on a tmpfs
+ * that takes the overlay's xattrs (opaque directories, whiteouts): without
+ * TMPFS_XATTR, removing a directory of the root fails with EIO. */
 static const struct kreq root_needs[] = {
+	{ "CONFIG_OVERLAY_FS", "overlay", NULL },
+	{ "CONFIG_TMPFS", NULL, NULL },
+	{ "CONFIG_TMPFS_XATTR", NULL, NULL },
+};
+/* The host's root comes over 9p. */
+static const struct kreq root_host_needs[] = {
 	{ "CONFIG_INET", NULL, NULL },	    { "CONFIG_NETWORK_FILESYSTEMS", NULL, NULL },
 	{ "CONFIG_NET_9P", "9pnet", NULL }, { "CONFIG_NET_9P_VIRTIO", "9pnet_virtio", NULL },
-	{ "CONFIG_9P_FS", "9p", NULL },	    { "CONFIG_OVERLAY_FS", "overlay", NULL },
-	{ "CONFIG_TMPFS", NULL, NULL },	    { "CONFIG_TMPFS_XATTR", NULL, NULL },
+	{ "CONFIG_9P_FS", "9p", NULL },
 };
+/* A Debian root is an ext4 image on a read-only virtio disk. */
+static const struct kreq root_debian_needs[] = {
+	{ "CONFIG_VIRTIO_BLK", "virtio_blk", NULL },
+	{ "CONFIG_EXT4_FS", "ext4", NULL },
+};
+
+static int add_rows(struct kreq_list *l, const struct kreq *rows, size_t n, const char *why)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = kreq_list_add(l, rows[i].option, rows[i].module, why);
+	return ret;
+}
 
 static int add_guest(struct kreq_list *l, const struct guest_opts *g)
 {
+	bool host;
 	char why[64];
-	int ret = 0;
+	int ret;
 
 	if (!g || !g->root || !strcmp(g->root, GUEST_ROOT_IMAGE))
 		return 0;
-	snprintf(why, sizeof(why), "guest.root is %.8s (9p with an overlay)", g->root);
-	for (size_t i = 0; !ret && i < sizeof(root_needs) / sizeof(root_needs[0]); i++)
-		ret = kreq_list_add(l, root_needs[i].option, root_needs[i].module, why);
+	host = !strcmp(g->root, GUEST_ROOT_HOST);
+	snprintf(why, sizeof(why), "guest.root is %.8s (%s with an overlay)", g->root,
+		 host ? "9p" : "an ext4 disk");
+	ret = add_rows(l, root_needs, sizeof(root_needs) / sizeof(root_needs[0]), why);
+	if (!ret && host)
+		ret = add_rows(l, root_host_needs,
+			       sizeof(root_host_needs) / sizeof(root_host_needs[0]), why);
+	else if (!ret)
+		ret = add_rows(l, root_debian_needs,
+			       sizeof(root_debian_needs) / sizeof(root_debian_needs[0]), why);
 	return ret;
 }
 

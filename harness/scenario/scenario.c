@@ -1505,21 +1505,22 @@ static int step_check_awake_screen(struct load_ctx *c, struct step *st, const ch
  * host folder mounted: 6.1's 9pnet_virtio has no freeze or restore, so the
  * sleep resets the virtio device under it and every file access after the
  * wake waits for a reply that never comes; its virtio_fs refuses to freeze
- * (-EOPNOTSUPP), so the kernel gives the sleep up. f: the step's field. */
+ * (-EOPNOTSUPP), so the kernel gives the sleep up. The host's root is such
+ * a folder; a Debian root is a disk (virtio_blk restores its queues), so it
+ * sleeps. f: the step's field. */
 static int step_check_shared_sleep(struct load_ctx *c, const struct step *st, const char *f)
 {
 	const struct machine *m = c->s->machine;
 
 	if (st->pm_test && !strcmp(st->pm_test, "freezer"))
 		return 0;
-	if (c->s->guest && c->s->guest->root && strcmp(c->s->guest->root, GUEST_ROOT_IMAGE))
+	if (c->s->guest && c->s->guest->root && !strcmp(c->s->guest->root, GUEST_ROOT_HOST))
 		return fail(c, f,
-			    "the guest's root is shared over 9p (guest.root %s), which does not "
-			    "come back from a sleep in this kernel (9pnet_virtio has no "
+			    "the guest's root is shared over 9p (guest.root host), which does "
+			    "not come back from a sleep in this kernel (9pnet_virtio has no "
 			    "suspend or resume): the guest would hang after the wake; suspend "
-			    "on the image's root (or with pm_test: freezer, which stops "
-			    "before the devices)",
-			    c->s->guest->root);
+			    "on the image's root or a Debian root (a disk), or with pm_test: "
+			    "freezer, which stops before the devices");
 	/* the first share, by the transport machine_validate chose (auto:
 	 * virtiofs where virtiofsd serves and the share is writable) */
 	if (m && m->shares_count)
@@ -3052,6 +3053,7 @@ void scenario_free(struct scenario *s)
 		free(s->kernel->requires_builtin);
 	if (s->guest) {
 		free(s->guest->root_dir);
+		free(s->guest->root_disk);
 		free(s->guest->root_why);
 	}
 	free(s->file);

@@ -174,10 +174,11 @@ struct guest_opts {
 	char *root;	 /* "image" (the default), "host" or "debian" */
 	char **packages; /* root debian: packages beyond minbase */
 	unsigned packages_count;
-	/* outside the schema: the folder shared as the root ("/", or the
-	 * Debian root's once built), set when the run prepares it; or why it
-	 * could not be (the scenario is then skipped) */
+	/* outside the schema: the root's folder ("/", or the Debian root's
+	 * once built) and the Debian root's disk image, set when the run
+	 * prepares it; or why it could not be (the scenario is then skipped) */
 	char *root_dir;
+	char *root_disk;
 	char *root_why;
 };
 

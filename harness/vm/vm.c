@@ -43,6 +43,34 @@ long vm_console_offset(const struct vm *vm)
 	return (long)st.st_size;
 }
 
+/* init's line saying why it cannot go on, once whole: the boot ends with
+ * it, so the user reads the cause (a root that does not mount, a missing
+ * agent) without the console. */
+static void vm_init_failed(struct vm *vm)
+{
+	/* console_tail(, 0): the unfinished line alone */
+	char *partial = console_tail(vm->console, 0), *tail = NULL, *p = NULL, *end, reason[600];
+
+	if (strstr(partial, KTB_INIT_FAIL_MARKER))
+		goto out; /* the rest of the line is still on its way */
+	tail = console_tail(vm->console, 40);
+	for (char *q = tail; (q = strstr(q, KTB_INIT_FAIL_MARKER)); q++)
+		p = q; /* the last one */
+	vm->init_failed = true;
+	if (p) {
+		p += strlen(KTB_INIT_FAIL_MARKER);
+		p += strspn(p, " ");
+		end = p + strcspn(p, "\r\n");
+		*end = '\0';
+	}
+	snprintf(reason, sizeof(reason), "the guest's init failed: %s",
+		 p && *p ? p : "(see the console)");
+	loop_abort(vm->loop, reason);
+out:
+	free(partial);
+	free(tail);
+}
+
 void vm_console_feed(struct vm *vm, const char *buf, size_t n)
 {
 	if (console_feed(vm->console, buf, n) == 1 && !vm->cfg.reports_expected) {
@@ -53,10 +81,8 @@ void vm_console_feed(struct vm *vm, const char *buf, size_t n)
 		loop_abort(vm->loop, reason);
 	}
 	/* init says so when the guest cannot come up: no point waiting */
-	if (!vm->ready_ms && !vm->init_failed && console_seen(vm->console, KTB_INIT_FAIL_MARKER)) {
-		vm->init_failed = true;
-		loop_abort(vm->loop, "the guest's init failed (see the console)");
-	}
+	if (!vm->ready_ms && !vm->init_failed && console_seen(vm->console, KTB_INIT_FAIL_MARKER))
+		vm_init_failed(vm);
 }
 
 static int vm_on_signal(void *ctx, int fd)

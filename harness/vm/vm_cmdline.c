@@ -57,7 +57,8 @@ static bool has_bus(const struct machine *m, enum disk_bus bus)
 
 static bool uses_virtio_blk(const struct machine *m)
 {
-	return has_bus(m, DISK_BUS_VIRTIO) || has_bus(m, DISK_BUS_HYBRID); /* vhost-user-blk */
+	/* vhost-user-blk is virtio-blk to the guest; so is the root's disk */
+	return has_bus(m, DISK_BUS_VIRTIO) || has_bus(m, DISK_BUS_HYBRID) || m->root_disk;
 }
 
 static bool uses_scsi(const struct machine *m)
@@ -100,7 +101,13 @@ static bool uses_9p(const struct machine *m)
 
 static bool uses_root(const struct machine *m)
 {
-	return m->root != NULL;
+	return m->root || m->root_disk;
+}
+
+/* The Debian root's disk is ext4: init mounts it before anything else. */
+static bool uses_root_disk(const struct machine *m)
+{
+	return m->root_disk != NULL;
 }
 
 static bool uses_virtiofs(const struct machine *m)
@@ -152,6 +159,7 @@ static const struct {
 	{ "9p", uses_9p },
 	{ "virtiofs", uses_virtiofs },
 	{ "overlay", uses_root },
+	{ "ext4", uses_root_disk },
 	{ "dm_multipath", uses_dm_multipath },
 	{ "dm_round_robin", uses_dm_multipath },
 	{ "dm_queue_length", uses_dm_multipath },
@@ -213,6 +221,8 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	free(shares);
 	if (m->root)
 		append_word(&s, SHARE_ROOT_ARG);
+	else if (m->root_disk)
+		append_word(&s, SHARE_ROOT_DISK_ARG);
 	if (!has_nomod(scenario_args) && !has_nomod(extra)) {
 		char *nomod = vm_nomod_arg(m);
 

@@ -21,7 +21,8 @@ static void test_scan(void **state)
 
 	(void)state;
 	n = disk_scan(ROOT, d, DISK_MAX);
-	/* loop0 and the hidden path nvme0c0n1 are left out */
+	/* loop0, the hidden path nvme0c0n1 and the disk of the guest's root
+	 * (vdb, serial ktbroot) are left out */
 	assert_int_equal(n, 4);
 	/* shorter names first, so sdz comes before sdaa */
 	assert_string_equal(d[0].name, "sda");

@@ -171,15 +171,17 @@ static const struct lib_case {
 	{ "share-virtiofs",
 	  { "CONFIG_FUSE_FS", "CONFIG_VIRTIO_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS" },
 	  { "CONFIG_SUSPEND" } },
-	/* a Debian root: 9p and an overlay (its xattrs on the tmpfs); mkfs.xfs
-	 * in a run step: XFS; fio (processes): System V IPC */
+	/* a Debian root: an ext4 disk and an overlay (its xattrs on the
+	 * tmpfs), no 9p; mkfs.xfs in a run step: XFS; fio (processes): System V
+	 * IPC; an S3 on it */
 	{ "fio-multipath-verify",
-	  { "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO", "CONFIG_OVERLAY_FS", "CONFIG_TMPFS_XATTR",
+	  { "CONFIG_EXT4_FS", "CONFIG_VIRTIO_BLK", "CONFIG_OVERLAY_FS", "CONFIG_TMPFS_XATTR",
 	    "CONFIG_NVME_MULTIPATH", "CONFIG_SYSVIPC" },
-	  { "CONFIG_XFS_FS", "CONFIG_DM_MULTIPATH" } },
+	  { "CONFIG_XFS_FS", "CONFIG_DM_MULTIPATH", "CONFIG_9P_FS", "CONFIG_NET_9P_VIRTIO" } },
 	{ "nvme-4kn-format",
-	  { "CONFIG_9P_FS", "CONFIG_OVERLAY_FS", "CONFIG_XFS_FS", "CONFIG_BLK_DEV_NVME" },
-	  { "CONFIG_SUSPEND", "CONFIG_NVME_MULTIPATH", "CONFIG_SYSVIPC" } },
+	  { "CONFIG_EXT4_FS", "CONFIG_OVERLAY_FS", "CONFIG_XFS_FS", "CONFIG_BLK_DEV_NVME",
+	    "CONFIG_SUSPEND" },
+	  { "CONFIG_9P_FS", "CONFIG_NVME_MULTIPATH", "CONFIG_SYSVIPC" } },
 };
 
 static const struct lib_case *lib_case(const char *name)
@@ -624,6 +626,8 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 					"m",
 					"CONFIG_OVERLAY_FS",
 					"m",
+					"CONFIG_EXT4_FS",
+					"m",
 					"CONFIG_XFS_FS",
 					"m",
 					"CONFIG_TRANSPARENT_HUGEPAGE",
@@ -648,11 +652,12 @@ static const char *const debian61[] = { "CONFIG_SERIAL_8250",
 
 /* images/default.yaml's modules and the dependencies the build adds. */
 static const char *const debian61_modules[] = {
-	"virtio_pci", "virtio_blk",   "virtio_scsi", "virtio_console", "virtio_balloon",
-	"sd_mod",     "scsi_mod",     "nvme",	     "ahci",	       "libata",
-	"dm_mod",     "dm_multipath", "button",	     "9pnet",	       "9pnet_virtio",
-	"9p",	      "fuse",	      "virtiofs",    "overlay",	       "xfs",
-	NULL
+	"virtio_pci",	  "virtio_blk", "virtio_scsi",	"virtio_console",
+	"virtio_balloon", "sd_mod",	"scsi_mod",	"nvme",
+	"ahci",		  "libata",	"dm_mod",	"dm_multipath",
+	"button",	  "9pnet",	"9pnet_virtio", "9p",
+	"fuse",		  "virtiofs",	"overlay",	"xfs",
+	"ext4",		  "jbd2",	"mbcache",	NULL
 };
 
 /* Every scenario of the library but kunit-boot runs on Debian's kernel. */

@@ -1,8 +1,9 @@
-/* The guest's root on a share (guest.root host or debian, ktb boot
+/* The guest's root from the host (guest.root host or debian, ktb boot
  * --root): what the loader accepts and refuses in a scenario's guest
- * section, the QEMU arguments (a read-only 9p export with
- * multidevs=remap), the libvirt <filesystem>, init's kernel argument and
- * the drivers that come with it, and the kernel options it needs. */
+ * section, the QEMU arguments (the host's root a read-only 9p export with
+ * multidevs=remap, a Debian root a read-only virtio disk), the libvirt
+ * <filesystem> and <disk>, init's kernel argument and the drivers that
+ * come with it, and the kernel options each needs. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,27 +104,33 @@ static void test_refusals(void **state)
 	refused("{root: debian, release: trixie}", "release");
 }
 
-/* 9p does not come back from a sleep in 6.1: no suspend on a shared root. */
+/* 9p does not come back from a sleep in 6.1: no suspend on the host's
+ * root; a Debian root is a disk, which does. */
 static void test_no_sleep(void **state)
 {
 	struct scenario *s;
 	char msg[2048] = "";
 
 	(void)state;
-	assert_int_not_equal(load("guest: {root: debian}\nmachine: {sleep: [s3]}\n"
+	assert_int_not_equal(load("guest: {root: host}\nmachine: {sleep: [s3]}\n"
 				  "steps:\n  - suspend: s3\n",
 				  &s, msg, sizeof(msg)),
 			     0);
 	if (!strstr(msg, "s.yaml:4:14: steps[0].suspend: the guest's root is shared over 9p "
-			 "(guest.root debian), which does not come back from a sleep"))
+			 "(guest.root host), which does not come back from a sleep"))
 		fail_msg("%s", msg);
 	assert_int_equal(load("guest: {root: image}\nmachine: {sleep: [s3]}\n"
 			      "steps:\n  - suspend: s3\n",
 			      &s, msg, sizeof(msg)),
 			 0);
 	scenario_free(s);
-	/* pm_test: freezer stops before the devices: nothing to refuse */
 	assert_int_equal(load("guest: {root: debian}\nmachine: {sleep: [s3]}\n"
+			      "steps:\n  - suspend: s3\n",
+			      &s, msg, sizeof(msg)),
+			 0);
+	scenario_free(s);
+	/* pm_test: freezer stops before the devices: nothing to refuse */
+	assert_int_equal(load("guest: {root: host}\nmachine: {sleep: [s3]}\n"
 			      "steps:\n  - {suspend: s3, pm_test: freezer}\n",
 			      &s, msg, sizeof(msg)),
 			 0);
@@ -187,6 +194,18 @@ static void test_argv(void **state)
 	m.root = NULL;
 	assert_int_equal(machine_to_argv(&m, &l, &a, &err), 0);
 	assert_false(argv_has(&a, "fsroot", false));
+	assert_false(argv_has(&a, "ktbroot", false));
+	argv_free(&a);
+	/* a Debian root: its image, read-only, on a virtio disk with the
+	 * serial init looks for, after the machine's own disks */
+	m.root_disk = "/c/roots/k/root.ext4";
+	assert_int_equal(machine_to_argv(&m, &l, &a, &err), 0);
+	assert_true(argv_has(&a,
+			     "driver=raw,node-name=ktbroot,read-only=on,file.driver=file,"
+			     "file.filename=/c/roots/k/root.ext4",
+			     true));
+	assert_true(argv_has(&a, "virtio-blk-pci,drive=ktbroot,serial=ktbroot", true));
+	assert_false(argv_has(&a, "fsroot", false));
 	argv_free(&a);
 }
 
@@ -207,6 +226,18 @@ static void test_libvirt(void **state)
 				    "      <source dir='/var/cache/ktb/roots/k/root'/>\n"
 				    "      <target dir='ktbroot'/>\n      <readonly/>"));
 	free(xml);
+	/* a Debian root: a read-only <disk>, named after the machine's own */
+	m.root = NULL;
+	m.root_disk = "/c/roots/k/root.ext4";
+	assert_int_equal(machine_to_domain_xml(&m, &l, &dom, &xml, &err), 0);
+	assert_true(xml_wellformed(xml));
+	assert_null(strstr(xml, "<filesystem"));
+	assert_non_null(strstr(xml, "<disk type='file' device='disk'>\n"
+				    "      <driver name='qemu' type='raw'/>\n"
+				    "      <source file='/c/roots/k/root.ext4'/>\n"
+				    "      <target dev='vda' bus='virtio'/>\n"
+				    "      <serial>ktbroot</serial>\n      <readonly/>\n"));
+	free(xml);
 }
 
 static void test_cmdline(void **state)
@@ -225,6 +256,16 @@ static void test_cmdline(void **state)
 	line = vm_kernel_cmdline(&m, NULL, NULL);
 	assert_null(strstr(line, "ktb.root"));
 	assert_non_null(strstr(line, ",overlay,"));
+	assert_non_null(strstr(line, ",ext4"));
+	free(line);
+	/* a Debian root's disk: virtio_blk, ext4 and overlay, no 9p */
+	m.root_disk = "/c/roots/k/root.ext4";
+	line = vm_kernel_cmdline(&m, NULL, NULL);
+	assert_non_null(strstr(line, " ktb.root=disk:ktbroot"));
+	assert_null(strstr(line, "virtio_blk"));
+	assert_null(strstr(line, "ext4"));
+	assert_null(strstr(line, "overlay"));
+	assert_non_null(strstr(line, "9pnet_virtio,9p,"));
 	free(line);
 }
 
@@ -252,6 +293,23 @@ static void test_kreq(void **state)
 		if (!found)
 			fail_msg("%s not required", want[i]);
 	}
+	kreq_list_free(&l);
+	scenario_free(s);
+	/* a Debian root: an ext4 disk, no 9p */
+	assert_int_equal(
+	    load("guest: {root: debian}\nsteps:\n  - run: \"true\"\n", &s, msg, sizeof(msg)), 0);
+	assert_int_equal(kreq_for_scenario(s, &l), 0);
+	found = false;
+	for (size_t j = 0; j < l.n; j++) {
+		assert_string_not_equal(l.v[j].option, "CONFIG_9P_FS");
+		if (!strcmp(l.v[j].option, "CONFIG_EXT4_FS")) {
+			found = true;
+			assert_string_equal(l.v[j].why,
+					    "guest.root is debian (an ext4 disk with an "
+					    "overlay)");
+		}
+	}
+	assert_true(found);
 	kreq_list_free(&l);
 	scenario_free(s);
 	/* the image's root needs none of it */

@@ -15,7 +15,7 @@
 
 #define ALL_OPTIONAL                                                                               \
 	"ktb.nomod=virtio_blk,virtio_scsi,sd_mod,nvme,ahci,virtio_balloon,9pnet_virtio,9p,"        \
-	"virtiofs,overlay,dm_multipath,dm_round_robin,dm_queue_length,dm_service_time,bochs,"      \
+	"virtiofs,overlay,ext4,dm_multipath,dm_round_robin,dm_queue_length,dm_service_time,bochs," \
 	"virtio_gpu,xfs"
 
 /* Whether module is a word of the ktb.nomod= list in arg. */
@@ -116,8 +116,9 @@ static void test_each_part(void **state)
 	free(arg);
 }
 
-/* A machine with every part (a shared root too: 9p and overlay) leaves out
- * only the display it does not have and xfs (loaded on mount);
+/* A machine with every part (the host's root too: 9p and overlay) leaves
+ * out only the display it does not have, ext4 (a Debian root's disk) and
+ * xfs (loaded on mount);
  * with no optional driver left out there is no word at all. */
 static void test_full_machine(void **state)
 {
@@ -137,14 +138,14 @@ static void test_full_machine(void **state)
 	m.shares_count = 2;
 	m.display = DISPLAY_BOCHS;
 	arg = vm_nomod_arg(&m);
-	assert_string_equal(arg, "ktb.nomod=virtio_gpu,xfs");
+	assert_string_equal(arg, "ktb.nomod=ext4,virtio_gpu,xfs");
 	free(arg);
 	m.display = DISPLAY_VIRTIO;
 	arg = vm_nomod_arg(&m);
-	assert_string_equal(arg, "ktb.nomod=bochs,xfs");
+	assert_string_equal(arg, "ktb.nomod=ext4,bochs,xfs");
 	free(arg);
 	line = vm_kernel_cmdline(&m, NULL, NULL);
-	assert_non_null(strstr(line, " ktb.nomod=bochs,xfs"));
+	assert_non_null(strstr(line, " ktb.nomod=ext4,bochs,xfs"));
 	assert_non_null(strstr(line, " ktb.root=ktbroot"));
 	free(line);
 }

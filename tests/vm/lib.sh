@@ -62,10 +62,13 @@ sanitizer_reports() {
 
 # lib_exit [STATUS]: the end of every test (the EXIT trap): a sanitizer
 # report from any process fails it, then the work folder goes. A script
-# with its own EXIT trap ends it with lib_exit "$st".
+# with its own EXIT trap ends it with lib_exit "$st", st being the $? the
+# trap started with; a fail() seen fails the test whatever STATUS says (a
+# trap that ran a command first would hand over that command's 0).
 lib_exit() {
 	local st=${1:-$?}
 
+	[ -z "${lib_failed:-}" ] || st=1
 	if sanitizer_reports; then
 		echo "FAIL: a process leaked memory or failed a sanitizer check (reports above)" >&2
 		st=1
@@ -76,6 +79,7 @@ lib_exit() {
 trap lib_exit EXIT
 
 fail() {
+	lib_failed=1
 	echo "FAIL: $*" >&2
 	echo "--- ktb output ---" >&2
 	cat "$out" >&2 2>/dev/null || true

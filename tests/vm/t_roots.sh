@@ -1,10 +1,11 @@
 # label: vm
-# The guest's userspace on a root the host shares (docs/guest.md): the
+# The guest's userspace on a root from the host (docs/guest.md): the
 # host's own (ktb boot --root host) runs the host's programs (fio, the same
 # version as here) and reads the host's files, while what the guest writes
 # stays in its memory and the kernel's modules stay the image's; a Debian
 # root (--root debian --package fio) runs the root's fio, from its own
-# package, without the host's programs. A scenario's guest.root host runs
+# package, without the host's programs, from a disk the guest's disk list
+# leaves out. A scenario's guest.root host runs
 # only with --allow-host-root; a package apt does not know is exit 2 before
 # anything boots; a root the guest cannot mount fails the boot, named.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ command -v fio >/dev/null || fail "fio is not installed on this host (packages.t
 
 # not under /tmp: the guest has its own /tmp (and /run), as on any machine
 hostdir=$(mktemp -d /var/tmp/ktb-roots-XXXXXX)
-trap 'rm -rf "$hostdir"; lib_exit' EXIT
+trap 'st=$?; rm -rf "$hostdir"; lib_exit "$st"' EXIT
 token="root-token-$$"
 echo "$token" >"$hostdir/token"
 host_fio=$(fio --version)
@@ -33,8 +34,15 @@ expect_out '^guest$'
 # shellcheck disable=SC2016 # the guest's shell expands it
 ktb_run boot --root debian --package fio --exec 'command -v fio; fio --version;
 	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc
-	mount -t xfs /dev/null /mnt 2>/dev/null; grep -cw xfs /proc/filesystems'
+	mount -t xfs /dev/null /mnt 2>/dev/null; grep -cw xfs /proc/filesystems
+	for d in /sys/block/vd*; do echo "disk $(cat $d/serial)"; done
+	echo "probe $(ktb-probe | grep -c "\"vd")"'
 expect_rc 0
+# on a disk (the only virtio one here), which the guest's disk list leaves out
+expect_out '^disk ktbroot$'
+expect_out '^probe 0$'
+grep -q '^disk ktbroot$' "$out" && [ "$(grep -c '^disk ' "$out")" -eq 1 ] ||
+	fail "the Debian root is not the one virtio disk: $(grep '^disk ' "$out")"
 # the kernel loaded xfs by itself (the mount's request), through the image's
 # modprobe: the root has none of its own
 expect_out '^1$'
@@ -87,8 +95,12 @@ expect_rc 125
 expect_out '^SKIP +debroot .*the Debian root cannot be made: mmdebstrap could not build the root'
 expect_out '^PASS +smoke '
 
-# a root the guest cannot mount (no 9p transport): the boot fails, named
+# a root the guest cannot mount (no 9p transport, no virtio disk driver):
+# the boot fails, named
 ktb_run boot --root host --append module_blacklist=9pnet_virtio --exec true
 expect_rc 125
 expect_out 'root ktbroot: mount 9p share ktbroot'
+ktb_run boot --root debian --package fio --append module_blacklist=virtio_blk --exec true
+expect_rc 125
+expect_out 'root disk:ktbroot: no disk with serial ktbroot in /sys/block'
 exit 0
