@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_boot_exec.h"
 #include "cli_common.h"
+#include "proc.h"
 #include "util.h"
 #include "vm.h"
 #include "vm_cmdline.h"

@@ -16,6 +16,7 @@
 #include "kernel_check.h"
 #include "loop.h"
 #include "machine_step.h"
+#include "proc.h"
 #include "util.h"
 #include "step_storage.h"
 #include "step.h"
@@ -536,7 +537,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	else
 		run_steps(&c);
 	collect_dmesg(&c);
-	storage_collect_metrics(&c);
+	vm_metrics(&c.vm, c.r->metrics);
 	take_dump(&c);
 	if (proc_interrupted())
 		scenario_result_interrupt(r, proc_interrupted());

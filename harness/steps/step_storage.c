@@ -114,25 +114,3 @@ static void step_hybrid_stats(struct run_ctx *c, const struct step *st, struct s
 
 const struct step_ops step_power_loss_ops = { STEP_POWER_LOSS, step_power_loss };
 const struct step_ops step_hybrid_stats_ops = { STEP_HYBRID_STATS, step_hybrid_stats };
-
-void storage_collect_metrics(struct run_ctx *c)
-{
-	const struct machine *m = c->s->machine;
-	struct hw_launch l = vm_launch(&c->vm);
-	json_t *all = NULL;
-
-	for (unsigned i = 0; i < m->disks_count; i++) {
-		json_t *st;
-
-		if (m->disks[i].bus != DISK_BUS_HYBRID || !c->vm.hybrid.n)
-			continue;
-		st = hybrid_ctl(&l, &m->disks[i], "stats");
-		if (!st)
-			continue;
-		if (!all)
-			all = json_object();
-		json_object_set_new(all, m->disks[i].id, st);
-	}
-	if (all)
-		json_object_set_new(c->r->metrics, "hybrid", all);
-}

@@ -25,7 +25,4 @@ char *power_loss_add(json_t *out, const char *id, json_t *reply);
 void hybrid_stats_judge(struct step_result *sr, const char *id, json_t *stats,
 			const struct expect *e);
 
-/* The hybrid disks' stats into the result's metrics (before the VM stops). */
-void storage_collect_metrics(struct run_ctx *c);
-
 #endif

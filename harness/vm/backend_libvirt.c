@@ -16,6 +16,7 @@
 #include "jsonstream.h"
 #include "loop.h"
 #include "pool.h"
+#include "proc.h"
 #include "remote.h"
 #include "sha256.h"
 #include "util.h"

@@ -22,57 +22,42 @@ const char *hybrid_binary(void)
 	return s && *s ? s : KTB_HYBRID_BIN_DEFAULT;
 }
 
-static int start_one(struct proc *p, const struct disk *d, const struct hw_launch *l,
+/* ktb-hybrid for disk d, listening once its vhost-user socket is there:
+ * the control socket comes first, so then both answer. Writing a large
+ * volatile cache out at the stop takes a moment: 10 s. */
+static int start_one(struct sidecars *sc, const struct disk *d, const struct hw_launch *l,
 		     const char *log_dir, int64_t deadline, char *why, size_t len)
 {
 	char *log = xasprintf("%s/hybrid-%s.log", log_dir, d->id);
 	char *sock = machine_hybrid_path(l, d, "vhost");
-	struct proc_opts po = { .stderr_path = log };
+	char *what = xasprintf("the back end of hybrid disk %s", d->id);
 	struct argv a;
 	int ret = hybrid_backend_argv(d, l, hybrid_binary(), &a);
 
-	if (ret < 0)
-		goto out;
-	unlink(sock);
-	ret = proc_spawn(p, a.v, &po);
-	if (ret < 0)
-		snprintf(why, len, "cannot start %s: %s", a.v[0], strerror(-ret));
-	/* the control socket comes first, then the vhost-user one: once the
-	 * latter exists, both answer */
-	else if ((ret = proc_wait_path(p, sock, deadline)) < 0)
-		snprintf(why, len, "the back end of hybrid disk %s %s (see %s)", d->id,
-			 ret == -ECHILD ? proc_describe(p) : "did not listen in time", log);
-	argv_free(&a);
-out:
+	if (ret >= 0) {
+		ret = sidecar_start(sc, a.v, log, sock, 10000, what, deadline, why, len);
+		argv_free(&a);
+	}
+	free(what);
 	free(sock);
 	free(log);
 	return ret;
 }
 
-int hybrid_start(struct hybrid_procs *hp, const struct machine *m, const struct hw_launch *l,
+int hybrid_start(struct sidecars *sc, const struct machine *m, const struct hw_launch *l,
 		 const char *log_dir, int64_t deadline, char *why, size_t len)
 {
-	int ret;
+	int ret, n = 0;
 
-	hp->n = 0;
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		if (m->disks[i].bus != DISK_BUS_HYBRID)
 			continue;
-		hp->p[hp->n] = (struct proc){ .pid = -1, .out_fd = -1 };
-		ret = start_one(&hp->p[hp->n], &m->disks[i], l, log_dir, deadline, why, len);
-		hp->n++;
+		ret = start_one(sc, &m->disks[i], l, log_dir, deadline, why, len);
 		if (ret < 0)
 			return ret;
+		n++;
 	}
-	return 0;
-}
-
-void hybrid_stop(struct hybrid_procs *hp)
-{
-	/* writing out a large volatile cache takes a moment */
-	for (unsigned i = 0; i < hp->n; i++)
-		proc_stop(&hp->p[i], 10000);
-	hp->n = 0;
+	return n;
 }
 
 static char *ctl_exchange(int fd, const char *cmd)
@@ -116,4 +101,23 @@ json_t *hybrid_ctl(const struct hw_launch *l, const struct disk *d, const char *
 		j = json_loads(reply, JSON_DISABLE_EOF_CHECK, NULL);
 	free(reply);
 	return j;
+}
+
+json_t *hybrid_stats_all(const struct machine *m, const struct hw_launch *l)
+{
+	json_t *all = NULL;
+
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		json_t *st;
+
+		if (m->disks[i].bus != DISK_BUS_HYBRID)
+			continue;
+		st = hybrid_ctl(l, &m->disks[i], "stats");
+		if (!st)
+			continue;
+		if (!all)
+			all = json_object();
+		json_object_set_new(all, m->disks[i].id, st);
+	}
+	return all;
 }

@@ -8,22 +8,19 @@
 #include <stdint.h>
 
 #include "machine.h"
-#include "proc.h"
-
-struct hybrid_procs {
-	struct proc p[MACHINE_MAX_DISKS];
-	unsigned n;
-};
+#include "sidecar.h"
 
 /* The ktb-hybrid binary: $KTB_HYBRID, else the one built beside ktb. */
 const char *hybrid_binary(void);
-/* Start a back end for every hybrid disk and wait until each listens.
- * 0, or -errno with why (len bytes) filled. */
-int hybrid_start(struct hybrid_procs *hp, const struct machine *m, const struct hw_launch *l,
+/* Start a back end for every hybrid disk (into sc) and wait until each
+ * listens. The number started, or -errno with why (len bytes) filled; those
+ * started are in sc either way (sidecars_stop: SIGTERM, a clean stop that
+ * writes the cache out, then SIGKILL). */
+int hybrid_start(struct sidecars *sc, const struct machine *m, const struct hw_launch *l,
 		 const char *log_dir, int64_t deadline, char *why, size_t len);
-/* SIGTERM (a clean stop: the back end writes its cache out), then SIGKILL. */
-void hybrid_stop(struct hybrid_procs *hp);
 /* One control request to disk d's back end; the reply, or NULL. */
 json_t *hybrid_ctl(const struct hw_launch *l, const struct disk *d, const char *cmd);
+/* Every hybrid disk's stats ({"ID": {...}}), or NULL when none answers. */
+json_t *hybrid_stats_all(const struct machine *m, const struct hw_launch *l);
 
 #endif

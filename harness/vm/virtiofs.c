@@ -26,58 +26,44 @@
 #define VHOST_USER_VERSION 0x1
 #define VHOST_USER_REPLY 0x4
 
-static int start_one(struct proc *p, const struct machine *m, unsigned i, const struct hw_launch *l,
-		     const char *log_dir, int64_t deadline, char *why, size_t len)
+/* The virtiofsd of share i, listening once its vhost-user socket is there.
+ * QEMU gone, it exits on its own once the socket closes; the signal (2 s
+ * grace) covers one QEMU never connected to. */
+static int start_one(struct sidecars *sc, const struct machine *m, unsigned i,
+		     const struct hw_launch *l, const char *log_dir, int64_t deadline, char *why,
+		     size_t len)
 {
 	char *log = xasprintf("%s/virtiofsd-ktb%u.log", log_dir, i);
 	char *sock = share_socket_path(l, i);
-	struct proc_opts po = { .stderr_path = log };
+	char *what = xasprintf("virtiofsd of share %s", m->shares[i].host);
 	struct argv a;
 	int ret = sock ? share_virtiofsd_argv(m, l, i, &a) : -ENOMEM;
 
 	if (ret < 0) {
 		snprintf(why, len, "share %u: no virtiofsd to start", i);
-		goto out;
+	} else {
+		ret = sidecar_start(sc, a.v, log, sock, 2000, what, deadline, why, len);
+		argv_free(&a);
 	}
-	unlink(sock);
-	ret = proc_spawn(p, a.v, &po);
-	if (ret < 0)
-		snprintf(why, len, "cannot start %s: %s", a.v[0], strerror(-ret));
-	else if ((ret = proc_wait_path(p, sock, deadline)) < 0)
-		snprintf(why, len, "virtiofsd of share %s %s (see %s)", m->shares[i].host,
-			 ret == -ECHILD ? proc_describe(p) : "did not listen in time", log);
-	argv_free(&a);
-out:
+	free(what);
 	free(sock);
 	free(log);
 	return ret;
 }
 
-int virtiofs_start(struct virtiofs_procs *vp, const struct machine *m, const struct hw_launch *l,
+int virtiofs_start(struct sidecars *sc, const struct machine *m, const struct hw_launch *l,
 		   const char *log_dir, int64_t deadline, char *why, size_t len)
 {
 	int ret;
 
-	vp->n = 0;
 	for (unsigned i = 0; i < m->shares_count; i++) {
 		if (!m->shares[i].virtiofs)
 			continue;
-		vp->p[vp->n] = (struct proc){ .pid = -1, .out_fd = -1 };
-		ret = start_one(&vp->p[vp->n], m, i, l, log_dir, deadline, why, len);
-		vp->n++;
+		ret = start_one(sc, m, i, l, log_dir, deadline, why, len);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
-}
-
-void virtiofs_stop(struct virtiofs_procs *vp)
-{
-	/* QEMU is gone: virtiofsd exits on its own once the socket closes,
-	 * the signal covers one QEMU never connected to */
-	for (unsigned i = 0; i < vp->n; i++)
-		proc_stop(&vp->p[i], 2000);
-	vp->n = 0;
 }
 
 /* -------- the preflight: can a virtiofsd serve here? -------- */

@@ -14,20 +14,14 @@
 #include <stdint.h>
 
 #include "machine.h"
-#include "proc.h"
+#include "sidecar.h"
 
-struct virtiofs_procs {
-	struct proc p[MACHINE_MAX_SHARES];
-	unsigned n;
-};
-
-/* Start a virtiofsd for every virtiofs share of m, each logging to
- * log_dir/virtiofsd-ktbN.log, and wait until each listens. 0, or -errno
- * with why (len bytes) filled; the ones started are in vp either way. */
-int virtiofs_start(struct virtiofs_procs *vp, const struct machine *m, const struct hw_launch *l,
+/* Start a virtiofsd for every virtiofs share of m (into sc), each logging
+ * to log_dir/virtiofsd-ktbN.log, and wait until each listens. 0, or -errno
+ * with why (len bytes) filled; the ones started are in sc either way
+ * (sidecars_stop). */
+int virtiofs_start(struct sidecars *sc, const struct machine *m, const struct hw_launch *l,
 		   const char *log_dir, int64_t deadline, char *why, size_t len);
-/* SIGTERM, then SIGKILL; each one reaped. */
-void virtiofs_stop(struct virtiofs_procs *vp);
 
 /* What a cached verdict depends on: if any of it changes, ask again. */
 struct virtiofs_host_key {

@@ -181,8 +181,6 @@ int vm_start(struct vm *vm, const struct vm_config *c, int64_t deadline)
 	memset(vm, 0, sizeof(*vm));
 	vm->cfg = *c;
 	vm->ops = vm_choose(c);
-	vm->proc.pid = -1;
-	vm->proc.out_fd = -1;
 	vm->loop = loop_new();
 	vm->console_log = open_artifact(vm, "console.log");
 	vm->qmp_log = open_artifact(vm, "qmp.jsonl");
@@ -279,6 +277,15 @@ void vm_drain_console(struct vm *vm)
 {
 	if (vm->ops && vm->console)
 		vm->ops->drain(vm);
+}
+
+void vm_metrics(struct vm *vm, json_t *metrics)
+{
+	json_t *m = vm->ops && vm->ops->metrics ? vm->ops->metrics(vm) : NULL;
+
+	if (m)
+		json_object_update(metrics, m);
+	json_decref(m);
 }
 
 void vm_stop(struct vm *vm)

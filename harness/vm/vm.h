@@ -13,12 +13,9 @@
 
 #include <jansson.h>
 
-#include "hybrid.h"
-#include "virtiofs.h"
 #include "image.h"
 #include "loop.h"
 #include "machine.h"
-#include "proc.h"
 #include "vm_backend.h"
 
 struct vm_config {
@@ -52,14 +49,11 @@ struct vm_config {
 struct vm {
 	struct vm_config cfg;
 	const struct vm_backend_ops *ops;
-	void *be; /* the back end's state */
+	void *be; /* the back end's state (the qemu back end's QEMU and helpers) */
 	struct loop *loop;
 	struct console *console;
 	struct qmp *qmp;
 	struct qga *qga;
-	struct proc proc;		/* the qemu back end's QEMU */
-	struct hybrid_procs hybrid;	/* back ends of hybrid disks, started before QEMU */
-	struct virtiofs_procs virtiofs; /* virtiofsd of virtiofs shares, started before QEMU */
 	FILE *console_log, *qmp_log, *qga_log;
 	char *qmp_path, *qga_path, *qemu_log_path;
 	int64_t start_ms; /* QEMU started (loop clock) */
@@ -116,6 +110,9 @@ int vm_wait_exit(struct vm *vm);
 void vm_drain_console(struct vm *vm);
 /* Where QEMU and the back ends find the disks (for hybrid_ctl). */
 struct hw_launch vm_launch(const struct vm *vm);
+/* What the back end measured (vm_backend_ops.metrics), its members added
+ * to metrics; nothing when it measured nothing. */
+void vm_metrics(struct vm *vm, json_t *metrics);
 /* QMP quit, then SIGTERM, then SIGKILL; close and free everything. */
 void vm_stop(struct vm *vm);
 /* Wake a guest in S3 through the backend's own power-management call

@@ -54,6 +54,11 @@ struct vm_backend_ops {
 	 * QEMU's flattened form, and return when it is written: 0, or -errno
 	 * with err filled. NULL: vm_dump.c asks QEMU itself over QMP. */
 	int (*dump)(struct vm *vm, const char *path, char *err, size_t errlen);
+	/* Optional. What the back end measured of the run, a JSON object
+	 * whose members go into the result's metrics (the qemu back end:
+	 * "hybrid", each hybrid disk's cache stats), or NULL. Asked before
+	 * stop(). */
+	json_t *(*metrics)(struct vm *vm);
 };
 
 /* QEMU as a child process of ktb (backend_qemu.c). */
