@@ -28,24 +28,24 @@
 
 /* Each field goes in as tag, length, bytes: no two different input sets can
  * run together into the same byte stream. */
-static void hash_field(struct sha256 *s, const char *tag, const void *data, size_t len)
+static void hash_field(struct sha256_ctx *s, const char *tag, const void *data, size_t len)
 {
 	uint64_t n = len;
 
-	sha256_update(s, tag, strlen(tag) + 1);
-	sha256_update(s, &n, sizeof(n));
-	sha256_update(s, data, len);
+	sha256_feed(s, tag, strlen(tag) + 1);
+	sha256_feed(s, &n, sizeof(n));
+	sha256_feed(s, data, len);
 }
 
-static void hash_str(struct sha256 *s, const char *tag, const char *str)
+static void hash_str(struct sha256_ctx *s, const char *tag, const char *str)
 {
 	hash_field(s, tag, str ? str : "", str ? strlen(str) : 0);
 }
 
-static int hash_file(struct sha256 *s, const char *tag, const char *path)
+static int hash_file(struct sha256_ctx *s, const char *tag, const char *path)
 {
-	struct sha256 f;
-	uint8_t buf[65536], d[SHA256_DIGEST_LEN];
+	struct sha256_ctx f;
+	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -60,17 +60,17 @@ static int hash_file(struct sha256 *s, const char *tag, const char *path)
 			close(fd);
 			return (int)n;
 		}
-		sha256_update(&f, buf, (size_t)n);
+		sha256_feed(&f, buf, (size_t)n);
 	}
 	close(fd);
-	sha256_final(&f, d);
+	sha256_digest(&f, SHA256_DIGEST_SIZE, d);
 	hash_field(s, tag, d, sizeof(d));
 	return 0;
 }
 
 /* Name, size and mtime of PATH: stands in for its bytes where reading them
  * each time would cost too much (a modules tree, apt's package lists). */
-static int hash_stat(struct sha256 *s, const char *tag, const char *path, const char *name,
+static int hash_stat(struct sha256_ctx *s, const char *tag, const char *path, const char *name,
 		     mode_t *mode)
 {
 	struct stat st;
@@ -90,7 +90,7 @@ static int hash_stat(struct sha256 *s, const char *tag, const char *path, const 
 
 /* Every entry under DIR (below it too with RECURSE) in sorted order, so the
  * listing hashes the same on any file system. */
-static int hash_tree(struct sha256 *s, const char *tag, const char *dir, const char *rel,
+static int hash_tree(struct sha256_ctx *s, const char *tag, const char *dir, const char *rel,
 		     bool recurse)
 {
 	struct dirent **ents;
@@ -118,7 +118,8 @@ static int hash_tree(struct sha256 *s, const char *tag, const char *dir, const c
 	return ret;
 }
 
-static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *err, size_t errlen)
+static int hash_kernel(struct sha256_ctx *s, const struct image_inputs *in, char *err,
+		       size_t errlen)
 {
 	int ret;
 
@@ -159,7 +160,8 @@ static int hash_kernel(struct sha256 *s, const struct image_inputs *in, char *er
 	return 0;
 }
 
-static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *err, size_t errlen)
+static int hash_programs(struct sha256_ctx *s, const struct image_inputs *in, char *err,
+			 size_t errlen)
 {
 	size_t i;
 	int ret;
@@ -194,7 +196,7 @@ static int hash_programs(struct sha256 *s, const struct image_inputs *in, char *
 
 int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *err, size_t errlen)
 {
-	struct sha256 s;
+	struct sha256_ctx s;
 	size_t i;
 	int ret;
 
@@ -214,7 +216,7 @@ int image_key(const struct image_inputs *in, char key[IMAGE_KEY_LEN + 1], char *
 		ret = hash_programs(&s, in, err, errlen);
 	if (ret)
 		return ret;
-	sha256_final_hex(&s, key);
+	sha256_hex(&s, key);
 	return 0;
 }
 
@@ -253,13 +255,13 @@ static int run_argv(char *const argv[], char **out, int logfd)
  * package lists change. */
 static void apt_lists_fingerprint(char fp[SHA256_HEX_LEN + 1])
 {
-	struct sha256 s;
+	struct sha256_ctx s;
 
 	sha256_init(&s);
 	if (hash_tree(&s, "lists", APT_LISTS, ".", false))
 		hash_str(&s, "lists", "none");
 	hash_tree(&s, "prefs", "/etc/apt/preferences.d", ".", false);
-	sha256_final_hex(&s, fp);
+	sha256_hex(&s, fp);
 }
 
 /* Fill in VERS[i] for PKGS[i] from TEXT: lines "package version". */

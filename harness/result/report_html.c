@@ -119,12 +119,12 @@ static void base64_put(FILE *f, const unsigned char *p, size_t n)
 /* 'sha256-BASE64' for a CSP source list. */
 static void csp_hash(FILE *f, const char *text)
 {
-	struct sha256 h;
-	uint8_t d[SHA256_DIGEST_LEN];
+	struct sha256_ctx h;
+	uint8_t d[SHA256_DIGEST_SIZE];
 
 	sha256_init(&h);
-	sha256_update(&h, text, strlen(text));
-	sha256_final(&h, d);
+	sha256_feed(&h, text, strlen(text));
+	sha256_digest(&h, SHA256_DIGEST_SIZE, d);
 	fputs("'sha256-", f);
 	base64_put(f, d, sizeof(d));
 	fputc('\'', f);

@@ -107,7 +107,7 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /* each word of v (n of them) as "key WORD\n", in sorted order */
-static void hash_words(struct sha256 *h, const char *key, char *const *v, size_t n)
+static void hash_words(struct sha256_ctx *h, const char *key, char *const *v, size_t n)
 {
 	const char **c = xcalloc(n + 1, sizeof(*c));
 
@@ -116,7 +116,7 @@ static void hash_words(struct sha256 *h, const char *key, char *const *v, size_t
 	for (size_t i = 0; i < n; i++) {
 		char *line = xasprintf("%s %s\n", key, c[i]);
 
-		sha256_update(h, line, strlen(line));
+		sha256_feed(h, line, strlen(line));
 		free(line);
 	}
 	free(c);
@@ -126,39 +126,39 @@ void shard_selection_hash(const struct run_selection *sel, const char *const *na
 			  const int64_t *weights, size_t count, char hex[65])
 {
 	struct shard_item *it = xcalloc(count + 1, sizeof(*it));
-	struct sha256 h;
+	struct sha256_ctx h;
 	char *line;
 
 	sha256_init(&h);
-	sha256_update(&h, "ktb selection 1\n", 16);
+	sha256_feed(&h, "ktb selection 1\n", 16);
 	hash_words(&h, "tag", sel->tags, sel->tags_count);
 	hash_words(&h, "exclude-tag", sel->exclude_tags, sel->exclude_tags_count);
 	hash_words(&h, "name", sel->names, sel->names_count);
 	line = xasprintf("repeat %u\n", sel->repeat ? sel->repeat : 1);
-	sha256_update(&h, line, strlen(line));
+	sha256_feed(&h, line, strlen(line));
 	free(line);
 	for (size_t i = 0; i < count; i++)
 		it[i] = (struct shard_item){ names[i], weights[i], i };
 	qsort(it, count, sizeof(*it), item_cmp_name);
 	for (size_t i = 0; i < count; i++) {
 		line = xasprintf("scenario %s %lld\n", it[i].name, (long long)it[i].weight);
-		sha256_update(&h, line, strlen(line));
+		sha256_feed(&h, line, strlen(line));
 		free(line);
 	}
-	sha256_final_hex(&h, hex);
+	sha256_hex(&h, hex);
 	free(it);
 }
 
 char *shard_run_id(const struct run_selection *sel)
 {
-	struct sha256 h;
+	struct sha256_ctx h;
 	char hex[SHA256_HEX_LEN + 1];
 	char *text = xasprintf("%s\nkernel %s\nrecipe %s\n", sel->hash ? sel->hash : "",
 			       sel->kernel ? sel->kernel : "", sel->recipe ? sel->recipe : "");
 
 	sha256_init(&h);
-	sha256_update(&h, text, strlen(text));
-	sha256_final_hex(&h, hex);
+	sha256_feed(&h, text, strlen(text));
+	sha256_hex(&h, hex);
 	free(text);
 	return xasprintf("sel-%.16s", hex);
 }

@@ -65,12 +65,12 @@ static json_t *capture_describe(const struct capture *cap)
 	const struct ppm *p = &cap->img;
 	size_t n = (size_t)p->width * p->height;
 	char hex[SHA256_HEX_LEN + 1];
-	struct sha256 h;
+	struct sha256_ctx h;
 	size_t black = 0;
 
 	sha256_init(&h);
-	sha256_update(&h, p->rgb, n * 3);
-	sha256_final_hex(&h, hex);
+	sha256_feed(&h, p->rgb, n * 3);
+	sha256_hex(&h, hex);
 	for (size_t i = 0; i < n; i++)
 		black += !(p->rgb[i * 3] | p->rgb[i * 3 + 1] | p->rgb[i * 3 + 2]);
 	return json_pack("{ss si si ss sf}", "file", strrchr(cap->path, '/') + 1, "width",

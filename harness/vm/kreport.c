@@ -813,22 +813,22 @@ static char *kr_title(const struct kr_build *b)
  * offset, PID or time, so a report seen again gives the same signature. */
 static void kr_signature(const struct kr_build *b, const char *title, char *out)
 {
-	struct sha256 s;
+	struct sha256_ctx s;
 	size_t used = 0;
 
 	sha256_init(&s);
-	sha256_update(&s, kr_kinds[b->kind].name, strlen(kr_kinds[b->kind].name));
-	sha256_update(&s, "\n", 1);
-	sha256_update(&s, title, strlen(title));
-	sha256_update(&s, "\n", 1);
+	sha256_feed(&s, kr_kinds[b->kind].name, strlen(kr_kinds[b->kind].name));
+	sha256_feed(&s, "\n", 1);
+	sha256_feed(&s, title, strlen(title));
+	sha256_feed(&s, "\n", 1);
 	for (size_t i = 0; i < b->nframes && used < KR_SIG_FRAMES; i++) {
 		if (!kr_telling(b, &b->frames[i]))
 			continue;
-		sha256_update(&s, b->frames[i].func, kr_base_len(b->frames[i].func));
-		sha256_update(&s, "\n", 1);
+		sha256_feed(&s, b->frames[i].func, kr_base_len(b->frames[i].func));
+		sha256_feed(&s, "\n", 1);
 		used++;
 	}
-	sha256_final_hex(&s, out);
+	sha256_hex(&s, out);
 }
 
 /* The open report is over: its lines after its end (kept for a panic that

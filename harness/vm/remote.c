@@ -191,7 +191,7 @@ out:
 
 static int hash_file(const char *path, char out[65])
 {
-	struct sha256 s;
+	struct sha256_ctx s;
 	char buf[1 << 16];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -200,11 +200,11 @@ static int hash_file(const char *path, char out[65])
 		return -errno;
 	sha256_init(&s);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		sha256_update(&s, buf, (size_t)n);
+		sha256_feed(&s, buf, (size_t)n);
 	close(fd);
 	if (n < 0)
 		return -EIO;
-	sha256_final_hex(&s, out);
+	sha256_hex(&s, out);
 	return 0;
 }
 

@@ -426,20 +426,20 @@ static char *csp_source(const char *text)
 {
 	static const char tab[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	struct sha256 h;
-	uint8_t d[SHA256_DIGEST_LEN + 1] = { 0 };
+	struct sha256_ctx h;
+	uint8_t d[SHA256_DIGEST_SIZE + 1] = { 0 };
 	char out[64] = "'sha256-", *o = out + 8;
 
 	sha256_init(&h);
-	sha256_update(&h, text, strlen(text));
-	sha256_final(&h, d);
-	for (size_t i = 0; i < SHA256_DIGEST_LEN; i += 3) {
+	sha256_feed(&h, text, strlen(text));
+	sha256_digest(&h, SHA256_DIGEST_SIZE, d);
+	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i += 3) {
 		uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
 
 		*o++ = tab[v >> 18];
 		*o++ = tab[(v >> 12) & 63];
-		*o++ = i + 1 < SHA256_DIGEST_LEN ? tab[(v >> 6) & 63] : '=';
-		*o++ = i + 2 < SHA256_DIGEST_LEN ? tab[v & 63] : '=';
+		*o++ = i + 1 < SHA256_DIGEST_SIZE ? tab[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < SHA256_DIGEST_SIZE ? tab[v & 63] : '=';
 	}
 	*o++ = '\'';
 	return xstrdup(out);
