@@ -157,6 +157,10 @@ include=$(IFS=,; echo "${wanted[*]}")
 	say "mmdebstrap could not build the root (its messages are above)"
 	exit 1
 }
+# the .debs mkroot.sh offers apt (--deb-cache: this host's kernels and
+# packages, hard links) are left in the root for apt's later use there; a
+# guest has none, and in the root's disk image they would be copies
+find "$tmp/root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -delete
 secs=$(($(date +%s) - start))
 size=$(du -sb "$tmp/root" | cut -f1)
 {
