@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nettle/base64.h>
+
 #include "findings.h"
 #include "sha256.h"
 #include "util.h"
@@ -97,22 +99,16 @@ static void html_attr(FILE *f, const char *name, const char *val)
 	fputc('"', f);
 }
 
+/* p in base64 (nettle's), 3072 bytes at a time: no padding but at the end. */
 static void base64_put(FILE *f, const unsigned char *p, size_t n)
 {
-	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char out[BASE64_ENCODE_RAW_LENGTH(3072)];
 
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
+	for (size_t i = 0; i < n; i += 3072) {
+		size_t k = n - i < 3072 ? n - i : 3072;
 
-		if (i + 1 < n)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		fputc(tab[v >> 18], f);
-		fputc(tab[(v >> 12) & 63], f);
-		fputc(i + 1 < n ? tab[(v >> 6) & 63] : '=', f);
-		fputc(i + 2 < n ? tab[v & 63] : '=', f);
+		base64_encode_raw(out, k, p + i);
+		fwrite(out, 1, BASE64_ENCODE_RAW_LENGTH(k), f);
 	}
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nettle/base64.h>
+
 /* After a failed request the stream is out of step (a late reply is still
  * coming); the next request resyncs first, resending this often. */
 #define QGA_RESYNC_RETRY_MS 500
@@ -225,48 +227,22 @@ int qga_finish(struct qga *g, json_t **ret, char **errmsg, int64_t deadline)
 	return rc;
 }
 
-static int qga_base64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode in (NULL: empty) into a malloc'd, NUL-terminated buffer. Padding
- * ends the data; whitespace is skipped. 0 or -EPROTO. */
+/* Decode in (NULL: empty) into a malloc'd, NUL-terminated buffer, with
+ * nettle's decoder: whitespace is skipped, the padding checked. 0 or
+ * -EPROTO. */
 static int qga_base64_decode(const char *in, char **out, size_t *out_len)
 {
-	size_t n = in ? strlen(in) : 0, len = 0;
-	char *buf = xcalloc(1, n / 4 * 3 + 4);
-	unsigned int acc = 0, bits = 0;
+	size_t n = in ? strlen(in) : 0, len = BASE64_DECODE_LENGTH(n);
+	struct base64_decode_ctx ctx;
+	uint8_t *buf = xcalloc(1, len + 1);
 
-	for (size_t i = 0; i < n && in[i] != '='; i++) {
-		int v = qga_base64_value((unsigned char)in[i]);
-
-		if (in[i] == '\n' || in[i] == '\r' || in[i] == ' ')
-			continue;
-		if (v < 0) {
-			free(buf);
-			return -EPROTO;
-		}
-		acc = (acc << 6) | (unsigned int)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf[len++] = (char)((acc >> bits) & 0xff);
-			acc &= (1u << bits) - 1;
-		}
+	base64_decode_init(&ctx);
+	if (!base64_decode_update(&ctx, &len, buf, n, in ? in : "") || !base64_decode_final(&ctx)) {
+		free(buf);
+		return -EPROTO;
 	}
 	buf[len] = '\0';
-	*out = buf;
+	*out = (char *)buf;
 	*out_len = len;
 	return 0;
 }

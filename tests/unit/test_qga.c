@@ -180,6 +180,36 @@ static void test_qga_exec_signal_binary_truncated(void **state)
 	finish(&f);
 }
 
+/* The output's base64 (nettle's decoder): line breaks are skipped, a
+ * character outside the alphabet or data after the padding is the agent
+ * speaking nonsense. */
+static void exec_out_data(const char *data, int want, const char *out)
+{
+	char status[256];
+	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-exec", EXEC_PID, STATUS_REQ,
+				       status, NULL };
+	struct qga_exec_result res;
+	struct fixture f;
+
+	snprintf(status, sizeof(status),
+		 ">{\"return\": {\"exitcode\": 0, \"out-data\": \"%s\", \"exited\": true}}\n",
+		 data);
+	start(&f, script);
+	assert_int_equal(qga_exec(f.g, "echo hello", NULL, &res, in_ms(&f, 5000)), want);
+	if (out)
+		assert_string_equal(res.out, out);
+	qga_exec_result_free(&res);
+	finish(&f);
+}
+
+static void test_qga_exec_base64(void **state)
+{
+	(void)state;
+	exec_out_data("aGVs\\nbG8K", 0, "hello\n");
+	exec_out_data("aGVs!G8K", -EPROTO, NULL);
+	exec_out_data("AGI=AGI=", -EPROTO, NULL);
+}
+
 static void test_qga_exec_timeout(void **state)
 {
 	const char *const script[] = {
@@ -308,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_qga_sync_timeout),
 		cmocka_unit_test(test_qga_exec_output),
 		cmocka_unit_test(test_qga_exec_signal_binary_truncated),
+		cmocka_unit_test(test_qga_exec_base64),
 		cmocka_unit_test(test_qga_exec_timeout),
 		cmocka_unit_test(test_qga_exec_error),
 		cmocka_unit_test(test_qga_hangup),
