@@ -186,8 +186,8 @@ static void test_qga_exec_signal_binary_truncated(void **state)
 static void exec_out_data(const char *data, int want, const char *out)
 {
 	char status[256];
-	const char *const script[] = { SYNC_REQ, SYNC_OK, "<guest-exec", EXEC_PID, STATUS_REQ,
-				       status, NULL };
+	const char *const script[] = { SYNC_REQ,   SYNC_OK, "<guest-exec", EXEC_PID,
+				       STATUS_REQ, status,  NULL };
 	struct qga_exec_result res;
 	struct fixture f;
 
