@@ -1,5 +1,6 @@
 #include "disk.h"
 
+#include "disk_bus.h"
 #include "disk_path.h"
 #include "hybrid_disk.h"
 #include "multipath.h"
@@ -323,7 +324,8 @@ int disks_to_args(const struct machine *m, const struct hw_launch *l, struct arg
 			return hw_fail(err, disk_field(f, sizeof(f), i, "bus"),
 				       "no QEMU device for bus %s", disk_bus_name(d->bus));
 		/* a hybrid disk's blocks live in its back end, not in QEMU */
-		ret = d->bus == DISK_BUS_HYBRID ? 0 : disk_blockdev(d, i, l, a);
+		/* a back end serves it: QEMU has no block node of its own */
+		ret = disk_bus_info(d->bus)->backend ? 0 : disk_blockdev(d, i, l, a);
 		if (!ret)
 			ret = (d->paths > 1 ? disk_buses[d->bus].multipath_to_args
 					    : disk_buses[d->bus].to_args)(d, &c);

@@ -2,6 +2,7 @@
  * a table over them. Paths name members of `ktb-probe machine`'s document;
  * "disks.id=data" is the element of the disks array whose id is data. */
 #include "expected.h"
+#include "disk_bus.h"
 
 #include "argv.h"
 #include "display.h"
@@ -304,8 +305,9 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	}
 	snprintf(path, sizeof(path), "%s.multipath.kind", base);
 	snprintf(what, sizeof(what), "disk %s multipath kind", d->id);
-	ret = fact_json(c, path, what, d->bus == DISK_BUS_NVME ? "\"nvme\"" : "\"dm\"");
-	if (!ret && d->bus != DISK_BUS_NVME)
+	ret = fact_json(c, path, what,
+			disk_bus_info(d->bus)->multipath == DISK_MP_NVME ? "\"nvme\"" : "\"dm\"");
+	if (!ret && disk_bus_info(d->bus)->multipath == DISK_MP_DM)
 		ret = disk_dm_facts(c, d, base);
 	snprintf(path, sizeof(path), "%s.multipath.paths", base);
 	snprintf(what, sizeof(what), "disk %s paths", d->id);
@@ -314,25 +316,6 @@ static int disk_mp_facts(struct facts_ctx *c, const struct disk *d, const char *
 	snprintf(path, sizeof(path), "%s.multipath.active", base);
 	snprintf(what, sizeof(what), "disk %s paths live", d->id);
 	return ret ? ret : fact_uint(c, path, what, d->paths);
-}
-
-/* The bus the guest's kernel finds the disk on (a dm-multipath device: its
- * paths'), as ktb-probe names it: a vhost-user-blk (hybrid) disk is virtio
- * to the guest, a SATA disk sits on libata. */
-static const char *disk_guest_bus(enum disk_bus b)
-{
-	switch (b) {
-	case DISK_BUS_VIRTIO:
-	case DISK_BUS_HYBRID:
-		return "virtio";
-	case DISK_BUS_SCSI:
-		return "scsi";
-	case DISK_BUS_NVME:
-		return "nvme";
-	case DISK_BUS_SATA:
-		return "ata";
-	}
-	return "?";
 }
 
 static int disk_facts(struct facts_ctx *c, const struct disk *d)
@@ -351,7 +334,7 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 	f->presence = true;
 	snprintf(path, sizeof(path), "%s.bus", base);
 	snprintf(what, sizeof(what), "disk %s bus", d->id);
-	snprintf(want, sizeof(want), "\"%s\"", disk_guest_bus(d->bus));
+	snprintf(want, sizeof(want), "\"%s\"", disk_bus_info(d->bus)->guest_bus);
 	ret = fact_json(c, path, what, want);
 	snprintf(path, sizeof(path), "%s.size_bytes", base);
 	snprintf(what, sizeof(what), "disk %s size (bytes)", d->id);
@@ -369,8 +352,8 @@ static int disk_facts(struct facts_ctx *c, const struct disk *d)
 	snprintf(what, sizeof(what), "disk %s zoned model", d->id);
 	if (!ret)
 		ret = fact_json(c, path, what, d->zoned ? "\"host-managed\"" : "\"none\"");
-	/* only scsi-hd and ide-hd tell the guest whether they rotate */
-	if (d->bus == DISK_BUS_SCSI || d->bus == DISK_BUS_SATA) {
+	/* only some devices (scsi-hd, ide-hd) tell the guest whether they rotate */
+	if (disk_bus_info(d->bus)->rotation) {
 		snprintf(path, sizeof(path), "%s.rotational", base);
 		snprintf(what, sizeof(what), "disk %s rotational", d->id);
 		if (!ret)

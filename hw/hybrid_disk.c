@@ -3,6 +3,7 @@
 #include "hybrid_disk.h"
 #include "share.h"
 
+#include "disk_bus.h"
 #include "disk_path.h"
 
 #include <errno.h>
@@ -20,7 +21,7 @@
 bool machine_has_hybrid(const struct machine *m)
 {
 	for (unsigned i = 0; i < m->disks_count; i++)
-		if (m->disks[i].bus == DISK_BUS_HYBRID)
+		if (disk_bus_info(m->disks[i].bus)->backend)
 			return true;
 	return false;
 }
@@ -84,7 +85,7 @@ int hybrid_validate(struct disk *d, unsigned i, struct hw_error *err)
 	snprintf(base, sizeof(base), "machine.disks[%u].hybrid", i);
 	if (!h)
 		return 0;
-	if (d->bus != DISK_BUS_HYBRID)
+	if (!disk_bus_info(d->bus)->backend)
 		return hw_fail(err, base, "hybrid settings belong to a disk on bus: hybrid");
 	ret = hybrid_sizes(d, h, base, err);
 	if (ret < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "argv.h"
+#include "disk_bus.h"
 #include "disk_path.h"
 #include "display.h"
 #include "share.h"
@@ -68,7 +69,7 @@ int machine_libvirt_check(const struct machine *m, struct hw_error *err)
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		const struct disk *d = &m->disks[i];
 
-		if (d->bus == DISK_BUS_NVME || d->bus == DISK_BUS_HYBRID) {
+		if (!disk_bus_info(d->bus)->libvirt) {
 			snprintf(f, sizeof(f), "machine.disks[%u].bus", i);
 			return hw_fail(err, f,
 				       "the libvirt renderer cannot present %s disks yet; "
@@ -158,7 +159,7 @@ static int domain_disk(FILE *f, const struct disk *d, const struct hw_launch *l,
 		       unsigned *sd)
 {
 	char *path = machine_disk_path(l, d);
-	bool virtio = d->bus == DISK_BUS_VIRTIO;
+	bool virtio = disk_bus_info(d->bus)->libvirt_virtio;
 	const char *bus = disk_bus_name(d->bus);
 	unsigned k = virtio ? (*vd)++ : (*sd)++;
 	char letters[4];
@@ -202,13 +203,15 @@ static void domain_root_disk(FILE *f, const char *image, unsigned k)
 static int domain_disks(FILE *f, const struct machine *m, const struct hw_launch *l)
 {
 	unsigned vd = 0, sd = 0;
-	bool scsi = false;
+	bool controller = false; /* one controller, the SCSI one, is all a bus needs today */
 	int ret;
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
-		if (m->disks[i].bus == DISK_BUS_SCSI && !scsi) {
-			fprintf(f, "    <controller type='scsi' index='0' model='virtio-scsi'/>\n");
-			scsi = true;
+		const char *model = disk_bus_info(m->disks[i].bus)->libvirt_controller;
+
+		if (model && !controller) {
+			fprintf(f, "    <controller type='scsi' index='0' model='%s'/>\n", model);
+			controller = true;
 		}
 		ret = domain_disk(f, &m->disks[i], l, &vd, &sd);
 		if (ret < 0)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "disk_bus.h"
 /* scsi-hd paths of one disk share a WWN (NAA 5) so the guest sees one LU. */
 #define MP_WWN_BASE 0x5000c50000000000ull
 
@@ -27,7 +28,7 @@ static int mp_check_paths(const struct disk *d, unsigned i, struct hw_error *err
 	if (!d->multipath)
 		return 0;
 	mp_field(f, sizeof(f), i, "multipath");
-	if (d->bus == DISK_BUS_NVME)
+	if (disk_bus_info(d->bus)->multipath == DISK_MP_NVME)
 		return hw_fail(err, f,
 			       "an nvme disk uses the kernel's native NVMe multipath, "
 			       "which has no mode; drop multipath");
@@ -47,7 +48,7 @@ static int mp_check_zoned(struct disk *d, unsigned i, struct hw_error *err)
 
 	if (!z)
 		return 0;
-	if (d->bus != DISK_BUS_NVME)
+	if (!disk_bus_info(d->bus)->zoned)
 		return hw_fail(err, mp_field(f, sizeof(f), i, "zoned"),
 			       "zoned disks are NVMe ZNS namespaces here; use bus: nvme");
 	mp_field(f, sizeof(f), i, "zoned.zone_size");
@@ -158,9 +159,13 @@ int machine_path_device(const struct machine *m, unsigned i, unsigned p, char *b
 
 	if (!d || d->paths < 2 || p >= d->paths)
 		return -EINVAL;
-	if (d->bus == DISK_BUS_NVME)
+	switch (disk_bus_info(d->bus)->multipath) {
+	case DISK_MP_NVME:
 		return mp_nvme_path(d, i, p, buf, len);
-	if (d->bus == DISK_BUS_SCSI)
+	case DISK_MP_DM:
 		return mp_scsi_path(d, i, p, buf, len);
+	case DISK_MP_NONE:
+		break;
+	}
 	return -EINVAL;
 }

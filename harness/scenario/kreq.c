@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk_bus.h"
 #include "sleep.h"
 
 /* One option and the module that provides it when it is =m; NULL: it is a
@@ -126,22 +127,6 @@ static const struct {
 	{ "CONFIG_DM_MULTIPATH_ST", "dm-multipath's service-time path selector",
 	  "CONFIG_DM_MULTIPATH" },
 };
-
-/* A disk's bus, as the guest sees it: a hybrid disk is vhost-user-blk on
- * the host, virtio-blk in the guest. */
-static const struct kreq_opts bus_opts[] = {
-	[DISK_BUS_VIRTIO] = { { { "CONFIG_VIRTIO_BLK", "virtio_blk" } } },
-	[DISK_BUS_SCSI] = { { { "CONFIG_SCSI", "scsi_mod" },
-			      { "CONFIG_BLK_DEV_SD", "sd_mod" },
-			      { "CONFIG_SCSI_VIRTIO", "virtio_scsi" } } },
-	[DISK_BUS_NVME] = { { { "CONFIG_BLK_DEV_NVME", "nvme" } } },
-	[DISK_BUS_SATA] = { { { "CONFIG_SCSI", "scsi_mod" },
-			      { "CONFIG_BLK_DEV_SD", "sd_mod" },
-			      { "CONFIG_ATA", "libata" },
-			      { "CONFIG_SATA_AHCI", "ahci" } } },
-	[DISK_BUS_HYBRID] = { { { "CONFIG_VIRTIO_BLK", "virtio_blk" } } },
-};
-_Static_assert(sizeof(bus_opts) / sizeof(bus_opts[0]) == DISK_BUS_COUNT, "a row per bus");
 
 /* dm-multipath, either mode: the bio-based target is the same module
  * (dm-mpath.c, queue_mode bio); the path selector guest/mpath.c asks for,
@@ -414,13 +399,17 @@ static int add_disk(struct kreq_list *l, const struct disk *d)
 {
 	static const struct kreq_opts nvme_mp = { { { "CONFIG_NVME_MULTIPATH", NULL } } };
 	static const struct kreq_opts zoned = { { { "CONFIG_BLK_DEV_ZONED", NULL } } };
+	const struct disk_bus_info *bus = disk_bus_info(d->bus);
 	char why[256];
-	int ret;
+	int ret = 0;
 
-	snprintf(why, sizeof(why), "disk '%s' is on bus %s%s", d->id, disk_bus_name(d->bus),
-		 d->bus == DISK_BUS_HYBRID ? " (vhost-user-blk: virtio-blk in the guest)" : "");
-	ret = add_opts(l, &bus_opts[d->bus], why);
-	if (!ret && d->paths > 1 && d->bus == DISK_BUS_NVME) {
+	snprintf(why, sizeof(why), "disk '%s' is on bus %s%s%s%s", d->id, disk_bus_name(d->bus),
+		 bus->guest_note ? " (" : "", bus->guest_note ? bus->guest_note : "",
+		 bus->guest_note ? ")" : "");
+	/* the guest's driver for the bus (a hybrid disk: virtio-blk) */
+	for (size_t i = 0; !ret && i < DISK_BUS_KOPTS_MAX && bus->kopts[i].option; i++)
+		ret = kreq_list_add(l, bus->kopts[i].option, bus->kopts[i].module, why);
+	if (!ret && d->paths > 1 && bus->multipath == DISK_MP_NVME) {
 		snprintf(why, sizeof(why), "disk '%s' has %u paths (native NVMe multipath)", d->id,
 			 d->paths);
 		ret = add_opts(l, &nvme_mp, why);

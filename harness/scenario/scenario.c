@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "disk_bus.h"
 #include "regex_any.h"
 #include "scenario_limits.h"
 #include "util.h"
@@ -1837,7 +1838,7 @@ static int check_hybrid_disk(struct load_ctx *c, const char *id, const char *f, 
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		if (strcmp(m->disks[i].id, id))
 			continue;
-		if (m->disks[i].bus != DISK_BUS_HYBRID)
+		if (!disk_bus_info(m->disks[i].bus)->backend)
 			return fail(c, f,
 				    "disk \"%s\" is not on bus hybrid; write the id of a "
 				    "hybrid disk%s",

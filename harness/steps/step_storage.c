@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "disk_bus.h"
 #include "hybrid.h"
 #include "loop.h"
 #include "step_storage.h"
@@ -12,7 +13,7 @@
 
 bool power_loss_hits(const char *which, const struct disk *d)
 {
-	return d->bus == DISK_BUS_HYBRID && (!strcmp(which, "all") || !strcmp(which, d->id));
+	return disk_bus_info(d->bus)->backend && (!strcmp(which, "all") || !strcmp(which, d->id));
 }
 
 char *power_loss_add(json_t *out, const char *id, json_t *reply)

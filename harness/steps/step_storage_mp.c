@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk_bus.h"
 #include "loop.h"
 #include "step_storage_mp.h"
 #include "util.h"
@@ -318,7 +319,7 @@ static void mp_step(struct run_ctx *c, const struct step *st, const struct path_
 		    struct step_result *sr, int64_t deadline)
 {
 	struct mp_op op = { c, ref, &c->s->machine->disks[ref->disk_index], up, sr, deadline };
-	bool nvme = op.d->bus == DISK_BUS_NVME;
+	bool nvme = disk_bus_info(op.d->bus)->multipath == DISK_MP_NVME;
 	json_t *probe, *mp;
 	int64_t seen_ms;
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "disk_bus.h"
 #include "util.h"
 
 #define CTL_TIMEOUT_MS 5000
@@ -50,7 +51,7 @@ int hybrid_start(struct sidecars *sc, const struct machine *m, const struct hw_l
 	int ret, n = 0;
 
 	for (unsigned i = 0; i < m->disks_count; i++) {
-		if (m->disks[i].bus != DISK_BUS_HYBRID)
+		if (!disk_bus_info(m->disks[i].bus)->backend)
 			continue;
 		ret = start_one(sc, &m->disks[i], l, log_dir, deadline, why, len);
 		if (ret < 0)
@@ -110,7 +111,7 @@ json_t *hybrid_stats_all(const struct machine *m, const struct hw_launch *l)
 	for (unsigned i = 0; i < m->disks_count; i++) {
 		json_t *st;
 
-		if (m->disks[i].bus != DISK_BUS_HYBRID)
+		if (!disk_bus_info(m->disks[i].bus)->backend)
 			continue;
 		st = hybrid_ctl(l, &m->disks[i], "stats");
 		if (!st)

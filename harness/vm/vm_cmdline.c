@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk_bus.h"
 #include "util.h"
 
 const char *vm_multipath_arg(const struct machine *m)
@@ -19,7 +20,8 @@ const char *vm_multipath_arg(const struct machine *m)
 		const struct disk *d = &m->disks[i];
 		const struct multipath *mp = d->multipath;
 
-		if (d->bus != DISK_BUS_SCSI || d->paths < 2 || n >= sizeof(buf))
+		if (disk_bus_info(d->bus)->multipath != DISK_MP_DM || d->paths < 2 ||
+		    n >= sizeof(buf))
 			continue;
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%s:%u:%s",
 				      n ? "," : "ktb.mp=", d->id,
@@ -41,44 +43,51 @@ static void append_word(char **s, const char *word)
 	*s = n;
 }
 
-/* q35's AHCI controller is always there, with six ports. With no SATA disk
- * declared they are all empty, and libata waits 200 ms per link "for PHYs
- * that react badly" before it finds each down; the kernel waits for that
- * before it starts init (0.3 s of the minimal kernel's 1.6 s boot).
- * nodbdelay skips the wait; it is left out when a SATA disk is there, so
- * the links a scenario uses are brought up as the kernel does by itself. */
-static bool has_bus(const struct machine *m, enum disk_bus bus)
+/* Whether some disk's bus needs the guest driver module (its row's kernel
+ * options name it). */
+static bool disk_needs(const struct machine *m, const char *module)
 {
-	for (unsigned i = 0; i < m->disks_count; i++)
-		if (m->disks[i].bus == bus)
-			return true;
+	for (unsigned i = 0; i < m->disks_count; i++) {
+		const struct disk_bus_info *bus = disk_bus_info(m->disks[i].bus);
+
+		for (size_t k = 0; k < DISK_BUS_KOPTS_MAX && bus->kopts[k].option; k++)
+			if (bus->kopts[k].module && !strcmp(bus->kopts[k].module, module))
+				return true;
+	}
 	return false;
 }
 
 static bool uses_virtio_blk(const struct machine *m)
 {
-	/* vhost-user-blk is virtio-blk to the guest; so is the root's disk */
-	return has_bus(m, DISK_BUS_VIRTIO) || has_bus(m, DISK_BUS_HYBRID) || m->root_disk;
+	/* the root's disk is virtio-blk too */
+	return disk_needs(m, "virtio_blk") || m->root_disk;
 }
 
 static bool uses_scsi(const struct machine *m)
 {
-	return has_bus(m, DISK_BUS_SCSI);
+	return disk_needs(m, "virtio_scsi");
 }
 
 static bool uses_sd(const struct machine *m)
 {
-	return has_bus(m, DISK_BUS_SCSI) || has_bus(m, DISK_BUS_SATA);
+	return disk_needs(m, "sd_mod");
 }
 
+/* q35's AHCI controller is always there, with six ports. With no SATA disk
+ * declared they are all empty, and libata waits 200 ms per link "for PHYs
+ * that react badly" before it finds each down; the kernel waits for that
+ * before it starts init (0.3 s of the minimal kernel's 1.6 s boot).
+ * nodbdelay skips the wait; it is left out when a SATA disk (one that
+ * needs ahci) is there, so the links a scenario uses are brought up as the
+ * kernel does by itself. */
 static bool uses_sata(const struct machine *m)
 {
-	return has_bus(m, DISK_BUS_SATA);
+	return disk_needs(m, "ahci");
 }
 
 static bool uses_nvme(const struct machine *m)
 {
-	return has_bus(m, DISK_BUS_NVME);
+	return disk_needs(m, "nvme");
 }
 
 static bool uses_balloon(const struct machine *m)
@@ -206,7 +215,7 @@ char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, cons
 	char *shares, *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M "
 				   "no_timer_check cryptomgr.notests");
 
-	if (!has_bus(m, DISK_BUS_SATA))
+	if (!uses_sata(m))
 		append_word(&s, VM_CMDLINE_NODBDELAY);
 
 	for (unsigned i = 0; i < m->disks_count; i++) {

@@ -18,6 +18,9 @@ Checks (each one a letter, --only picks some):
      functions in the header are its own)
   e  one file in harness/ and hw/ starts processes (fork, exec*, popen,
      system, posix_spawn, clone); guest/ is exempt
+  f  nothing in harness/, hw/ or guest/ branches on a disk bus (==, != or
+     case with a DISK_BUS_ value): what differs between buses is a field of
+     its row (hw/disk_bus.c, hw/disk.c's QEMU devices), which code asks
 
 It always prints the numbers (files and lines per folder, cycles, the
 longest include chain, spawn sites, header mismatches); --stats prints only
@@ -354,11 +357,28 @@ def check_spawn(t):
         [f"{len(sites)} files start processes; one may"]
 
 
+BUS_BRANCH = re.compile(r"(?:==|!=)\s*DISK_BUS_(?!COUNT\b|KOPTS_MAX\b)[A-Z0-9_]+\b|"
+                        r"\bDISK_BUS_(?!COUNT\b|KOPTS_MAX\b)[A-Z0-9_]+\s*(?:==|!=)|"
+                        r"\bcase\s+DISK_BUS_[A-Z0-9_]+")
+
+
+def check_bus_branches(t):
+    bad = []
+    for p, text in sorted(t.files.items()):
+        code = strip_c(text)
+        for m in BUS_BRANCH.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            bad.append(f"{p}:{line}: branches on a bus ({m.group(0).strip()}); "
+                       "ask the bus's row (hw/disk_bus.h) instead")
+    return bad
+
+
 CHECKS = {"a": ("includes name files, not paths", check_paths),
           "b": ("includes follow the layer order", check_order),
           "c": ("no include cycles", lambda t: [" <-> ".join(c) for c in cycles(t)]),
           "d": ("headers declare only their own .c's functions", check_headers),
-          "e": ("one file starts processes", check_spawn)}
+          "e": ("one file starts processes", check_spawn),
+          "f": ("nothing branches on a disk bus", check_bus_branches)}
 
 
 def stats(t):
@@ -391,7 +411,7 @@ def stats(t):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
-    ap.add_argument("--only", default="abcde", help="the checks to run, e.g. ab")
+    ap.add_argument("--only", default="abcdef", help="the checks to run, e.g. ab")
     ap.add_argument("--stats", action="store_true", help="print the numbers only; exit 0")
     a = ap.parse_args()
     t = Tree(os.path.abspath(a.root))

@@ -25,7 +25,9 @@ CLEAN = {
                          '#include "protocol.h"\n\nint top_f(void)\n{\n'
                          '\treturn util_f() + m() + (int)sizeof("system(");\n}\n',
     "hw/machine.h": "int m(void);\n",
-    "hw/machine.c": '#include "machine.h"\n\nint m(void)\n{\n\treturn 0;\n}\n',
+    "hw/machine.c": '#include "machine.h"\n\nint m(void)\n{\n\treturn 0;\n}\n'
+                    "static const int rows[] = { [DISK_BUS_NVME] = 1 };\n"
+                    "int n(int b)\n{\n\treturn b < DISK_BUS_COUNT && rows[b];\n}\n",
     "guest/protocol.h": "#define KTB_PORT 1\n",
     "guest/init.c": "int main(void)\n{\n\treturn fork();\n}\n",
 }
@@ -38,6 +40,8 @@ PLANTS = {
     "d": ("harness/base/util.h", "int stray(int x);\n", "declares stray"),
     "e": ("harness/top/top.c", 'void t(void)\n{\n\tpopen("x", "r");\n}\n',
           "harness/top/top.c: calls popen"),
+    "f": ("hw/machine.c", "int b(int x)\n{\n\treturn x == DISK_BUS_NVME;\n}\n",
+          "hw/machine.c:14: branches on a bus (== DISK_BUS_NVME)"),
 }
 PLANTS_EXTRA = {"c": ("harness/base/util.h", '#include "proc.h"\n')}
 # more violations of check b, outside the layers: the model and the guest
