@@ -62,7 +62,8 @@ static void boot_usage(FILE *f)
 	    "                    nokaslr; prints how to attach\n"
 	    "  --gdb-wait        with --gdb: the CPUs wait until a debugger lets them go\n"
 	    "  -v, --verbose     show the image builder's output; with --exec, one line naming\n"
-	    "                    the kernel, the accelerator, the shares and the guest folder\n"
+	    "                    the kernel and its file, the accelerator, the shares and the\n"
+	    "                    guest folder\n"
 	    "Without --exec the console is this terminal: Ctrl-A X quits, Ctrl-A C toggles the\n"
 	    "QEMU monitor.\n"
 	    "Exit: 0 when QEMU ended by itself (--exec: the command's status), 2 bad input,\n"
@@ -413,7 +414,7 @@ static char *shares_banner(const struct machine *m)
 
 /* The same start as `ktb run` (vm_start), with QEMU on the terminal; or,
  * with --exec, without a terminal and the command's output instead. */
-static int boot_vm(struct machine *m, const struct boot_cli *c, const struct image *img, bool kvm)
+static int boot_vm(struct machine *m, const struct boot_cli *c, struct image *img, bool kvm)
 {
 	char *dir = tmp_template("ktb-boot");
 	struct vm_config vc = {
@@ -421,6 +422,7 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	};
 	struct vm vm;
 	char *banner = NULL, *append = NULL, *shares = NULL;
+	const char *kfile;
 	int ret;
 
 	memset(&vm, 0, sizeof(vm));
@@ -438,9 +440,10 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 	}
 	append = boot_append(m, c);
 	shares = shares_banner(m);
-	banner = xasprintf("ktb boot: booting %s (%s); QMP %s/qmp.sock, guest agent %s/qga.sock%s; "
-			   "Ctrl-A X quits",
-			   img->release, kvm ? "kvm" : "tcg", dir, dir, shares);
+	kfile = strrchr(vc.kernel, '/') ? strrchr(vc.kernel, '/') + 1 : vc.kernel;
+	banner = xasprintf("ktb boot: booting %s (%s, %s); QMP %s/qmp.sock, guest agent "
+			   "%s/qga.sock%s; Ctrl-A X quits",
+			   img->release, kfile, kvm ? "kvm" : "tcg", dir, dir, shares);
 	vc.append = append;
 	vc.workdir = dir;
 	vc.banner = banner;
@@ -451,8 +454,8 @@ static int boot_vm(struct machine *m, const struct boot_cli *c, const struct ima
 		vc.banner = NULL;
 		vc.sig_fd = proc_signals_install();
 		if (c->k.verbose)
-			fprintf(stderr, "ktb boot: booting %s (%s)%s; running in %s\n",
-				img->release, kvm ? "kvm" : "tcg", shares, c->workdir);
+			fprintf(stderr, "ktb boot: booting %s (%s, %s)%s; running in %s\n",
+				img->release, kfile, kvm ? "kvm" : "tcg", shares, c->workdir);
 		ret = boot_exec_run(&vc, &c->exec);
 		goto out;
 	}

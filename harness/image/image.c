@@ -920,6 +920,7 @@ void image_free(struct image *img)
 	free(img->dir);
 	free(img->vmlinux);
 	free(img->bzimage);
+	free(img->direct);
 	free(img->initrd);
 	free(img->release);
 	free(img->key);

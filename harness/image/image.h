@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* the layer's other headers, so one include serves its users */
 #include "image_dirs.h"
@@ -18,6 +19,10 @@ struct image {
 	char *dir;     /* cache directory of this build */
 	char *vmlinux; /* decompressed ELF with the PVH note, or NULL */
 	char *bzimage; /* bootable through SeaBIOS, or NULL */
+	/* the direct bzImage (image_direct.h), once a machine asked for it,
+	 * and the top of what its boot writes */
+	char *direct;
+	uint64_t direct_top;
 	char *initrd;
 	char *release; /* kernel release, "6.1.0-57-amd64" */
 	char *key;     /* content hash */

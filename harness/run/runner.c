@@ -316,7 +316,7 @@ static void keep_vm(struct run_ctx *c)
 	fprintf(stderr, "ktb run: %s's VM: %s; stopping it\n", c->r->name, why);
 }
 
-static const char *pick_kernel(const struct scenario *s, const struct image *img, char **why)
+static const char *pick_kernel(const struct scenario *s, struct image *img, char **why)
 {
 	const char *k = vm_pick_kernel(s->machine, img);
 

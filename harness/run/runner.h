@@ -22,7 +22,7 @@ enum run_dump {
 };
 
 struct run_opts {
-	const struct image *image;
+	struct image *image; /* its direct bzImage is made on first use */
 	/* the config of the kernel the image boots; NULL: not known (every
 	 * scenario boots); else a scenario it lacks options for is skipped */
 	const struct kconfig *kconfig;

@@ -11,7 +11,9 @@
 
 #include "protocol.h"
 #include "console.h"
+#include "image_direct.h"
 #include "loop.h"
+#include "memmap.h"
 #include "qga.h"
 #include "qmp.h"
 #include "spawn.h"
@@ -19,11 +21,20 @@
 
 #define CONSOLE_TAIL_LINES 200
 
-const char *vm_pick_kernel(const struct machine *m, const struct image *img)
+const char *vm_pick_kernel(const struct machine *m, struct image *img)
 {
-	if (machine_needs_bios_boot(m))
-		return img->bzimage;
-	return img->vmlinux ? img->vmlinux : img->bzimage;
+	const char *direct;
+	uint64_t top = 0;
+	struct stat st;
+	char why[512];
+
+	if (!machine_needs_bios_boot(m))
+		return img->vmlinux ? img->vmlinux : img->bzimage;
+	direct = image_direct(img, &top, why, sizeof(why));
+	if (direct && !stat(img->initrd, &st) &&
+	    image_direct_fits(top, memmap_low_bytes(m->memory_bytes), (uint64_t)st.st_size))
+		return direct;
+	return img->bzimage;
 }
 
 void vm_gone(struct vm *vm, const char *reason)

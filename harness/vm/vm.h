@@ -77,10 +77,12 @@ struct vm_exec_result {
 	bool out_truncated, err_truncated;
 };
 
-/* The kernel a machine boots from img: the bzImage when its firmware must
- * offer S3 (SeaBIOS), else the vmlinux when there is one. NULL when the
- * machine needs a bzImage the image lacks. */
-const char *vm_pick_kernel(const struct machine *m, const struct image *img);
+/* The kernel a machine boots from img: when its firmware must offer S3
+ * (SeaBIOS), the direct bzImage (image_direct.h) where the kernel has a PVH
+ * entry and QEMU's initrd lands above what it writes, else the bzImage;
+ * other machines the vmlinux when there is one. NULL when the machine
+ * needs a bzImage the image lacks. */
+const char *vm_pick_kernel(const struct machine *m, struct image *img);
 
 /* How many bytes console.log holds now (restarts append to it), or -1
  * without one: where the next console line will begin. */

@@ -60,6 +60,25 @@ sanitizer_reports() {
 	return $found
 }
 
+# lib_cpu: the CPU seconds (user and system) this test used, its own and
+# every process it waited for (ktb, and through ktb its QEMUs and helpers),
+# on stderr; with KTB_TEST_CPU_LOG set, also a line "SECONDS NAME" appended
+# to that file. CPU, not wall time, is what a CI machine's cores run out
+# of: the sum over a run is its floor on a machine of N cores (sum / N).
+lib_cpu() {
+	local u s cu cs total
+	# not in $( ): a subshell's times are its own
+	times >"$work/.times"
+	read -r u s cu cs <<<"$(tr '\n' ' ' <"$work/.times")"
+	total=$(for v in "$u" "$s" "$cu" "$cs"; do
+		v=${v%s}
+		echo "${v%%m*} ${v#*m}"
+	done | awk '{ sum += $1 * 60 + $2 } END { printf "%.1f", sum }')
+	echo "cpu: ${total} s (user and system, with every process waited for)" >&2
+	[ -z "${KTB_TEST_CPU_LOG:-}" ] ||
+		echo "$total ${KTB_TEST_NAME:-$(basename "$0" .sh)}" >>"$KTB_TEST_CPU_LOG"
+}
+
 # lib_exit [STATUS]: the end of every test (the EXIT trap): a sanitizer
 # report from any process fails it, then the work folder goes. A script
 # with its own EXIT trap ends it with lib_exit "$st", st being the $? the
@@ -69,6 +88,7 @@ lib_exit() {
 	local st=${1:-$?}
 
 	[ -z "${lib_failed:-}" ] || st=1
+	lib_cpu
 	if sanitizer_reports; then
 		echo "FAIL: a process leaked memory or failed a sanitizer check (reports above)" >&2
 		st=1

@@ -7,6 +7,7 @@
 # in many CI containers; docs/scenarios.md, Shares). ktb says so (exit 125,
 # the SKIP line naming virtiofsd's error); the test is then skipped (77,
 # CTest's SKIP_RETURN_CODE here), the reason printed. Any other skip fails.
+KTB_TEST_NAME=scenario/$(basename "$1" .yaml)
 . "$(dirname "$0")/lib.sh"
 rc=0
 "$KTB" run --artifacts "$(artifacts)" "$1" </dev/null >"$out" 2>&1 || rc=$?
