@@ -39,9 +39,9 @@ static void test_kernel_arg(void **state)
 					"b:bio:3:fail ktb.nomod="));
 	assert_non_null(strstr(cmdline, " quiet"));
 	/* no SATA disk: q35's empty AHCI ports are probed without the delay */
-	assert_non_null(
-	    strstr(cmdline, " no_timer_check cryptomgr.notests initcall_blacklist=crypto_kdf108_init "
-			     "libata.force=nodbdelay ktb.disks="));
+	assert_non_null(strstr(
+	    cmdline, " no_timer_check cryptomgr.notests initcall_blacklist=crypto_kdf108_init "
+		     "libata.force=nodbdelay ktb.disks="));
 	free(cmdline);
 	disks[2].bus = DISK_BUS_SATA;
 	cmdline = vm_kernel_cmdline(&m, NULL, NULL);

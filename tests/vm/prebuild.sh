@@ -6,7 +6,7 @@
 # two-VM one), so it slows no test's timing, and on a fresh machine the
 # kernel builds' half hour mostly disappears into that idle time.
 #
-# In the order the tests need them: the Debian roots of the library and of
+# In the order the tests need them: the Debian root of the library and of
 # t_roots.sh (images/debian-root.sh, under its lock), the images of the
 # Debian kernels the bisect tests use and the kernel's debug files (the
 # image cache's lock), the minimal kernel of the library
@@ -39,11 +39,10 @@ step() {
 		st=1
 	fi
 }
-# the library's Debian root (fio-multipath-verify, nvme-4kn-format), then
-# t_roots.sh's
+# the library's Debian root (fio-multipath-verify, nvme-4kn-format; t_roots.sh
+# boots the same one)
 step "Debian root: fio nvme-cli xfsprogs" "$ktb" image build --root debian \
 	--package fio --package nvme-cli --package xfsprogs
-step "Debian root: fio" "$ktb" image build --root debian --package fio
 # the images of the older Debian kernels t_bisect*.sh bisect over (its
 # ladder; the newest is the image's own) and the kernel's debug files
 # (t_dump.sh): on a fresh machine each is a download a two-VM test waited on
@@ -56,4 +55,7 @@ done
 step "the Debian kernel's debug files (t_dump.sh)" "$ktb" image build --debug
 step "minimal kernel (own-kernel/own_kernel)" minimal_kernel "$ktb" "$src/scenarios"
 step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
+# its CPU (user, system): the second line, everything it ran
+echo "prebuild: CPU of this script, then of everything it ran:"
+times
 exit $st

@@ -3,9 +3,9 @@
 # host's own (ktb boot --root host) runs the host's programs (fio, the same
 # version as here) and reads the host's files, while what the guest writes
 # stays in its memory and the kernel's modules stay the image's; a Debian
-# root (--root debian --package fio) runs the root's fio, from its own
-# package, without the host's programs, from a disk the guest's disk list
-# leaves out. A scenario's guest.root host runs
+# root (the library's: fio, nvme-cli, xfsprogs, so the tests build one)
+# runs the root's fio, from its own package, without the host's programs,
+# from a disk the guest's disk list leaves out. A scenario's guest.root host runs
 # only with --allow-host-root; a package apt does not know is exit 2 before
 # anything boots; a root the guest cannot mount fails the boot, named.
 . "$(dirname "$0")/lib.sh"
@@ -31,8 +31,9 @@ expect_out '^guest$'
 [ ! -e "$hostdir/written" ] || fail "a file the guest wrote on the host's root reached the host"
 
 # a Debian root with fio: the root's own, not the host's (no gcc there)
+debian=(--root debian --package fio --package nvme-cli --package xfsprogs)
 # shellcheck disable=SC2016 # the guest's shell expands it
-ktb_run boot --root debian --package fio --exec 'command -v fio; fio --version;
+ktb_run boot "${debian[@]}" --exec 'command -v fio; fio --version;
 	dpkg -S /usr/bin/fio; . /etc/os-release; echo "$ID $VERSION_ID"; command -v gcc || echo no-gcc
 	mount -t xfs /dev/null /mnt 2>/dev/null; grep -cw xfs /proc/filesystems
 	for d in /sys/block/vd*; do echo "disk $(cat $d/serial)"; done
@@ -51,7 +52,7 @@ expect_out '^fio-[0-9]'
 expect_out '^fio: /usr/bin/fio$'
 expect_out '^debian 12$'
 expect_out '^no-gcc$'
-grep -q 'debian-root: built' "$out" || ktb_run image build --root debian --package fio
+grep -q 'debian-root: built' "$out" || ktb_run image build "${debian[@]}"
 expect_rc 0
 manifest=$(awk '/^manifest:/ {print $2}' "$out")
 [ -z "$manifest" ] || grep -q '"fio": "' "$manifest" || fail "the manifest $manifest names no fio"
@@ -100,7 +101,7 @@ expect_out '^PASS +smoke '
 ktb_run boot --root host --append module_blacklist=9pnet_virtio --exec true
 expect_rc 125
 expect_out 'root ktbroot: mount 9p share ktbroot'
-ktb_run boot --root debian --package fio --append module_blacklist=virtio_blk --exec true
+ktb_run boot "${debian[@]}" --append module_blacklist=virtio_blk --exec true
 expect_rc 125
 expect_out 'root disk:ktbroot: no disk with serial ktbroot in /sys/block'
 exit 0
