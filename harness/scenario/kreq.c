@@ -1,6 +1,6 @@
 /* Kernel requirements: what each part of a scenario needs of the guest
  * kernel, as tables keyed by the model's own names (hw/names.h), the step
- * kinds and the suspend arguments, and the walk that turns a scenario into
+ * kinds (each kind's row, step_kind.h), and the walk that turns a scenario into
  * the list. Option names and what Debian's 6.1 kernel sets them to are
  * listed in docs/own-kernel.md; tests/unit/test_kreq.c pins each scenario
  * of the library to its options. */
@@ -14,19 +14,7 @@
 
 #include "disk_bus.h"
 #include "sleep.h"
-
-/* One option and the module that provides it when it is =m; NULL: it is a
- * bool (or must be built in), so =m is not enough. */
-struct kreq_opt {
-	const char *option, *module;
-};
-
-#define KREQ_ROW_MAX 8
-/* The options one part needs, in the order a config fragment wants them
- * (what an option depends on first); ends at the first NULL option. */
-struct kreq_opts {
-	struct kreq_opt o[KREQ_ROW_MAX];
-};
+#include "step_kind.h"
 
 /* kernel.requires names no module: "" says =m counts, whatever the module
  * (an option given as CONFIG_X=y has none, NULL: it must be built in). */
@@ -245,95 +233,6 @@ static const struct machine_row machine_rows[] = {
 	{ has_virtiofs, { { { "CONFIG_FUSE_FS", "fuse" }, { "CONFIG_VIRTIO_FS", "virtiofs" } } } },
 };
 
-/* What a step of each kind needs whatever its argument: suspend writes
- * /sys/power/pm_test (none, or the level), pm_print_times and
- * pm_debug_messages (PM_SLEEP_DEBUG) and suspend.pm_test_delay (PM_DEBUG)
- * before every suspend (step_pm.c). The other kinds act on the host or
- * need only the machine part they drive, derived from the machine. */
-static const struct kreq_opts kind_opts[] = {
-	[STEP_RUN] = { { { NULL, NULL } } },
-	[STEP_WAIT] = { { { NULL, NULL } } },
-	[STEP_QMP] = { { { NULL, NULL } } },
-	[STEP_SUSPEND] = { { { "CONFIG_PM_DEBUG", NULL }, { "CONFIG_PM_SLEEP_DEBUG", NULL } } },
-	[STEP_FAIL_PATH] = { { { NULL, NULL } } },
-	[STEP_RESTORE_PATH] = { { { NULL, NULL } } },
-	[STEP_BALLOON] = { { { "CONFIG_VIRTIO_BALLOON", "virtio_balloon" } } },
-	[STEP_MEASURE] = { { { NULL, NULL } } },
-	[STEP_POWER_LOSS] = { { { NULL, NULL } } },
-	[STEP_HYBRID_STATS] = { { { NULL, NULL } } },
-	[STEP_KTAP] = { { { NULL, NULL } } }, /* what its tests need: kernel.requires */
-	[STEP_SCREEN] = { { { NULL, NULL } } },
-	[STEP_JUNIT] = { { { NULL, NULL } } },	  /* what its tests need: kernel.requires */
-	[STEP_BLKTESTS] = { { { NULL, NULL } } }, /* the same */
-};
-_Static_assert(sizeof(kind_opts) / sizeof(kind_opts[0]) == STEP_KIND_COUNT, "a row per kind");
-
-/* suspend: the state it enters. S4 writes its image to swap and powers
- * off through the platform (ACPI) method. */
-static const struct kreq_opts state_opts[] = {
-	[SLEEP_STATE_S3] = { { { "CONFIG_SUSPEND", NULL }, { "CONFIG_ACPI_SLEEP", NULL } } },
-	[SLEEP_STATE_S2IDLE] = { { { "CONFIG_SUSPEND", NULL } } },
-	[SLEEP_STATE_S4] = { { { "CONFIG_SWAP", NULL },
-			       { "CONFIG_HIBERNATION", NULL },
-			       { "CONFIG_ACPI_SLEEP", NULL } } },
-};
-_Static_assert(sizeof(state_opts) / sizeof(state_opts[0]) == SLEEP_STATE_COUNT, "a row per state");
-
-/* suspend: what wakes it (the loader fills the default). */
-static const struct {
-	const char *name;
-	struct kreq_opts opts;
-} wake_rows[] = {
-	[WAKE_DEFAULT] = { "default", { { { NULL, NULL } } } },
-	[WAKE_QMP] = { "qmp", { { { NULL, NULL } } } },
-	[WAKE_RTC] = { "rtc",
-		       { { { "CONFIG_RTC_CLASS", NULL },
-			   { "CONFIG_RTC_DRV_CMOS", "rtc_cmos" } } } },
-	[WAKE_KEY] = { "key",
-		       { { { "CONFIG_SERIO_I8042", "i8042" },
-			   { "CONFIG_KEYBOARD_ATKBD", "atkbd" } } } },
-	[WAKE_BUTTON] = { "button", { { { "CONFIG_ACPI_BUTTON", "button" } } } },
-};
-
-/* What a run step's command calls, by a word in it (and not when the
- * command also has `unless`): the guest tools' subcommands, the community's
- * tools and the kernel files a step reads or writes. zswap: the library
- * expects the lzo compressor (paging-zswap) and zbud, the default pool. fio
- * keeps its jobs' state in System V shared memory (shmget; "failed to setup
- * shm segment" without it) unless its jobs are threads (--thread). */
-static const struct {
-	const char *word, *unless;
-	struct kreq_opts opts;
-} run_words[] = {
-	{ "fio ", "--thread", { { { "CONFIG_SYSVIPC", NULL } } } },
-	{ "swapon", NULL, { { { "CONFIG_SWAP", NULL } } } },
-	{ "ktb-mem pressure", NULL, { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
-	{ "/proc/vmstat", NULL, { { { "CONFIG_VM_EVENT_COUNTERS", NULL } } } },
-	{ "ktb-mem zswap",
-	  NULL,
-	  { { { "CONFIG_VM_EVENT_COUNTERS", NULL },
-	      { "CONFIG_SWAP", NULL },
-	      { "CONFIG_ZSWAP", NULL },
-	      { "CONFIG_ZSWAP_COMPRESSOR_DEFAULT_LZO", NULL },
-	      { "CONFIG_CRYPTO_LZO", NULL },
-	      { "CONFIG_ZSWAP_ZPOOL_DEFAULT_ZBUD", NULL },
-	      { "CONFIG_ZBUD", NULL } } } },
-	{ "/sys/module/zswap/", NULL, { { { "CONFIG_SWAP", NULL }, { "CONFIG_ZSWAP", NULL } } } },
-	{ "ktb-mem psi", NULL, { { { "CONFIG_PSI", NULL } } } },
-	{ "/proc/pressure/", NULL, { { { "CONFIG_PSI", NULL } } } },
-	{ "ktb-mem thp", NULL, { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
-	{ "/sys/kernel/mm/transparent_hugepage/",
-	  NULL,
-	  { { { "CONFIG_TRANSPARENT_HUGEPAGE", NULL } } } },
-	{ "ktb-mem bind", NULL, { { { "CONFIG_NUMA", NULL } } } },
-	{ "ktb-probe numa", NULL, { { { "CONFIG_NUMA", NULL } } } },
-	{ "dmsetup", NULL, { { { "CONFIG_MD", NULL }, { "CONFIG_BLK_DEV_DM", "dm_mod" } } } },
-	{ "mkfs.xfs", NULL, { { { "CONFIG_XFS_FS", "xfs" } } } },
-	{ "mount -t xfs", NULL, { { { "CONFIG_XFS_FS", "xfs" } } } },
-	{ "/sys/power/suspend_stats/", NULL, { { { "CONFIG_SUSPEND", NULL } } } },
-	{ "ktb-probe sleep", NULL, { { { "CONFIG_SUSPEND", NULL } } } },
-};
-
 /* ---- the list ---- */
 
 static int why_append(struct kreq *r, const char *why)
@@ -386,7 +285,7 @@ int kreq_list_add(struct kreq_list *l, const char *option, const char *module, c
 	return 0;
 }
 
-static int add_opts(struct kreq_list *l, const struct kreq_opts *o, const char *why)
+int kreq_add_opts(struct kreq_list *l, const struct kreq_opts *o, const char *why)
 {
 	int ret = 0;
 
@@ -412,17 +311,17 @@ static int add_disk(struct kreq_list *l, const struct disk *d)
 	if (!ret && d->paths > 1 && bus->multipath == DISK_MP_NVME) {
 		snprintf(why, sizeof(why), "disk '%s' has %u paths (native NVMe multipath)", d->id,
 			 d->paths);
-		ret = add_opts(l, &nvme_mp, why);
+		ret = kreq_add_opts(l, &nvme_mp, why);
 	} else if (!ret && d->paths > 1) {
 		enum multipath_mode mode = d->multipath ? d->multipath->mode : MULTIPATH_RQ;
 
 		snprintf(why, sizeof(why), "disk '%s' has %u paths (dm-multipath, %s)", d->id,
 			 d->paths, multipath_mode_name(mode));
-		ret = add_opts(l, &dm_multipath_opts[mode], why);
+		ret = kreq_add_opts(l, &dm_multipath_opts[mode], why);
 	}
 	if (!ret && d->zoned) {
 		snprintf(why, sizeof(why), "disk '%s' is zoned", d->id);
-		ret = add_opts(l, &zoned, why);
+		ret = kreq_add_opts(l, &zoned, why);
 	}
 	return ret;
 }
@@ -434,51 +333,23 @@ static int add_machine(struct kreq_list *l, const struct machine *m)
 
 	for (size_t i = 0; !ret && i < sizeof(machine_rows) / sizeof(machine_rows[0]); i++)
 		if (machine_rows[i].has(m, why, sizeof(why)))
-			ret = add_opts(l, &machine_rows[i].opts, why);
+			ret = kreq_add_opts(l, &machine_rows[i].opts, why);
 	for (unsigned i = 0; !ret && i < m->disks_count; i++)
 		ret = add_disk(l, &m->disks[i]);
 	return ret;
 }
 
-static int add_run(struct kreq_list *l, unsigned i, const char *cmd)
-{
-	char why[256];
-	int ret = 0;
-
-	for (size_t w = 0; !ret && w < sizeof(run_words) / sizeof(run_words[0]); w++) {
-		if (!strstr(cmd, run_words[w].word) ||
-		    (run_words[w].unless && strstr(cmd, run_words[w].unless)))
-			continue;
-		/* the word without a space that ends it ("fio ") */
-		int n = (int)strlen(run_words[w].word);
-
-		while (n && run_words[w].word[n - 1] == ' ')
-			n--;
-		snprintf(why, sizeof(why), "steps[%u] runs %.*s", i, n, run_words[w].word);
-		ret = add_opts(l, &run_words[w].opts, why);
-	}
-	return ret;
-}
-
+/* The kind's own row, and what its argument adds (its row's kreq). */
 static int add_step(struct kreq_list *l, unsigned i, const struct step *st)
 {
+	const struct step_kind_row *row = step_kinds[st->kind];
 	char why[256];
 	int ret;
 
-	snprintf(why, sizeof(why), "steps[%u] is a %s step", i, step_kind_name(st->kind));
-	ret = add_opts(l, &kind_opts[st->kind], why);
-	if (!ret && st->kind == STEP_SUSPEND) {
-		snprintf(why, sizeof(why), "steps[%u] suspends to %s", i,
-			 sleep_state_name(st->sleep_state));
-		ret = add_opts(l, &state_opts[st->sleep_state], why);
-	}
-	if (!ret && st->kind == STEP_SUSPEND &&
-	    (size_t)st->wake_by < sizeof(wake_rows) / sizeof(wake_rows[0])) {
-		snprintf(why, sizeof(why), "steps[%u] wakes by %s", i, wake_rows[st->wake_by].name);
-		ret = add_opts(l, &wake_rows[st->wake_by].opts, why);
-	}
-	if (!ret && st->kind == STEP_RUN && st->run)
-		ret = add_run(l, i, st->run);
+	snprintf(why, sizeof(why), "steps[%u] is a %s step", i, row->keyword);
+	ret = row->kopts ? kreq_add_opts(l, row->kopts, why) : 0;
+	if (!ret && row->kreq)
+		ret = row->kreq(l, i, st);
 	return ret;
 }
 

@@ -1,10 +1,10 @@
 /* The kernel options a scenario needs, derived from what it declares: the
  * guest's own base needs, each machine part (disk buses, multipath, zoned,
  * NUMA, HMAT, the balloon, the sleep states), each step kind and its
- * argument (suspend's state and wake source), the guest tools a run step
- * calls, and kernel.requires. One table (kreq.c) says which option each
- * needs and which module provides it; a kernel's config is checked against
- * the list through callbacks, so the config reader stays another layer's. */
+ * argument (suspend's state and wake source, the guest tools a run step
+ * calls: the kind's row, step_kind.h), and kernel.requires. Tables (kreq.c,
+ * the kinds' rows) say which option each needs and which module provides it; a kernel's config is
+ * checked against the list through callbacks, so the config reader stays another layer's. */
 #ifndef KTB_KREQ_H
 #define KTB_KREQ_H
 
@@ -24,6 +24,20 @@ struct kreq_list {
 	size_t n;
 };
 
+/* One option and the module that provides it when it is =m; NULL: it is a
+ * bool (or must be built in), so =m is not enough. */
+struct kreq_opt {
+	const char *option, *module;
+};
+
+#define KREQ_ROW_MAX 8
+/* The options one part needs, in the order a config fragment wants them
+ * (what an option depends on first); ends at the first NULL option. A
+ * step kind's row (step_kind.h) holds its own. */
+struct kreq_opts {
+	struct kreq_opt o[KREQ_ROW_MAX];
+};
+
 /* Every option scenario s needs, base needs first, each option once (the
  * first reason kept, later different reasons appended "; ..."). 0 or
  * -ENOMEM (out is then empty). */
@@ -32,6 +46,8 @@ int kreq_for_scenario(const struct scenario *s, struct kreq_list *out);
  * already there keeps its place and module (none, built in, when either
  * says so) and gains why unless it already says it. 0 or -ENOMEM. */
 int kreq_list_add(struct kreq_list *l, const char *option, const char *module, const char *why);
+/* Adds each option of o, with why, as kreq_list_add does. 0 or -ENOMEM. */
+int kreq_add_opts(struct kreq_list *l, const struct kreq_opts *o, const char *why);
 void kreq_list_free(struct kreq_list *l);
 
 /* The base of the minimal kernel (ktb kconfig --minimal), to apply on top

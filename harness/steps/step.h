@@ -39,9 +39,10 @@ struct run_ctx {
 };
 
 /* The runner's half of a step kind: how a step of it runs. Its keyword,
- * its load-time checks, what expect may check on it and the machine parts
- * it drives are the scenario layer's (KTB_STEP_KINDS in scenario.h), which
- * the loader needs below this layer. run fills sr: status, message, exit
+ * its load-time checks, what expect may check on it, the machine parts it
+ * drives and its kernel options are its row in the scenario layer
+ * (harness/scenario/kind_FILE.c, step_kind.h), which the loader needs
+ * below this layer. run fills sr: status, message, exit
  * code, output and data; deadline is the step's (and the scenario's). */
 struct step_ops {
 	enum step_kind kind;

@@ -1,7 +1,7 @@
 /* Every step kind's ops, indexed by kind: what the runner dispatches
- * through. The table sits above the step files (each defines its own
- * step_KEYWORD_ops), which sit above step.h, so no file includes one that
- * includes it back. */
+ * through. Each step file defines its own step_KEYWORD_ops; the table
+ * (step_table.c) declares them from KTB_STEP_KINDS, so it includes no step
+ * file and a new kind adds no include. */
 #ifndef KTB_STEP_TABLE_H
 #define KTB_STEP_TABLE_H
 

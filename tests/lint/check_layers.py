@@ -21,6 +21,10 @@ Checks (each one a letter, --only picks some):
   f  nothing in harness/, hw/ or guest/ branches on a disk bus (==, != or
      case with a DISK_BUS_ value): what differs between buses is a field of
      its row (hw/disk_bus.c, hw/disk.c's QEMU devices), which code asks
+  g  nothing in harness/, hw/ or guest/ branches on a step kind (==, != or
+     case with a STEP_ value): what differs between kinds is a field or a
+     hook of its row (harness/scenario/kind_FILE.c, step_kind.h), which the
+     loader and the kernel options ask
 
 It always prints the numbers (files and lines per folder, cycles, the
 longest include chain, spawn sites, header mismatches); --stats prints only
@@ -373,12 +377,29 @@ def check_bus_branches(t):
     return bad
 
 
+STEP_BRANCH = re.compile(r"(?:==|!=)\s*STEP_(?!KIND_COUNT\b|TIMEOUT_MS\b)[A-Z0-9_]+\b|"
+                         r"\bSTEP_(?!KIND_COUNT\b|TIMEOUT_MS\b)[A-Z0-9_]+\s*(?:==|!=)|"
+                         r"\bcase\s+STEP_[A-Z0-9_]+")
+
+
+def check_step_branches(t):
+    bad = []
+    for p, text in sorted(t.files.items()):
+        code = strip_c(text)
+        for m in STEP_BRANCH.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            bad.append(f"{p}:{line}: branches on a step kind ({m.group(0).strip()}); "
+                       "ask the kind's row (harness/scenario/step_kind.h) instead")
+    return bad
+
+
 CHECKS = {"a": ("includes name files, not paths", check_paths),
           "b": ("includes follow the layer order", check_order),
           "c": ("no include cycles", lambda t: [" <-> ".join(c) for c in cycles(t)]),
           "d": ("headers declare only their own .c's functions", check_headers),
           "e": ("one file starts processes", check_spawn),
-          "f": ("nothing branches on a disk bus", check_bus_branches)}
+          "f": ("nothing branches on a disk bus", check_bus_branches),
+          "g": ("nothing branches on a step kind", check_step_branches)}
 
 
 def stats(t):
@@ -411,7 +432,7 @@ def stats(t):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
-    ap.add_argument("--only", default="abcdef", help="the checks to run, e.g. ab")
+    ap.add_argument("--only", default="abcdefg", help="the checks to run, e.g. ab")
     ap.add_argument("--stats", action="store_true", help="print the numbers only; exit 0")
     a = ap.parse_args()
     t = Tree(os.path.abspath(a.root))

@@ -15,7 +15,9 @@ CLEAN = {
                               "ktb_layer(top ktb_base ktb_hw ktb_guest_protocol)\n",
     "harness/base/util.h": "/* contract */\nint util_f(void);\n"
                            "static inline int util_g(void)\n{\n\treturn 1;\n}\n",
-    "harness/base/util.c": '#include "util.h"\n\nint util_f(void)\n{\n\treturn 0;\n}\n',
+    "harness/base/util.c": '#include "util.h"\n\nint util_f(void)\n{\n\treturn 0;\n}\n'
+                           "static const int kinds[] = { [STEP_RUN] = 1 };\n"
+                           "int k(int s)\n{\n\treturn s < STEP_KIND_COUNT && kinds[s];\n}\n",
     "harness/base/proc.h": "int proc_run(const char *cmd);\n",
     "harness/base/proc.c": '#include "proc.h"\n#include <unistd.h>\n\n'
                            "int proc_run(const char *cmd)\n{\n"
@@ -42,6 +44,8 @@ PLANTS = {
           "harness/top/top.c: calls popen"),
     "f": ("hw/machine.c", "int b(int x)\n{\n\treturn x == DISK_BUS_NVME;\n}\n",
           "hw/machine.c:14: branches on a bus (== DISK_BUS_NVME)"),
+    "g": ("harness/top/top.c", "int s(int k)\n{\n\treturn k != STEP_SUSPEND;\n}\n",
+          "harness/top/top.c:12: branches on a step kind (!= STEP_SUSPEND)"),
 }
 PLANTS_EXTRA = {"c": ("harness/base/util.h", '#include "proc.h"\n')}
 # more violations of check b, outside the layers: the model and the guest
