@@ -6,13 +6,14 @@
 # two-VM one), so it slows no test's timing, and on a fresh machine the
 # kernel builds' half hour mostly disappears into that idle time.
 #
-# In the order the tests need them: the Debian root of the library and of
-# t_roots.sh (images/debian-root.sh, under its lock), the images of the
-# Debian kernels the bisect tests use and the kernel's debug files (the
-# image cache's lock), the minimal kernel of the library
+# Two chains at once, each in the order the tests need its parts: (1) the
+# Debian root of the library and of t_roots.sh (images/debian-root.sh, under
+# its lock), the images of the Debian kernels the bisect tests use and the
+# kernel's debug files (the image cache's lock): mostly downloads, which
+# leave the CPU idle; (2) the minimal kernel of the library
 # (own-kernel/own_kernel) and the debug kernel of the report scenarios
 # (own-kernel/reports; tests/vm/minimal_kernel.sh, one build of a key at a
-# time). A test that needs one before it is ready waits on the
+# time), which take that CPU meanwhile. A test that needs one before it is ready waits on the
 # same lock and finds it built; one that gets there first builds it itself
 # and this finds it cached. A failure here fails nothing: the test that
 # needs the part builds it again and fails, saying why.
@@ -39,22 +40,34 @@ step() {
 		st=1
 	fi
 }
-# the library's Debian root (fio-multipath-verify, nvme-4kn-format; t_roots.sh
-# boots the same one)
-step "Debian root: fio nvme-cli xfsprogs" "$ktb" image build --root debian \
-	--package fio --package nvme-cli --package xfsprogs
-# the images of the older Debian kernels t_bisect*.sh bisect over (its
-# ladder; the newest is the image's own) and the kernel's debug files
-# (t_dump.sh): on a fresh machine each is a download a two-VM test waited on
-ladder=$(sed -n 's/^ladder=//p' "$src/tests/vm/t_bisect.sh")
-default_abi=$(sed -n 's/^ *package: *linux-image-\(.*\)-amd64-unsigned$/\1/p' "$src/images/default.yaml")
-for abi in ${ladder//,/ }; do
-	[ "$abi" = "$default_abi" ] || step "the image with Debian kernel $abi (t_bisect*.sh)" \
-		"$ktb" image build --kernel "$abi"
-done
-step "the Debian kernel's debug files (t_dump.sh)" "$ktb" image build --debug
-step "minimal kernel (own-kernel/own_kernel)" minimal_kernel "$ktb" "$src/scenarios"
-step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
+# (1) the library's Debian root (fio-multipath-verify, nvme-4kn-format;
+# t_roots.sh boots the same one), the images of the older Debian kernels
+# t_bisect*.sh bisect over (its ladder; the newest is the image's own) and
+# the kernel's debug files (t_dump.sh): on a fresh machine each is a
+# download a two-VM test waited on
+downloads() {
+	local ladder default_abi abi
+	step "Debian root: fio nvme-cli xfsprogs" "$ktb" image build --root debian \
+		--package fio --package nvme-cli --package xfsprogs
+	ladder=$(sed -n 's/^ladder=//p' "$src/tests/vm/t_bisect.sh")
+	default_abi=$(sed -n 's/^ *package: *linux-image-\(.*\)-amd64-unsigned$/\1/p' "$src/images/default.yaml")
+	for abi in ${ladder//,/ }; do
+		[ "$abi" = "$default_abi" ] || step "the image with Debian kernel $abi (t_bisect*.sh)" \
+			"$ktb" image build --kernel "$abi"
+	done
+	step "the Debian kernel's debug files (t_dump.sh)" "$ktb" image build --debug
+	return $st
+}
+# (2) the two kernels
+kernels() {
+	step "minimal kernel (own-kernel/own_kernel)" minimal_kernel "$ktb" "$src/scenarios"
+	step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
+	return $st
+}
+kernels &
+k=$!
+downloads || st=1
+wait "$k" || st=1
 # its CPU (user, system): the second line, everything it ran
 echo "prebuild: CPU of this script, then of everything it ran:"
 times
