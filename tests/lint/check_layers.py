@@ -366,15 +366,20 @@ BUS_BRANCH = re.compile(r"(?:==|!=)\s*DISK_BUS_(?!COUNT\b|KOPTS_MAX\b)[A-Z0-9_]+
                         r"\bcase\s+DISK_BUS_[A-Z0-9_]+")
 
 
-def check_bus_branches(t):
+def branches(t, pattern, what, row):
+    """Each branch on a value of a table's enum outside the table (pattern)"""
     bad = []
     for p, text in sorted(t.files.items()):
         code = strip_c(text)
-        for m in BUS_BRANCH.finditer(code):
+        for m in pattern.finditer(code):
             line = code.count("\n", 0, m.start()) + 1
-            bad.append(f"{p}:{line}: branches on a bus ({m.group(0).strip()}); "
-                       "ask the bus's row (hw/disk_bus.h) instead")
+            bad.append(f"{p}:{line}: branches on {what} ({m.group(0).strip()}); "
+                       f"ask the {row} instead")
     return bad
+
+
+def check_bus_branches(t):
+    return branches(t, BUS_BRANCH, "a bus", "bus's row (hw/disk_bus.h)")
 
 
 STEP_BRANCH = re.compile(r"(?:==|!=)\s*STEP_(?!KIND_COUNT\b|TIMEOUT_MS\b)[A-Z0-9_]+\b|"
@@ -383,14 +388,7 @@ STEP_BRANCH = re.compile(r"(?:==|!=)\s*STEP_(?!KIND_COUNT\b|TIMEOUT_MS\b)[A-Z0-9
 
 
 def check_step_branches(t):
-    bad = []
-    for p, text in sorted(t.files.items()):
-        code = strip_c(text)
-        for m in STEP_BRANCH.finditer(code):
-            line = code.count("\n", 0, m.start()) + 1
-            bad.append(f"{p}:{line}: branches on a step kind ({m.group(0).strip()}); "
-                       "ask the kind's row (harness/scenario/step_kind.h) instead")
-    return bad
+    return branches(t, STEP_BRANCH, "a step kind", "kind's row (harness/scenario/step_kind.h)")
 
 
 CHECKS = {"a": ("includes name files, not paths", check_paths),
