@@ -288,15 +288,7 @@ int parallel_run(struct scenario *const *items, const unsigned *attempts, size_t
 		 const struct run_opts *o, unsigned jobs, struct scenario_result *out,
 		 parallel_done_fn done, void *ctx)
 {
-	struct pool p = { .items = items,
-			  .attempts = attempts,
-			  .n = n,
-			  .o = o,
-			  .out = out,
-			  .cb = done,
-			  .ctx = ctx };
-
-	return run_pool(&p, jobs);
+	return parallel_run_hosts(items, attempts, n, o, jobs, NULL, out, done, ctx);
 }
 
 int parallel_run_hosts(struct scenario *const *items, const unsigned *attempts, size_t n,
