@@ -7,6 +7,7 @@
 #include "cli_bisect.h"
 #include "cli_boot.h"
 #include "cli_doctor.h"
+#include "cli_compare.h"
 #include "cli_exec.h"
 #include "cli_findings.h"
 #include "cli_image.h"
@@ -16,9 +17,9 @@
 #include "cli_run.h"
 
 const struct cli_command *const cli_commands[] = {
-	&cli_run_command,     &cli_list_command,   &cli_merge_command, &cli_findings_command,
-	&cli_bisect_command,  &cli_boot_command,   &cli_exec_command,  &cli_image_command,
-	&cli_kconfig_command, &cli_doctor_command,
+	&cli_run_command,     &cli_list_command,    &cli_merge_command,	 &cli_findings_command,
+	&cli_compare_command, &cli_bisect_command,  &cli_boot_command,	 &cli_exec_command,
+	&cli_image_command,   &cli_kconfig_command, &cli_doctor_command,
 };
 const size_t cli_commands_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
 

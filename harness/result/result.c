@@ -951,8 +951,7 @@ int scenario_result_from_json(const json_t *j, struct scenario_result *r)
 	return 0;
 }
 
-/* "smoke#3" → "smoke" */
-static char *base_name(const char *name)
+char *result_base_name(const char *name)
 {
 	const char *h = strrchr(name ? name : "", '#');
 
@@ -975,7 +974,7 @@ json_t *run_result_pass_rates(const struct run_result *r)
 
 		if (!s->attempt)
 			continue;
-		name = base_name(s->name);
+		name = result_base_name(s->name);
 		e = json_object_get(rates, name);
 		if (!e) {
 			e = json_pack("{s:i, s:i}", "runs", 0, "pass", 0);

@@ -216,6 +216,9 @@ json_t *run_result_to_json(const struct run_result *r);
 /* With --repeat: {"NAME": {"runs", "pass", "rate", "flaky"}} per scenario
  * (flaky: neither always passed nor always failed), or NULL. */
 json_t *run_result_pass_rates(const struct run_result *r);
+/* A repeated scenario's name without its attempt: "smoke#3" is "smoke"
+ * (the caller frees it). */
+char *result_base_name(const char *name);
 /* The inverse of scenario_result_to_json, for results a worker process wrote.
  * 0, or -EINVAL when j is not a result document, or has a duration or a
  * step's start outside 0 to the end of year 9999 in ms (so no sum of a
