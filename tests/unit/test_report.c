@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "report_json.h"
+#include "samples.h"
 #include "report_junit.h"
 #include "report_tap.h"
 #include "report_term.h"
@@ -107,7 +108,7 @@ static char *slurp(FILE *f)
 static void test_json(void **state)
 {
 	struct run_result r;
-	json_t *want, *got;
+	json_t *want, *got, *samples;
 	FILE *f = tmpfile();
 	char *text;
 
@@ -117,8 +118,13 @@ static void test_json(void **state)
 	text = slurp(f);
 	got = json_loads(text, 0, NULL);
 	want = run_result_to_json(&r);
+	/* and its samples (samples.h), the version still last */
+	samples = run_result_samples(&r);
+	assert_non_null(samples);
+	json_object_set_new(want, "samples", samples);
 	assert_non_null(got);
 	assert_true(json_equal(got, want));
+	assert_true(strstr(text, "\"samples\"") < strstr(text, "\"schema_version\""));
 	/* indented, and the keys keep the documented order */
 	assert_non_null(strstr(text, "{\n  \"run_id\": \"20250131-120000\",\n  \"started\""));
 	json_decref(got);
