@@ -45,7 +45,8 @@ static char *likely_cause(const struct machine *m, const char *cmdline, enum mac
 	char *nomod = vm_nomod_arg(m);
 
 	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		if (!strcmp(w, VM_CMDLINE_NODBDELAY) || (nomod && !strcmp(w, nomod)))
+		if (!strcmp(w, VM_CMDLINE_NODBDELAY) || !strcmp(w, VM_CMDLINE_NOKDFTEST) ||
+		    (nomod && !strcmp(w, nomod)))
 			continue;
 		for (const char *const *p = causes[part]; *p; p++) {
 			if (strncmp(w, *p, strlen(*p)))

@@ -213,8 +213,7 @@ static bool has_nomod(const char *words)
 char *vm_kernel_cmdline(const struct machine *m, const char *scenario_args, const char *extra)
 {
 	char *shares, *s = xstrdup("console=ttyS0 loglevel=5 panic=-1 log_buf_len=8M "
-				   "no_timer_check cryptomgr.notests "
-				   "initcall_blacklist=crypto_kdf108_init");
+				   "no_timer_check cryptomgr.notests " VM_CMDLINE_NOKDFTEST);
 
 	if (!uses_sata(m))
 		append_word(&s, VM_CMDLINE_NODBDELAY);
