@@ -135,7 +135,7 @@ static int read_elf(const unsigned char *v, size_t len, struct seg *segs, uint64
 int image_direct_make(const char *bzimage, const char *vmlinux, const char *out, uint64_t *top,
 		      char *why, size_t whylen)
 {
-	size_t bzlen = 0, vlen = 0, setup, at, plen;
+	size_t bzlen = 0, vlen = 0, setup, at, plen, k;
 	unsigned char *bz = (unsigned char *)read_file(bzimage, &bzlen), *v = NULL, *file = NULL;
 	struct seg segs[IMAGE_DIRECT_MAX_SEGS];
 	uint64_t entry = 0, hi;
@@ -169,13 +169,12 @@ int image_direct_make(const char *bzimage, const char *vmlinux, const char *out,
 		ret = say_err(why, whylen, -errno, "%s: %s", vmlinux, strerror(errno));
 		goto out;
 	}
-	n = read_elf(v, vlen, segs, &entry, why, whylen);
+	/* why names the file, then what read_elf says of it */
+	k = (size_t)snprintf(why, whylen, "%s: ", vmlinux);
+	n = read_elf(v, vlen, segs, &entry, why + (k < whylen ? k : 0),
+		     k < whylen ? whylen - k : whylen);
 	if (n < 0) {
 		ret = n;
-		/* why names the file */
-		char what[256];
-		snprintf(what, sizeof(what), "%s", why);
-		say_err(why, whylen, ret, "%s: %s", vmlinux, what);
 		goto out;
 	}
 	if (entry >= 0xffffffffULL) {
