@@ -200,6 +200,11 @@ mutations() {
 		pats+=("$pattern")
 	done
 	[ ${#files[@]} -gt 0 ] || return 0
+	# a mutant that does not load stops the whole run before any row boots
+	# (exit 2), and every row would then be run alone: said at once instead,
+	# naming the mutant (its sed expression broke the file, not a check)
+	"$KTB" list "${files[@]}" >"$work/list.txt" 2>&1 ||
+		fail "a mutant does not load, so no row ran: $(cat "$work/list.txt")"
 	ktb_run run -j "${KTB_ROW_JOBS:-2}" --artifacts "$(artifacts)" "${files[@]}"
 	cp "$out" "$work/rows.txt"
 	for k in "${!files[@]}"; do
