@@ -21,6 +21,7 @@
 #include "cli_bisect.h"
 #include "cli.h"
 #include "cli_bisect_git.h"
+#include "cli_bisect_metric.h"
 #include "cli_bisect_session.h"
 #include "cli_common.h"
 #include "proc.h"
@@ -42,7 +43,15 @@ static void bisect_usage(FILE *f)
 		"                    (default .: DIR as a kernel tree, with its modules)\n"
 		"  --modules DIR     modules for a kernel path or tree, instead of the tree's\n"
 		"                    (relative to DIR with --git)\n"
-		"  --tries N         run each candidate N times; bad if any run fails\n"
+		"  --tries N         run each candidate N times; bad if any run fails (with\n"
+		"                    --metric: N samples per judge run, default the fewest the\n"
+		"                    rank test needs)\n"
+		"  --metric [SCENARIO:]METRIC\n"
+		"                    bisect a change of one metric (boot_ms, resume_ms, a\n"
+		"                    device's resume): each candidate's samples against the\n"
+		"                    ends', one kernel at a time\n"
+		"  --threshold P     with --metric: the smallest change that counts (10%%)\n"
+		"  --confidence C    with --metric: the level of the rank test (95%%)\n"
 		"  -j N              multisection: N-1 candidates at once per round (default 2:\n"
 		"                    plain bisection, one at a time)\n"
 		"  --recipe R        image recipe (name in images/ or a path)\n"
@@ -71,6 +80,9 @@ static const struct option bisect_options[] = {
 	{ "append", required_argument, 0, 'a' },
 	{ "json", required_argument, 0, 'J' },
 	{ "tries", required_argument, 0, 'T' },
+	{ "metric", required_argument, 0, 'M' },
+	{ "threshold", required_argument, 0, 'P' },
+	{ "confidence", required_argument, 0, 'C' },
 	{ "artifacts", required_argument, 0, 'A' },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
@@ -96,6 +108,27 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 		case 'T':
 			if (cli_count("bisect", "--tries", optarg, 100, &c->tries))
 				return KTB_EXIT_USAGE;
+			c->tries_given = true;
+			break;
+		case 'M':
+			c->metric_arg = optarg;
+			break;
+		case 'P':
+			c->mo.threshold = cli_fraction(optarg, 0, 10);
+			if (c->mo.threshold < 0) {
+				cli_err("--threshold %s: give a change above 0, as 10%% or 0.1",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
+			break;
+		case 'C':
+			c->mo.confidence = cli_fraction(optarg, 0.5, 1);
+			if (c->mo.confidence < 0) {
+				cli_err("--confidence %s: give a level between 50%% and 100%%, as "
+					"95%% or 0.95",
+					optarg);
+				return KTB_EXIT_USAGE;
+			}
 			break;
 		case 'K':
 			c->kernels_arg = optarg;
@@ -177,6 +210,10 @@ static int bisect_validate(int argc, char **argv, struct bisect_cli *c)
 		fprintf(stderr, "ktb bisect: give either --kernels K1,K2,... or --git DIR\n");
 		return KTB_EXIT_USAGE;
 	}
+	if (!c->metric_arg && (c->mo.threshold != 0.10 || c->mo.confidence != 0.95)) {
+		fprintf(stderr, "ktb bisect: --threshold and --confidence go with --metric\n");
+		return KTB_EXIT_USAGE;
+	}
 	if (c->git)
 		return bisect_git_validate(c);
 	if (c->good || c->bad || c->build || c->k.kernel) {
@@ -186,15 +223,18 @@ static int bisect_validate(int argc, char **argv, struct bisect_cli *c)
 	return split_kernels(c);
 }
 
-/* The scenario must load before anything is built or booted. */
-static int scenario_check(const char *path)
+/* The scenario must load before anything is built or booted; --metric is
+ * checked against its name. */
+static int scenario_check(struct bisect_cli *c)
 {
 	struct scenario_set set;
-	char *p = (char *)path;
-	int r = scenarios_load_all(&p, 1, &set);
+	int r = scenarios_load_all(&c->scenario, 1, &set);
 
-	if (!r)
-		scenarios_free(&set);
+	if (r)
+		return r;
+	if (c->metric_arg)
+		r = metric_validate(c, set.items[0]->name);
+	scenarios_free(&set);
 	return r;
 }
 
@@ -238,7 +278,7 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 	}
 	if (r)
 		return r;
-	char **argv = session_judge_argv(s, k.kernel);
+	char **argv = session_judge_argv(s, k.kernel, NULL);
 
 	session_spawn(ch, argv, NULL, st->log);
 	free(argv);
@@ -327,6 +367,106 @@ static int ladder_search(struct session *s, struct bisect *b)
 	return r;
 }
 
+/* --metric: the step of candidate idx, its image built; a candidate
+ * without one is a skip. 0 or an exit code to stop with. */
+static int metric_candidate(struct session *s, size_t idx, size_t *at)
+{
+	struct kernel_choice k = s->c->k;
+	struct image img = { 0 };
+	struct bisect_step *st = session_step_new(s, s->c->kernels[idx], 0);
+	int64_t t0 = now_ms();
+	int r;
+
+	*at = s->nsteps - 1;
+	k.kernel = s->c->kernels[idx];
+	r = image_prepare(&k, &img);
+	image_free(&img);
+	st->ms = now_ms() - t0;
+	if (r == KTB_EXIT_UNTESTED) {
+		st->verdict = BISECT_SKIP;
+		st->code = r;
+		st->why = "no image could be built";
+		return 0;
+	}
+	return r;
+}
+
+/* an ABORT verdict as the exit code to stop with */
+static int abort_code(const struct bisect_step *st)
+{
+	return st->code == KTB_EXIT_USAGE || st->code == KTB_EXIT_INTERRUPTED ? st->code
+									      : KTB_EXIT_UNTESTED;
+}
+
+/* --metric: the ends sampled in turn, first then last, until their samples
+ * differ or the runs are spent; then one candidate at a time. */
+static int metric_ends_ladder(struct session *s, struct bisect *b)
+{
+	size_t at[2], idx[2] = { 0, b->n - 1 };
+	char **k = s->c->kernels;
+	int r = 0, stop = -1;
+
+	for (int i = 0; i < 2 && !r; i++)
+		r = metric_candidate(s, idx[i], &at[i]);
+	while (!r && stop < 0) {
+		for (int i = 0; i < 2 && !r && stop < 0; i++) {
+			struct bisect_step *st = &s->steps[at[i]];
+
+			if (st->verdict == BISECT_UNKNOWN)
+				r = metric_sample(s, st, k[idx[i]], NULL);
+			if (!r && st->verdict != BISECT_UNKNOWN)
+				stop = i;
+		}
+		if (r || stop >= 0)
+			break;
+		metric_ends_update(s, &s->steps[at[0]], &s->steps[at[1]]);
+		if (s->ends.ok || !metric_more(s, &s->steps[at[1]]))
+			break;
+	}
+	if (r)
+		return r;
+	if (stop < 0 && s->ends.ok) {
+		s->steps[at[0]].verdict = BISECT_GOOD;
+		s->steps[at[1]].verdict = BISECT_BAD;
+		bisect_record(b, idx[0], BISECT_GOOD);
+		bisect_record(b, idx[1], BISECT_BAD);
+	}
+	for (int i = 0; i < 2; i++)
+		if (s->steps[at[i]].runs || s->steps[at[i]].verdict == BISECT_SKIP)
+			metric_step_print(s, &s->steps[at[i]]);
+	if (stop >= 0 && s->steps[at[stop]].verdict == BISECT_ABORT)
+		return abort_code(&s->steps[at[stop]]);
+	if (stop >= 0) {
+		fprintf(s->out, "ktb bisect: could not test the %s candidate, %s\n",
+			stop ? "last" : "first", k[idx[stop]]);
+		return KTB_EXIT_UNTESTED;
+	}
+	return s->ends.ok ? 0 : metric_ends_fail(s, k[idx[0]], k[idx[1]]);
+}
+
+static int metric_ladder(struct session *s, struct bisect *b)
+{
+	size_t pt, at;
+	int r = metric_ends_ladder(s, b);
+
+	while (!r && bisect_next(b, 1, &pt)) {
+		struct bisect_step *st;
+
+		s->rounds++;
+		r = metric_candidate(s, pt, &at);
+		st = &s->steps[at];
+		if (!r && st->verdict != BISECT_SKIP)
+			r = metric_judge_candidate(s, st, s->c->kernels[pt], NULL);
+		if (r)
+			break;
+		metric_step_print(s, st);
+		if (st->verdict == BISECT_ABORT)
+			return abort_code(st);
+		bisect_record(b, pt, st->verdict);
+	}
+	return r;
+}
+
 static int ladder_verdict(struct session *s, const struct bisect *b, json_t *j)
 {
 	size_t lo, hi;
@@ -362,11 +502,14 @@ static json_t *steps_json(const struct session *s)
 	for (size_t i = 0; i < s->nsteps; i++) {
 		const struct bisect_step *st = &s->steps[i];
 
-		json_array_append_new(
-		    a, json_pack("{s:s, s:i, s:s, s:i, s:I, s:i, s:s}", "candidate", st->name,
-				 "round", st->round, "verdict", bisect_verdict_name(st->verdict),
-				 "exit", st->code, "duration_ms", (json_int_t)st->ms, "boots",
-				 st->boots, "log", st->log));
+		json_t *o = json_pack(
+		    "{s:s, s:i, s:s, s:i, s:I, s:i, s:s}", "candidate", st->name, "round",
+		    st->round, "verdict", bisect_verdict_name(st->verdict), "exit", st->code,
+		    "duration_ms", (json_int_t)st->ms, "boots", st->boots, "log", st->log);
+
+		if (s->c->metric)
+			metric_step_json(s, st, o);
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -378,6 +521,8 @@ static int json_write(const struct session *s, json_t *j, int ret)
 	json_object_set_new(j, "rounds", json_integer(s->rounds));
 	json_object_set_new(j, "duration_ms", json_integer(now_ms() - s->t0));
 	json_object_set_new(j, "steps", steps_json(s));
+	if (s->c->metric)
+		json_object_set_new(j, "metric", metric_json(s));
 	if (!strcmp(s->c->json, "-")) {
 		if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) ||
 		    fputc('\n', stdout) == EOF || fflush(stdout)) {
@@ -431,16 +576,24 @@ static int ladder_main(struct session *s, json_t *j)
 	int r;
 
 	bisect_init(&b, s->c->nkernels);
-	fprintf(s->out, "ktb bisect: %zu kernels, %s, %d at a time, %d tr%s each; logs in %s\n",
-		b.n, s->c->scenario, s->c->jobs > 2 ? s->c->jobs - 1 : 1,
-		s->c->tries > 1 ? s->c->tries : 1, s->c->tries > 1 ? "ies" : "y", s->dir);
+	if (s->c->metric)
+		fprintf(s->out,
+			"ktb bisect: %zu kernels, %s, metric %s (a change of %g%% at %g%%), %d "
+			"samples a run, up to %d runs each; logs in %s\n",
+			b.n, s->c->scenario, s->c->metric, s->c->mo.threshold * 100,
+			s->c->mo.confidence * 100, s->c->tries, METRIC_RUNS_MAX, s->dir);
+	else
+		fprintf(s->out,
+			"ktb bisect: %zu kernels, %s, %d at a time, %d tr%s each; logs in %s\n",
+			b.n, s->c->scenario, s->c->jobs > 2 ? s->c->jobs - 1 : 1,
+			s->c->tries > 1 ? s->c->tries : 1, s->c->tries > 1 ? "ies" : "y", s->dir);
 	json_t *names = json_array();
 
 	for (size_t i = 0; i < b.n; i++)
 		json_array_append_new(names, json_string(s->c->kernels[i]));
 	json_object_set_new(j, "mode", json_string("kernels"));
 	json_object_set_new(j, "candidates", names);
-	r = ladder_search(s, &b);
+	r = s->c->metric ? metric_ladder(s, &b) : ladder_search(s, &b);
 	if (!r)
 		r = ladder_verdict(s, &b, j);
 	bisect_free(&b);
@@ -449,15 +602,18 @@ static int ladder_main(struct session *s, json_t *j)
 
 static int cli_bisect(int argc, char **argv)
 {
-	struct bisect_cli c = { .jobs = 2, .tries = 1, .artifacts = "artifacts" };
+	struct bisect_cli c = { .jobs = 2,
+				.tries = 1,
+				.artifacts = "artifacts",
+				.mo = { .threshold = 0.10, .confidence = 0.95 } };
 	struct session s = { 0 };
 	json_t *j = json_object();
 	int r = bisect_parse(argc, argv, &c);
 
 	if (!r)
 		r = bisect_validate(argc, argv, &c);
-	if (!r && !c.git_step)
-		r = scenario_check(c.scenario);
+	if (!r && (!c.git_step || c.metric_arg))
+		r = scenario_check(&c);
 	if (!r && c.git_step) {
 		s = (struct session){ .c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts) };
 		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
@@ -483,6 +639,10 @@ out:
 	free(s.self);
 	free(s.dir);
 	free(c.scenario);
+	free(c.metric);
+	free(c.name);
+	free(s.good);
+	free(s.bad);
 	free(c.good_sha);
 	free(c.bad_sha);
 	free(c.kernels);

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cli_bisect_git.h"
+#include "cli_bisect_metric.h"
 #include "proc.h"
 #include "spawn.h"
 #include "util.h"
@@ -109,7 +110,13 @@ static int git_test_head(struct session *s, struct bisect_step *st)
 		st->ms = now_ms() - ch.t0;
 		return 0;
 	}
-	char **argv = session_judge_argv(s, c->k.kernel);
+	/* --metric: the parent samples the ends, each step judges one commit */
+	if (c->metric) {
+		st->ms = now_ms() - ch.t0;
+		return c->git_step ? metric_judge_candidate(s, st, c->k.kernel, c->git)
+				   : metric_sample(s, st, c->k.kernel, c->git);
+	}
+	char **argv = session_judge_argv(s, c->k.kernel, NULL);
 
 	session_spawn(&ch, argv, c->git, st->log);
 	free(argv);
@@ -162,7 +169,9 @@ static int git_step_one(struct session *s, size_t num, struct bisect_step **out)
 	free(name);
 	st->round = num > 2 ? (unsigned)num - 2 : 0;
 	r = git_test_head(s, st);
-	if (st->verdict == BISECT_SKIP)
+	if (s->c->metric && s->c->git_step && !r)
+		metric_step_print(s, st);
+	else if (!s->c->metric && st->verdict == BISECT_SKIP)
 		step_print(s->out, st);
 	*out = st;
 	return r;
@@ -184,8 +193,14 @@ int bisect_git_step(struct session *s)
 	s->out = fdopen(dup(fd), "w");
 	if (!s->out)
 		s->out = stderr;
+	if (s->c->metric && metric_ends_load(s)) {
+		free(steps);
+		return 128;
+	}
 	r = git_step_one(s, steps_count(steps) + 1, &st);
 	step_save(steps, st);
+	if (s->c->metric)
+		metric_step_save(s, st);
 	if (s->out != stderr)
 		fclose(s->out);
 	free(steps);
@@ -221,9 +236,66 @@ static void steps_load(struct session *s, const char *file)
 			if (!strcmp(verdict, bisect_verdict_name(v)))
 				st->verdict = v;
 		s->boots += boots;
+		if (s->c->metric)
+			metric_step_load(s, st);
 	}
 	s->rounds = num > 2 ? (unsigned)num - 2 : 0;
 	free(text);
+}
+
+/* --metric: A then B checked out, built and sampled; B, still checked
+ * out, sampled again until the two differ or its runs are spent. */
+static int git_metric_ends(struct session *s, const char *steps, const char *good, const char *bad)
+{
+	const char *rev[2] = { good, bad }, *opt[2] = { "--good", "--bad" };
+	struct bisect_step *st;
+	size_t at[2] = { 0, 0 };
+	int r = 0, stop = -1, n = 0;
+
+	for (int i = 0; i < 2 && !r && stop < 0; i++, n++) {
+		if (git(s->c->git, NULL, "checkout", "-q", "--detach", rev[i], NULL)) {
+			fprintf(stderr,
+				"ktb bisect: cannot check out %s in %s (uncommitted "
+				"changes?)\n",
+				rev[i], s->c->git);
+			return KTB_EXIT_UNTESTED;
+		}
+		r = git_step_one(s, (size_t)i + 1, &st);
+		at[i] = (size_t)(st - s->steps);
+		if (!r && st->verdict != BISECT_UNKNOWN)
+			stop = i;
+	}
+	while (!r && stop < 0) {
+		metric_ends_update(s, &s->steps[at[0]], &s->steps[at[1]]);
+		if (s->ends.ok || !metric_more(s, &s->steps[at[1]]))
+			break;
+		st = &s->steps[at[1]];
+		r = metric_sample(s, st, s->c->k.kernel, s->c->git);
+		if (!r && st->verdict != BISECT_UNKNOWN)
+			stop = 1;
+	}
+	if (r)
+		return r;
+	if (stop < 0 && s->ends.ok) {
+		s->steps[at[0]].verdict = BISECT_GOOD;
+		s->steps[at[1]].verdict = BISECT_BAD;
+	}
+	for (int i = 0; i < n; i++) {
+		metric_step_print(s, &s->steps[at[i]]);
+		step_save(steps, &s->steps[at[i]]);
+		metric_step_save(s, &s->steps[at[i]]);
+	}
+	if (stop >= 0 && s->steps[at[stop]].verdict == BISECT_ABORT)
+		return s->steps[at[stop]].code == KTB_EXIT_USAGE ? KTB_EXIT_USAGE
+								 : KTB_EXIT_UNTESTED;
+	if (stop >= 0) {
+		fprintf(s->out, "ktb bisect: could not test %s %s\n", opt[stop],
+			stop ? s->c->bad : s->c->good);
+		return KTB_EXIT_UNTESTED;
+	}
+	if (!s->ends.ok)
+		return metric_ends_fail(s, s->c->good, s->c->bad);
+	return metric_ends_save(s) ? KTB_EXIT_UNTESTED : 0;
 }
 
 /* Check out A then B and test them, as --kernels does with its ends. */
@@ -290,6 +362,11 @@ static char **git_run_argv(const struct session *s, const char *steps, int fd, c
 	ADD(xasprintf("--kernel=%s", c->k.kernel));
 	ADD(xasprintf("--artifacts=%s", s->dir));
 	ADD(xasprintf("--tries=%d", c->tries > 1 ? c->tries : 1));
+	if (c->metric) {
+		ADD(xasprintf("--metric=%s", c->metric_arg));
+		ADD(xasprintf("--threshold=%.17g", c->mo.threshold));
+		ADD(xasprintf("--confidence=%.17g", c->mo.confidence));
+	}
 	if (c->k.modules)
 		ADD(xasprintf("--modules=%s", c->k.modules));
 	if (c->k.recipe)
@@ -395,7 +472,7 @@ int bisect_git_main(struct session *s, json_t *j)
 	}
 	fprintf(s->out, "ktb bisect: %s, %s..%s, %s; logs in %s\n", s->c->git, s->c->good,
 		s->c->bad, s->c->scenario, s->dir);
-	r = git_ends(s, steps, good, bad);
+	r = s->c->metric ? git_metric_ends(s, steps, good, bad) : git_ends(s, steps, good, bad);
 	git(s->c->git, NULL, "checkout", "-q", orig, NULL);
 	if (!r)
 		r = git_bisect(s, steps, good, bad, j);

@@ -111,8 +111,13 @@ struct bisect_step *session_step_new(struct session *s, const char *name, size_t
 
 void step_print(FILE *f, const struct bisect_step *st)
 {
-	fprintf(f, "step %2zu  round %u  %-24s %-4s %7.1fs", st->num, st->round, st->name,
-		bisect_verdict_name(st->verdict), (double)st->ms / 1000.0);
+	/* --metric: tested, and like neither end yet */
+	const char *v = st->verdict == BISECT_UNKNOWN && st->runs
+			    ? "undecided"
+			    : bisect_verdict_name(st->verdict);
+
+	fprintf(f, "step %2zu  round %u  %-24s %-4s %7.1fs", st->num, st->round, st->name, v,
+		(double)st->ms / 1000.0);
 	if (st->boots)
 		fprintf(f, "  %u boot%s", st->boots, st->boots == 1 ? "" : "s");
 	/* an image that cannot be built is explained above, not in a log */
@@ -131,12 +136,13 @@ void steps_free(struct session *s)
 	for (size_t i = 0; i < s->nsteps; i++) {
 		free(s->steps[i].name);
 		free(s->steps[i].log);
+		free(s->steps[i].samples);
 	}
 	free(s->steps);
 }
 
 /* argv of the judge: ktb run [--kernel K ...] --artifacts DIR SCENARIO */
-char **session_judge_argv(const struct session *s, const char *kernel)
+char **session_judge_argv(const struct session *s, const char *kernel, const char *json)
 {
 	const struct bisect_cli *c = s->c;
 	char **v = xcalloc(20, sizeof(char *));
@@ -161,6 +167,10 @@ char **session_judge_argv(const struct session *s, const char *kernel)
 	if (c->tries > 1) {
 		v[n++] = "--repeat";
 		v[n++] = (char *)s->tries;
+	}
+	if (json) {
+		v[n++] = "--json";
+		v[n++] = (char *)json;
 	}
 	v[n++] = "--artifacts";
 	v[n++] = s->dir;

@@ -14,6 +14,7 @@
 
 #include "bisect.h"
 #include "cli_common.h"
+#include "metric_judge.h"
 #include "spawn.h"
 
 struct bisect_cli {
@@ -26,7 +27,13 @@ struct bisect_cli {
 	const char *append, *json, *artifacts;
 	char *scenario; /* absolute */
 	int jobs, tries;
+	bool tries_given;
 	const char *git_step; /* internal: "STEPS-FILE:FD", one git bisect run step */
+	/* --metric SCENARIO:METRIC (cli_bisect_metric.c): metric is NULL
+	 * without it; name is the scenario's, as its run document has it */
+	const char *metric_arg;
+	char *metric, *name;
+	struct metric_opts mo; /* --threshold, --confidence */
 };
 
 /* One tested candidate, as printed and written to --json. */
@@ -40,6 +47,12 @@ struct bisect_step {
 	unsigned boots;
 	char *log;
 	const char *why; /* why a skip, when not the judge's 125 */
+	/* --metric: the samples of every judge run so far, how many runs,
+	 * and the judgement against the ends */
+	double *samples;
+	size_t nsamples;
+	unsigned runs;
+	struct metric_judgement mj;
 };
 
 struct session {
@@ -52,6 +65,11 @@ struct session {
 	char tries[16]; /* --tries as text, for the judge's --repeat */
 	int64_t t0;
 	FILE *out;
+	/* --metric: the ends' samples (copies: the git steps read them from
+	 * ends.json) and how they differ */
+	double *good, *bad;
+	size_t ngood, nbad;
+	struct metric_ends ends;
 };
 
 struct child {
@@ -76,9 +94,9 @@ int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn do
 struct bisect_step *session_step_new(struct session *s, const char *name, size_t num);
 void step_print(FILE *f, const struct bisect_step *st);
 void steps_free(struct session *s);
-/* argv of the judge: ktb run [--kernel K ...] --artifacts DIR SCENARIO;
- * free() the vector only. */
-char **session_judge_argv(const struct session *s, const char *kernel);
+/* argv of the judge: ktb run [--kernel K ...] [--json JSON] --artifacts
+ * DIR SCENARIO (json NULL: none); free() the vector only. */
+char **session_judge_argv(const struct session *s, const char *kernel, const char *json);
 /* A child judge ended: its verdict, duration and step line. */
 void session_judge_done(struct session *s, struct child *ch, int code);
 

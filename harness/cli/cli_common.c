@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +536,22 @@ int run_document_load(const char *path, struct run_result *r)
 		return KTB_EXIT_USAGE;
 	}
 	return 0;
+}
+
+double cli_fraction(const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v))
+		return -1;
+	if (*end == '%' || v > 1) {
+		v /= 100;
+		end += *end == '%';
+	}
+	return *end || v <= lo || v >= hi ? -1 : v;
 }
 
 int cli_gdb_option(struct gdb_cli *g, const char *arg)

@@ -106,6 +106,10 @@ int run_document_load(const char *path, struct run_result *r);
  * stderr. */
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out);
 
+/* "10%", "10" or "0.1" as 0.1, in the open interval (lo, hi); -1
+ * otherwise (ktb compare's and ktb bisect's --threshold and --confidence). */
+double cli_fraction(const char *s, double lo, double hi);
+
 /* --gdb[=PORT] and --gdb-wait, as ktb boot and ktb run take them. */
 struct gdb_cli {
 	bool on;

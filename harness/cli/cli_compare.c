@@ -45,23 +45,6 @@ static const struct option compare_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
-/* "10%", "10" or "0.1" as 0.1, in (lo, hi); -1 otherwise */
-static double fraction(const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v))
-		return -1;
-	if (*end == '%' || v > 1) {
-		v /= 100;
-		end += *end == '%';
-	}
-	return *end || v <= lo || v >= hi ? -1 : v;
-}
-
 static int compare_parse(int argc, char **argv, struct compare_cli *c)
 {
 	int ch;
@@ -75,7 +58,7 @@ static int compare_parse(int argc, char **argv, struct compare_cli *c)
 			compare_usage(stdout);
 			exit(0);
 		case 't':
-			c->o.threshold = fraction(optarg, 0, 10);
+			c->o.threshold = cli_fraction(optarg, 0, 10);
 			if (c->o.threshold < 0) {
 				cli_err("--threshold %s: give a change above 0, as 10%% or 0.1",
 					optarg);
@@ -83,7 +66,7 @@ static int compare_parse(int argc, char **argv, struct compare_cli *c)
 			}
 			break;
 		case 'c':
-			c->o.confidence = fraction(optarg, 0.5, 1);
+			c->o.confidence = cli_fraction(optarg, 0.5, 1);
 			if (c->o.confidence < 0) {
 				cli_err(
 				    "--confidence %s: give a level between 50%% and 100%%, as 95%% "

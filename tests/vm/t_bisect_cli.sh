@@ -36,6 +36,20 @@ bad -j 3 --git "$work/repo" --good HEAD --bad HEAD --build true "$work/ok.yaml" 
 bad --git "$work/repo" --good nosuch --bad HEAD --build true "$work/ok.yaml" \
 	'--good nosuch: no such commit'
 bad --git "$work/nowhere" --good A --bad B --build true "$work/ok.yaml" 'nowhere: not a git work tree'
+# --metric: its scenario named as the file names itself, a metric, a sample
+# count the rank test can decide with, one kernel at a time
+bad --metric other:boot_ms --kernels a,b "$work/ok.yaml" \
+	'--metric other:boot_ms: the scenario is named ok, not other'
+bad --metric ok: --kernels a,b "$work/ok.yaml" '--metric ok:: no metric named'
+bad --metric boot_ms --tries 4 --kernels a,b "$work/ok.yaml" \
+	'--tries 4 with --metric: the rank test cannot reach 95% with fewer than 5 samples'
+bad --metric boot_ms --confidence 99% --tries 5 --kernels a,b "$work/ok.yaml" \
+	'fewer than 6 samples per kernel'
+bad --metric boot_ms -j 3 --kernels a,b "$work/ok.yaml" '-j 3 with --metric: .*one kernel at a time'
+bad --threshold 20% --kernels a,b "$work/ok.yaml" '--threshold and --confidence go with --metric'
+bad --metric boot_ms --threshold 0 --kernels a,b "$work/ok.yaml" '--threshold 0: give a change above 0'
+bad --metric boot_ms --confidence 40% --kernels a,b "$work/ok.yaml" \
+	'--confidence 40%: give a level between 50% and 100%'
 [ ! -e "$work/artifacts" ] || [ -z "$(ls -A "$work/artifacts")" ] || fail "bad input left artifacts"
 
 ktb_run bisect --kernels 6.1.0-99,6.1.0-57 --artifacts "$work/artifacts" "$work/ok.yaml"
