@@ -20,7 +20,7 @@ int metric_validate(struct bisect_cli *c, const char *name)
 
 	c->name = xstrdup(name);
 	/* SCENARIO:METRIC, or METRIC alone; a metric's own name may hold a
-	 * colon after a space ("step 2 resume: DRIVER DEVICE CALLBACK") */
+	 * colon after a space ("step 2 resume: virtio-pci 0000:00:01.0 pci_pm_resume") */
 	if (colon && (size_t)(colon - arg) == strlen(name) && !strncmp(arg, name, strlen(name)))
 		arg = colon + 1;
 	else if (colon && !memchr(arg, ' ', (size_t)(colon - arg))) {

@@ -75,7 +75,7 @@ static void add_metrics(json_t *scenario, const json_t *metrics, const char *pre
 
 /* each cycle's per-device callback times of a suspend step (its data's
  * kernel.cycles[].devices.suspend/resume: the slowest, pmlog.c), one
- * sample per cycle: "step K resume: DRIVER DEVICE CALLBACK" in us */
+ * sample per cycle: "step K resume: DEVICE CALLBACK [MODULE]" in us */
 static void add_devices(json_t *scenario, unsigned k, const json_t *data)
 {
 	json_t *cycles = json_object_get(json_object_get(data, "kernel"), "cycles"), *c;
@@ -91,10 +91,13 @@ static void add_devices(json_t *scenario, unsigned k, const json_t *data)
 
 			json_array_foreach (list, j, d) {
 				const char *drv = json_string_value(json_object_get(d, "driver"));
+				/* the device as the kernel names it (driver and
+				 * device), the callback, and its module if any */
 				char *key =
-				    xasprintf("step %u %s: %s %s %s", k, halves[h], drv ? drv : "-",
+				    xasprintf("step %u %s: %s %s%s%s%s", k, halves[h],
 					      json_string_value(json_object_get(d, "device")),
-					      json_string_value(json_object_get(d, "callback")));
+					      json_string_value(json_object_get(d, "callback")),
+					      drv ? " [" : "", drv ? drv : "", drv ? "]" : "");
 
 				json_array_append_new(values_of(scenario, key, "us", "lower"),
 						      json_real((double)json_integer_value(

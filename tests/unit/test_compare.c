@@ -50,10 +50,10 @@ static void add_runs(struct run_result *r, const char *name, unsigned n, double 
 		st->data = json_pack(
 		    "{s:{s:[{s:{s:[], s:[{s:s, s:s, s:s, s:I, s:i}, {s:s, s:s, s:n, s:I, "
 		    "s:i}]}}]}}",
-		    "kernel", "cycles", "devices", "suspend", "resume", "device", "0000:01:00.0",
-		    "callback", "pci_pm_resume", "driver", "nvme", "usecs",
-		    (json_int_t)(dev_us * j), "ret", 0, "device", "serio0", "callback", "resume",
-		    "driver", "usecs", (json_int_t)(900 * j), "ret", 0);
+		    "kernel", "cycles", "devices", "suspend", "resume", "device",
+		    "nvme 0000:01:00.0", "callback", "pci_pm_resume", "driver", "nvme", "usecs",
+		    (json_int_t)(dev_us * j), "ret", 0, "device", "atkbd serio0", "callback",
+		    "serio_resume", "driver", "usecs", (json_int_t)(900 * j), "ret", 0);
 	}
 }
 
@@ -98,11 +98,11 @@ static void test_samples(void **state)
 	assert_true(json_is_null(json_object_get(m, "better")));
 	/* a device callback per cycle, named with its step, driver and device */
 	m = json_object_get(json_object_get(s, "s3"),
-			    "step 2 resume: nvme 0000:01:00.0 pci_pm_resume");
+			    "step 2 resume: nvme 0000:01:00.0 pci_pm_resume [nvme]");
 	assert_non_null(m);
 	assert_string_equal(json_string_value(json_object_get(m, "unit")), "us");
 	assert_non_null(
-	    json_object_get(json_object_get(s, "s3"), "step 2 resume: - serio0 resume"));
+	    json_object_get(json_object_get(s, "s3"), "step 2 resume: atkbd serio0 serio_resume"));
 	json_decref(s);
 	run_result_free(&r);
 }
@@ -144,12 +144,12 @@ static void test_slower(void **state)
 		    json_real_value(json_object_get(r, "ratio")) < 1.41);
 	/* the device that explains it */
 	assert_string_equal(json_string_value(json_object_get(r, "because")),
-			    "step 2 resume: nvme 0000:01:00.0 pci_pm_resume");
-	assert_string_equal(verdict(doc, "step 2 resume: nvme 0000:01:00.0 pci_pm_resume"),
+			    "step 2 resume: nvme 0000:01:00.0 pci_pm_resume [nvme]");
+	assert_string_equal(verdict(doc, "step 2 resume: nvme 0000:01:00.0 pci_pm_resume [nvme]"),
 			    "slower");
 	/* the rest did not move */
 	assert_string_equal(verdict(doc, "boot_ms"), "no change");
-	assert_string_equal(verdict(doc, "step 2 resume: - serio0 resume"), "no change");
+	assert_string_equal(verdict(doc, "step 2 resume: atkbd serio0 serio_resume"), "no change");
 	/* grew, no direction known: reported, not a regression */
 	assert_string_equal(verdict(doc, "passes"), "higher");
 	assert_false(json_is_true(json_object_get(find_row(doc, "passes"), "regression")));
@@ -159,7 +159,8 @@ static void test_slower(void **state)
 	compare_print(doc, f);
 	fclose(f);
 	assert_non_null(strstr(text, "resume_ms"));
-	assert_non_null(strstr(text, "because: step 2 resume: nvme 0000:01:00.0 pci_pm_resume"));
+	assert_non_null(
+	    strstr(text, "because: step 2 resume: nvme 0000:01:00.0 pci_pm_resume [nvme]"));
 	assert_true(strstr(text, "slower") < strstr(text, "no change"));
 	free(text);
 	/* the page: a plot for each changed metric, none for the rest */
