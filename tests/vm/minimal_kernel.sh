@@ -4,8 +4,17 @@
 # source package's version, so only the first call builds.
 #
 #   minimal_kernel KTB SCENARIOS: prints the cache folder, which holds
-#   bzImage, config (beside it, where ktb looks) and build_s (the build's
-#   seconds); progress on stderr. Returns 1 when it cannot build.
+#   bzImage, config (beside it, where ktb looks), build_s (the build's
+#   seconds) and tree/, the build tree, kept for the variants below;
+#   progress on stderr. Returns 1 when it cannot build. A folder cached
+#   before the tree was kept is built again when a variant needs the tree.
+#
+#   slowed_kernel KTB SCENARIOS MS: the minimal kernel with one real
+#   slowdown, rtc-cmos's resume sleeping MS ms first (cmos_resume, called
+#   for "rtc_cmos 00:03 pnp_bus_resume" on every S3 wake): built in the
+#   minimal kernel's tree from the one file changed (a minute, not half an
+#   hour), the file then put back; prints the variant's folder (bzImage,
+#   config), cached beside the tree as slow-resume-MSms.
 
 minimal_kernel_source=/usr/src/linux-source-6.1.tar.xz
 # shellcheck source=images/needs.sh
@@ -45,7 +54,7 @@ kernel_build() {
 }
 
 minimal_kernel() {
-	local ktb=$1 lib=$2 cache ver key dir tmp t0 lock
+	local ktb=$1 lib=$2 cache ver key dir tmp t0 lock need_tree=${MINIMAL_KERNEL_TREE:-}
 	kernel_build_needs "the minimal kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 	# the options alone, sorted, as for the debug kernel below: a scenario
@@ -60,12 +69,14 @@ minimal_kernel() {
 	# tests/vm/prebuild.sh builds it) waits here and finds it built
 	exec {lock}>"$cache/.lock-minimal-$key"
 	flock "$lock"
-	if [ -s "$dir/bzImage" ] && [ -s "$dir/config" ]; then
+	if [ -s "$dir/bzImage" ] && [ -s "$dir/config" ] &&
+		{ [ -z "$need_tree" ] || [ -s "$dir/tree/vmlinux" ]; }; then
 		exec {lock}>&-
 		echo "$dir"
 		return 0
 	fi
 	tmp=$(mktemp -d "$cache/.build-XXXXXX")
+	[ ! -d "$dir" ] || echo "minimal kernel: $dir has no build tree (cached before trees were kept): building it again" >&2
 	echo "minimal kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
 	t0=$(date +%s)
 	kernel_build "minimal kernel" "$ktb" "$tmp" "$lib" || { exec {lock}>&-; return 1; }
@@ -73,12 +84,61 @@ minimal_kernel() {
 	cp "$tmp/linux-source-6.1/arch/x86/boot/bzImage" "$tmp/out/bzImage"
 	cp "$tmp/linux-source-6.1/.config" "$tmp/out/config"
 	echo $(($(date +%s) - t0)) >"$tmp/out/build_s"
+	mv "$tmp/linux-source-6.1" "$tmp/out/tree"
 	rm -rf "$dir"
 	mv "$tmp/out" "$dir"
 	rm -rf "$tmp"
 	exec {lock}>&-
 	echo "minimal kernel: built in $(cat "$dir/build_s") s" >&2
 	echo "$dir"
+}
+
+slowed_kernel() {
+	local ktb=$1 lib=$2 ms=$3 dir out src lock
+	dir=$(MINIMAL_KERNEL_TREE=1 minimal_kernel "$ktb" "$lib") || return 1
+	out=$dir/slow-resume-${ms}ms
+	src=$dir/tree/drivers/rtc/rtc-cmos.c
+	# the tree's own lock: one variant built in it at a time
+	exec {lock}>"$dir/.lock-tree"
+	flock "$lock"
+	if [ -s "$out/bzImage" ]; then
+		exec {lock}>&-
+		echo "$out"
+		return 0
+	fi
+	echo "slowed kernel: rtc-cmos's resume sleeping ${ms} ms, built in $dir/tree" >&2
+	cp -p "$src" "$src.orig"
+	# msleep's header after the first of the file's, and the sleep after
+	# cmos_resume's declarations (its body's first blank line)
+	if ! awk -v ms="$ms" '{ print }
+		/^#include <linux\// && !inc { print "#include <linux/delay.h>"; inc = 1 }
+		/^static int .*cmos_resume\(struct device \*dev\)$/ { body = 1; next }
+		body && /^$/ { print "\tmsleep(" ms "); /* ktestbed: a planted slowdown */"; body = 0 }' \
+		"$src.orig" >"$src" || ! grep -q 'ktestbed: a planted slowdown' "$src"; then
+		echo "slowed kernel: cmos_resume not found in $src" >&2
+		mv "$src.orig" "$src"
+		exec {lock}>&-
+		return 1
+	fi
+	if ! make -C "$dir/tree" -j"$(nproc)" bzImage >"$dir/tree/slowed.log" 2>&1; then
+		echo "slowed kernel: the build failed; the end of its log:" >&2
+		tail -20 "$dir/tree/slowed.log" >&2
+		mv "$src.orig" "$src"
+		exec {lock}>&-
+		return 1
+	fi
+	mkdir -p "$out.tmp"
+	cp "$dir/tree/arch/x86/boot/bzImage" "$out.tmp/bzImage"
+	cp "$dir/tree/.config" "$out.tmp/config"
+	rm -rf "$out"
+	mv "$out.tmp" "$out"
+	# the source put back (newer than its object, so the next build in the
+	# tree compiles it again); the tree's own bzImage stays the slowed one,
+	# which nothing boots: the minimal kernel is the folder's bzImage
+	mv "$src.orig" "$src"
+	touch "$src"
+	exec {lock}>&-
+	echo "$out"
 }
 
 # debug_kernel KTB SCENARIOS...: as minimal_kernel, for the scenarios given

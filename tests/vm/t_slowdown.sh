@@ -1,0 +1,69 @@
+# label: own-kernel
+# jobs: 2
+# A real slowdown, found by number: the minimal kernel (minimal_kernel.sh)
+# and the same kernel with rtc-cmos's resume sleeping 300 ms first
+# (slowed_kernel: one file changed in its build tree), behind a planted git
+# history (c1, c2 the minimal kernel; c3 the slowdown; c4 after it) whose
+# build command lays the commit's kernel down, as t_bisect_git.sh plants
+# its history. `ktb bisect --git --metric resume_ms` names c3, and `ktb
+# compare` of the two ends' run documents names resume_ms slower because
+# of rtc_cmos's resume callback. It runs alone (jobs: 2): the ends are
+# timed first and the candidates after them (docs/bisect.md).
+. "$(dirname "$0")/bisect_lib.sh"
+. "$(dirname "$0")/minimal_kernel.sh"
+lib=$KTB_SRC/scenarios
+
+base=$(MINIMAL_KERNEL_TREE=1 minimal_kernel "$KTB" "$lib") || fail "could not build the minimal kernel"
+slow=$(slowed_kernel "$KTB" "$lib" 300) || fail "could not build the slowed kernel"
+export KROOT=$work/kernels
+mkdir -p "$KROOT"
+ln -s "$base" "$KROOT/base"
+ln -s "$slow" "$KROOT/slow"
+
+cat >"$work/resume.yaml" <<'YAML'
+name: resume-time
+summary: one S3 cycle woken by QMP; its resume time and each device's callbacks are the metrics
+timeout: 90s
+machine: {cpus: 1, memory: 256M, sleep: [s3]}
+steps:
+  - suspend: s3
+    wake: qmp
+    after: 200ms
+YAML
+
+repo=$work/repo
+git init -q "$repo"
+git -C "$repo" config user.email test@ktestbed.invalid
+git -C "$repo" config user.name ktestbed
+printf 'bzImage\nconfig\n' >"$repo/.gitignore"
+for i in 1 2 3 4; do
+	case $i in [12]) k=base msg="change $i" ;; 3) k=slow msg="rtc-cmos: sleep 300 ms in resume" ;; 4) k=slow msg="change 4" ;; esac
+	echo "$k" >"$repo/kernel"
+	echo "$i" >"$repo/change"
+	git -C "$repo" add kernel change .gitignore
+	git -C "$repo" commit -qm "$msg"
+	git -C "$repo" tag "c$i"
+done
+# shellcheck disable=SC2016 # expanded by the build's own shell
+build='cp "$KROOT/$(cat kernel)/bzImage" bzImage && cp "$KROOT/$(cat kernel)/config" config'
+
+ktb_run bisect --git "$repo" --good c1 --bad c4 --build "$build" --kernel bzImage \
+	--metric resume-time:resume_ms --json "$work/bisect.json" --artifacts "$(artifacts)" \
+	"$work/resume.yaml"
+expect_rc 0
+expect_out "^first bad: $(git -C "$repo" rev-parse --short c3) rtc-cmos: sleep 300 ms in resume$"
+expect_out '^ +resume_ms:( [0-9]+){5} \(median [0-9]+; x[0-9.]+ of the good end, p [0-9.e-]+; x[0-9.]+ of the bad end, p [0-9.e-]+\)$'
+json_flat "$work/bisect.json" | grep -q "\"first_bad\":\"$(git -C "$repo" rev-parse c3)\"" ||
+	fail "the JSON does not name c3"
+
+# the ends' run documents, compared: the metric and the device
+dir=$(sed -n 's/^ktb bisect: .*; logs in //p' "$out")
+for f in 01-1 02-1; do
+	[ -s "$dir/$f.json" ] || fail "no run document $f.json of the ends in $dir"
+done
+ktb_run compare "$dir/01-1.json" "$dir/02-1.json"
+expect_rc 1
+expect_out '^resume-time +resume_ms .* slower$'
+expect_out 'because: step 1 resume: rtc_cmos [0-9a-f:.]+ pnp_bus_resume'
+expect_out '^resume-time +step 1 resume: rtc_cmos [0-9a-f:.]+ pnp_bus_resume .* slower$'
+exit 0
