@@ -60,7 +60,10 @@ downloads() {
 }
 # (2) the two kernels
 kernels() {
-	step "minimal kernel (own-kernel/own_kernel)" minimal_kernel "$ktb" "$src/scenarios"
+	# with its build tree (a cache from before trees were kept is built
+	# again here, in the background, rather than in own-kernel/slowdown)
+	MINIMAL_KERNEL_TREE=1 step "minimal kernel (own-kernel/own_kernel, own-kernel/slowdown)" \
+		minimal_kernel "$ktb" "$src/scenarios"
 	step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
 	return $st
 }
