@@ -106,6 +106,8 @@ static void metric_collect(struct session *s, struct bisect_step *st, const char
 	if (m) {
 		samples_add(st, json_object_get(m, "values"));
 		st->verdict = BISECT_UNKNOWN;
+		/* a time or a size: higher is worse */
+		s->worse = json_is_string(json_object_get(m, "better")) ? 1 : 0;
 	} else if (!any_passed(&rr)) {
 		st->verdict = BISECT_SKIP;
 		st->why = "no run passed, so no sample";
@@ -170,7 +172,8 @@ void metric_ends_update(struct session *s, const struct bisect_step *good,
 {
 	ends_copy(&s->good, &s->ngood, good);
 	ends_copy(&s->bad, &s->nbad, bad);
-	metric_ends_judge(set_of(s->good, s->ngood), set_of(s->bad, s->nbad), &s->c->mo, &s->ends);
+	metric_ends_judge(set_of(s->good, s->ngood), set_of(s->bad, s->nbad), s->worse, &s->c->mo,
+			  &s->ends);
 }
 
 bool metric_more(const struct session *s, const struct bisect_step *st)
@@ -184,7 +187,12 @@ int metric_ends_fail(struct session *s, const char *first, const char *last)
 	const struct metric_ends *e = &s->ends;
 	const struct bisect_cli *c = s->c;
 
-	if (!e->good_median || !e->bad_median)
+	if (e->wrong_way)
+		fprintf(s->out,
+			"ktb bisect: %s is better on the last candidate, not worse: median %g on "
+			"%s, %g on %s (x%.3f; for it, lower is better): no slowdown to bisect\n",
+			c->metric, e->good_median, first, e->bad_median, last, e->ratio);
+	else if (!e->good_median || !e->bad_median)
 		fprintf(s->out,
 			"ktb bisect: %s cannot be compared between the ends: its median is 0 "
 			"on %s\n",
@@ -270,8 +278,8 @@ static int values_load(const json_t *a, double **v, size_t *n)
 int metric_ends_save(const struct session *s)
 {
 	char *path = xasprintf("%s/ends.json", s->dir);
-	json_t *j = json_pack("{s:o, s:o}", "good", values_json(s->good, s->ngood), "bad",
-			      values_json(s->bad, s->nbad));
+	json_t *j = json_pack("{s:o, s:o, s:i}", "good", values_json(s->good, s->ngood), "bad",
+			      values_json(s->bad, s->nbad), "worse", s->worse);
 	int r = json_dump_file(j, path, JSON_COMPACT) ? -1 : 0;
 
 	if (r)
@@ -292,8 +300,9 @@ int metric_ends_load(struct session *s)
 		fprintf(stderr, "ktb bisect: cannot read the ends' samples from %s\n", path);
 		r = -1;
 	} else {
-		metric_ends_judge(set_of(s->good, s->ngood), set_of(s->bad, s->nbad), &s->c->mo,
-				  &s->ends);
+		s->worse = (int)json_integer_value(json_object_get(j, "worse"));
+		metric_ends_judge(set_of(s->good, s->ngood), set_of(s->bad, s->nbad), s->worse,
+				  &s->c->mo, &s->ends);
 	}
 	json_decref(j);
 	free(path);

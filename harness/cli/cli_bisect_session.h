@@ -69,6 +69,7 @@ struct session {
 	 * ends.json) and how they differ */
 	double *good, *bad;
 	size_t ngood, nbad;
+	int worse; /* +1: higher is worse (the samples' "better" is "lower"); 0: unknown */
 	struct metric_ends ends;
 };
 

@@ -6,7 +6,7 @@
 
 #include "statistics.h"
 
-void metric_ends_judge(struct metric_sample_set good, struct metric_sample_set bad,
+void metric_ends_judge(struct metric_sample_set good, struct metric_sample_set bad, int worse,
 		       const struct metric_opts *o, struct metric_ends *e)
 {
 	*e = (struct metric_ends){ .p = 1 };
@@ -19,6 +19,11 @@ void metric_ends_judge(struct metric_sample_set good, struct metric_sample_set b
 	e->ratio = e->bad_median / e->good_median;
 	e->p = stats_rank_test(good.v, good.n, bad.v, bad.n);
 	e->ok = e->p >= 0 && e->p < 1 - o->confidence && fabs(e->ratio - 1) >= o->threshold;
+	/* a slowdown is bisected, not a speed-up that noise or a fix made */
+	if (e->ok && worse && (e->ratio - 1) * worse < 0) {
+		e->ok = false;
+		e->wrong_way = true;
+	}
 }
 
 /* x apart from ref: the ratio median(x) / median(ref) moved by at least

@@ -30,14 +30,17 @@ enum metric_side {
 };
 
 /* How the ends differ: ratio = median(bad) / median(good), p the rank
- * test's; ok when p < 1 - confidence and |ratio - 1| >= threshold. A side
- * without samples, or a median that is not above 0, is not ok either (no
- * ratio: ratio 0). */
+ * test's; ok when p < 1 - confidence and |ratio - 1| >= threshold, the bad
+ * end worse: worse is +1 when a higher value is worse (a time, a size), -1
+ * when a lower one is, 0 when the metric does not say (either way then);
+ * wrong_way when it went the other way by the threshold. A side without
+ * samples, or a median that is not above 0, is not ok either (no ratio:
+ * ratio 0). */
 struct metric_ends {
 	double good_median, bad_median, ratio, p;
-	bool ok;
+	bool ok, wrong_way;
 };
-void metric_ends_judge(struct metric_sample_set good, struct metric_sample_set bad,
+void metric_ends_judge(struct metric_sample_set good, struct metric_sample_set bad, int worse,
 		       const struct metric_opts *o, struct metric_ends *e);
 
 /* One candidate against ends that are ok: its median, its ratios to each

@@ -29,24 +29,34 @@ static void test_ends(void **state)
 	struct metric_ends e;
 
 	(void)state;
-	metric_ends_judge(SET(good), SET(bad), &o, &e);
+	metric_ends_judge(SET(good), SET(bad), 1, &o, &e);
 	assert_true(e.ok);
 	assert_true(fabs(e.ratio - 1.3) < 1e-9);
 	assert_true(e.p < 0.05);
 	/* 5 % apart: tested apart, but under the threshold */
-	metric_ends_judge(SET(good), SET(close), &o, &e);
+	metric_ends_judge(SET(good), SET(close), 1, &o, &e);
 	assert_false(e.ok);
 	assert_true(e.p < 0.05);
 	/* the medians 30 % apart, the samples overlapping */
-	metric_ends_judge(SET(good), SET(noisy), &o, &e);
+	metric_ends_judge(SET(good), SET(noisy), 1, &o, &e);
 	assert_false(e.ok);
 	assert_true(e.p > 0.05);
 	/* a median of 0 has no ratio */
-	metric_ends_judge(SET(zero), SET(bad), &o, &e);
+	metric_ends_judge(SET(zero), SET(bad), 1, &o, &e);
 	assert_false(e.ok);
 	/* a side without samples */
-	metric_ends_judge((struct metric_sample_set){ good, 0 }, SET(bad), &o, &e);
+	metric_ends_judge((struct metric_sample_set){ good, 0 }, SET(bad), 1, &o, &e);
 	assert_false(e.ok);
+	/* a time that shrank on the bad end is not a slowdown to bisect; a
+	 * metric that does not say which way is better goes either way */
+	metric_ends_judge(SET(bad), SET(good), 1, &o, &e);
+	assert_false(e.ok);
+	assert_true(e.wrong_way);
+	metric_ends_judge(SET(bad), SET(good), 0, &o, &e);
+	assert_true(e.ok);
+	assert_false(e.wrong_way);
+	metric_ends_judge(SET(bad), SET(good), -1, &o, &e);
+	assert_true(e.ok);
 }
 
 static void test_candidates(void **state)
@@ -60,7 +70,7 @@ static void test_candidates(void **state)
 	struct metric_judgement j;
 
 	(void)state;
-	metric_ends_judge(SET(good), SET(bad), &o, &e);
+	metric_ends_judge(SET(good), SET(bad), 1, &o, &e);
 	metric_judge(&e, SET(good), SET(bad), SET(like_good), &o, &j);
 	assert_int_equal(j.side, METRIC_LIKE_GOOD);
 	assert_true(j.apart_bad && !j.apart_good);
@@ -97,7 +107,7 @@ static void test_shrinking(void **state)
 	struct metric_judgement j;
 
 	(void)state;
-	metric_ends_judge(SET(fast), SET(slow), &o, &e);
+	metric_ends_judge(SET(fast), SET(slow), -1, &o, &e);
 	assert_true(e.ok);
 	assert_true(e.ratio < 1);
 	metric_judge(&e, SET(fast), SET(slow), SET(like_fast), &o, &j);
@@ -119,7 +129,7 @@ static void test_no_ends(void **state)
 	struct metric_judgement j;
 
 	(void)state;
-	metric_ends_judge(SET(good), SET(same), &o, &e);
+	metric_ends_judge(SET(good), SET(same), 1, &o, &e);
 	assert_false(e.ok);
 	metric_judge(&e, SET(good), SET(same), SET(bad), &o, &j);
 	assert_int_equal(j.side, METRIC_UNDECIDED);
