@@ -252,10 +252,10 @@ static char *self_exe(void)
 /* --------------------------------------------------------------------- */
 /* --kernels: the ladder */
 
-/* Build the candidate's image here (one at a time: builds share the .deb
- * cache), then start its judge. 0 started; 1 skipped (no image); or an exit
- * code to stop with. */
-static int candidate_start(struct session *s, size_t idx, struct child *ch)
+/* The step of candidate idx, its image built here (one at a time: builds
+ * share the .deb cache): a candidate without one is a skip, its time the
+ * build's. 0 or an exit code to stop with. */
+static int candidate_step(struct session *s, size_t idx, size_t *at)
 {
 	struct kernel_choice k = s->c->k;
 	struct image img = { 0 };
@@ -263,22 +263,37 @@ static int candidate_start(struct session *s, size_t idx, struct child *ch)
 	int64_t t0 = now_ms();
 	int r;
 
+	*at = s->nsteps - 1;
 	k.kernel = s->c->kernels[idx];
 	r = image_prepare(&k, &img);
 	image_free(&img);
-	ch->step = s->nsteps - 1;
-	ch->t0 = t0;
+	st->ms = now_ms() - t0;
 	if (r == KTB_EXIT_UNTESTED) {
 		st->verdict = BISECT_SKIP;
 		st->code = r;
 		st->why = "no image could be built";
-		st->ms = now_ms() - t0;
+		return 0;
+	}
+	return r;
+}
+
+/* The candidate's step and image, then its judge started. 0 started; 1
+ * skipped (no image); or an exit code to stop with. */
+static int candidate_start(struct session *s, size_t idx, struct child *ch)
+{
+	size_t at;
+	int r = candidate_step(s, idx, &at);
+	struct bisect_step *st = &s->steps[at];
+
+	ch->step = at;
+	ch->t0 = now_ms() - st->ms;
+	if (r)
+		return r;
+	if (st->verdict == BISECT_SKIP) {
 		step_print(s->out, st);
 		return 1;
 	}
-	if (r)
-		return r;
-	char **argv = session_judge_argv(s, k.kernel, NULL);
+	char **argv = session_judge_argv(s, s->c->kernels[idx], NULL);
 
 	session_spawn(ch, argv, NULL, st->log);
 	free(argv);
@@ -367,30 +382,6 @@ static int ladder_search(struct session *s, struct bisect *b)
 	return r;
 }
 
-/* --metric: the step of candidate idx, its image built; a candidate
- * without one is a skip. 0 or an exit code to stop with. */
-static int metric_candidate(struct session *s, size_t idx, size_t *at)
-{
-	struct kernel_choice k = s->c->k;
-	struct image img = { 0 };
-	struct bisect_step *st = session_step_new(s, s->c->kernels[idx], 0);
-	int64_t t0 = now_ms();
-	int r;
-
-	*at = s->nsteps - 1;
-	k.kernel = s->c->kernels[idx];
-	r = image_prepare(&k, &img);
-	image_free(&img);
-	st->ms = now_ms() - t0;
-	if (r == KTB_EXIT_UNTESTED) {
-		st->verdict = BISECT_SKIP;
-		st->code = r;
-		st->why = "no image could be built";
-		return 0;
-	}
-	return r;
-}
-
 /* an ABORT verdict as the exit code to stop with */
 static int abort_code(const struct bisect_step *st)
 {
@@ -407,7 +398,7 @@ static int metric_ends_ladder(struct session *s, struct bisect *b)
 	int r = 0, stop = -1;
 
 	for (int i = 0; i < 2 && !r; i++)
-		r = metric_candidate(s, idx[i], &at[i]);
+		r = candidate_step(s, idx[i], &at[i]);
 	while (!r && stop < 0) {
 		for (int i = 0; i < 2 && !r && stop < 0; i++) {
 			struct bisect_step *st = &s->steps[at[i]];
@@ -453,7 +444,7 @@ static int metric_ladder(struct session *s, struct bisect *b)
 		struct bisect_step *st;
 
 		s->rounds++;
-		r = metric_candidate(s, pt, &at);
+		r = candidate_step(s, pt, &at);
 		st = &s->steps[at];
 		if (!r && st->verdict != BISECT_SKIP)
 			r = metric_judge_candidate(s, st, s->c->kernels[pt], NULL);

@@ -243,6 +243,16 @@ static void steps_load(struct session *s, const char *file)
 	free(text);
 }
 
+/* rev checked out, detached; -1 after a message */
+static int git_checkout(const struct session *s, const char *rev)
+{
+	if (!git(s->c->git, NULL, "checkout", "-q", "--detach", rev, NULL))
+		return 0;
+	fprintf(stderr, "ktb bisect: cannot check out %s in %s (uncommitted changes?)\n", rev,
+		s->c->git);
+	return -1;
+}
+
 /* --metric: A then B checked out, built and sampled; B, still checked
  * out, sampled again until the two differ or its runs are spent. */
 static int git_metric_ends(struct session *s, const char *steps, const char *good, const char *bad)
@@ -253,13 +263,8 @@ static int git_metric_ends(struct session *s, const char *steps, const char *goo
 	int r = 0, stop = -1, n = 0;
 
 	for (int i = 0; i < 2 && !r && stop < 0; i++, n++) {
-		if (git(s->c->git, NULL, "checkout", "-q", "--detach", rev[i], NULL)) {
-			fprintf(stderr,
-				"ktb bisect: cannot check out %s in %s (uncommitted "
-				"changes?)\n",
-				rev[i], s->c->git);
+		if (git_checkout(s, rev[i]))
 			return KTB_EXIT_UNTESTED;
-		}
 		r = git_step_one(s, (size_t)i + 1, &st);
 		at[i] = (size_t)(st - s->steps);
 		if (!r && st->verdict != BISECT_UNKNOWN)
@@ -307,13 +312,8 @@ static int git_ends(struct session *s, const char *steps, const char *good, cons
 	int r = 0;
 
 	for (int i = 0; i < 2 && !r; i++) {
-		if (git(s->c->git, NULL, "checkout", "-q", "--detach", rev[i], NULL)) {
-			fprintf(stderr,
-				"ktb bisect: cannot check out %s in %s (uncommitted "
-				"changes?)\n",
-				rev[i], s->c->git);
+		if (git_checkout(s, rev[i]))
 			return KTB_EXIT_UNTESTED;
-		}
 		r = git_step_one(s, (size_t)i + 1, &st);
 		step_save(steps, st);
 		v[i] = st->verdict;

@@ -21,6 +21,30 @@ steps:
 YAML
 }
 
+# planted_history REPO IGNORE KERNEL:SUBJECT...: a git repository made at
+# REPO (IGNORE its .gitignore, printf's format) with one commit per
+# argument, tagged c1, c2, ...: its file "kernel" says which kernel the
+# commit's build lays down, its subject is SUBJECT ("" for "change N:
+# kernel KERNEL")
+planted_history() {
+	local repo=$1 ignore=$2 i=0 k msg
+	shift 2
+	git init -q "$repo"
+	git -C "$repo" config user.email test@ktestbed.invalid
+	git -C "$repo" config user.name ktestbed
+	# shellcheck disable=SC2059 # the format is the caller's
+	printf "$ignore" >"$repo/.gitignore"
+	for c in "$@"; do
+		i=$((i + 1))
+		k=${c%%:*} msg=${c#*:}
+		echo "$k" >"$repo/kernel"
+		echo "$i" >"$repo/change"
+		git -C "$repo" add kernel change .gitignore
+		git -C "$repo" commit -qm "${msg:-change $i: kernel $k}"
+		git -C "$repo" tag "c$i"
+	done
+}
+
 # boots_used: the N of the "boots: N" line
 boots_used() {
 	sed -n 's/^boots: \([0-9]*\) .*/\1/p' "$out"

@@ -31,19 +31,8 @@ for abi in 53 54; do
 done
 
 repo=$work/repo
-git init -q "$repo"
-git -C "$repo" config user.email test@ktestbed.invalid
-git -C "$repo" config user.name ktestbed
-printf 'arch/\nmodules\n*.ko\nmodules.*\n' >"$repo/.gitignore"
 # c1..c3 53, c4 does not build, c5 53, c6..c7 54: the first bad commit is c6
-for i in 1 2 3 4 5 6 7; do
-	case $i in 4) k=broken ;; [67]) k=54 ;; *) k=53 ;; esac
-	echo "$k" >"$repo/kernel"
-	echo "$i" >"$repo/change"
-	git -C "$repo" add kernel change .gitignore
-	git -C "$repo" commit -qm "change $i: kernel $k"
-	git -C "$repo" tag "c$i"
-done
+planted_history "$repo" 'arch/\nmodules\n*.ko\nmodules.*\n' 53: 53: 53: broken: 53: 54: 54:
 git -C "$repo" checkout -q -b work c7
 # shellcheck disable=SC2016 # expanded by the build's own shell
 build='k=$(cat kernel); test -d "$KROOT/$k" || { echo "no kernel $k" >&2; exit 2; }

@@ -32,18 +32,8 @@ steps:
 YAML
 
 repo=$work/repo
-git init -q "$repo"
-git -C "$repo" config user.email test@ktestbed.invalid
-git -C "$repo" config user.name ktestbed
-printf 'bzImage\nconfig\n' >"$repo/.gitignore"
-for i in 1 2 3 4; do
-	case $i in [12]) k=base msg="change $i" ;; 3) k=slow msg="rtc-cmos: sleep 300 ms in resume" ;; 4) k=slow msg="change 4" ;; esac
-	echo "$k" >"$repo/kernel"
-	echo "$i" >"$repo/change"
-	git -C "$repo" add kernel change .gitignore
-	git -C "$repo" commit -qm "$msg"
-	git -C "$repo" tag "c$i"
-done
+planted_history "$repo" 'bzImage\nconfig\n' base:"change 1" base:"change 2" \
+	slow:"rtc-cmos: sleep 300 ms in resume" slow:"change 4"
 # shellcheck disable=SC2016 # expanded by the build's own shell
 build='cp "$KROOT/$(cat kernel)/bzImage" bzImage && cp "$KROOT/$(cat kernel)/config" config'
 
