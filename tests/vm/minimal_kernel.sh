@@ -37,15 +37,18 @@ kernel_build_needs() {
 }
 
 # kernel_build WHAT KTB TMP SCENARIOS...: linux-source-6.1 unpacked in
-# TMP, configured with ktb kconfig --minimal --apply for the scenarios and
-# its bzImage made (log in TMP/build.log); on a failure, the log's end is
-# shown and TMP removed (1).
+# TMP (as TMP/linux-source-6.1, or TMP/$KERNEL_BUILD_TREE), configured
+# with ktb kconfig --minimal --apply for the scenarios and its bzImage made
+# (log in TMP/build.log); on a failure, the log's end is shown and TMP
+# removed (1). A tree built to be built again must be built where it stays:
+# objtool is made with absolute paths, so a tree that moved builds objtool
+# anew, and with it every object.
 kernel_build() {
-	local what=$1 ktb=$2 tmp=$3
+	local what=$1 ktb=$2 tmp=$3 name=${KERNEL_BUILD_TREE:-linux-source-6.1}
 	shift 3
-	if ! tar -xf "$minimal_kernel_source" -C "$tmp" ||
-		! "$ktb" kconfig --minimal --apply "$tmp/linux-source-6.1" "$@" >&2 ||
-		! make -C "$tmp/linux-source-6.1" -j"$(nproc)" bzImage >"$tmp/build.log" 2>&1; then
+	if ! tar -xf "$minimal_kernel_source" -C "$tmp" --transform "s,^linux-source-6.1,$name," ||
+		! "$ktb" kconfig --minimal --apply "$tmp/$name" "$@" >&2 ||
+		! make -C "$tmp/$name" -j"$(nproc)" bzImage >"$tmp/build.log" 2>&1; then
 		echo "$what: the build failed; the end of its log:" >&2
 		tail -20 "$tmp/build.log" >&2 2>/dev/null
 		rm -rf "$tmp"
@@ -75,19 +78,19 @@ minimal_kernel() {
 		echo "$dir"
 		return 0
 	fi
-	tmp=$(mktemp -d "$cache/.build-XXXXXX")
 	[ ! -d "$dir" ] || echo "minimal kernel: $dir has no build tree (cached before trees were kept): building it again" >&2
-	echo "minimal kernel: building linux-source-6.1 $ver in $tmp (once; cached as $dir)" >&2
+	echo "minimal kernel: building linux-source-6.1 $ver in $dir/tree (once)" >&2
 	t0=$(date +%s)
-	kernel_build "minimal kernel" "$ktb" "$tmp" "$lib" || { exec {lock}>&-; return 1; }
-	mkdir -p "$tmp/out"
-	cp "$tmp/linux-source-6.1/arch/x86/boot/bzImage" "$tmp/out/bzImage"
-	cp "$tmp/linux-source-6.1/.config" "$tmp/out/config"
-	echo $(($(date +%s) - t0)) >"$tmp/out/build_s"
-	mv "$tmp/linux-source-6.1" "$tmp/out/tree"
+	# built where it stays (kernel_build says why); the folder counts as
+	# cached once bzImage and config are in it, and they come last
 	rm -rf "$dir"
-	mv "$tmp/out" "$dir"
-	rm -rf "$tmp"
+	mkdir -p "$dir"
+	KERNEL_BUILD_TREE=tree kernel_build "minimal kernel" "$ktb" "$dir" "$lib" || { exec {lock}>&-; return 1; }
+	echo $(($(date +%s) - t0)) >"$dir/build_s"
+	cp "$dir/tree/.config" "$dir/config.tmp"
+	cp "$dir/tree/arch/x86/boot/bzImage" "$dir/bzImage.tmp"
+	mv "$dir/config.tmp" "$dir/config"
+	mv "$dir/bzImage.tmp" "$dir/bzImage"
 	exec {lock}>&-
 	echo "minimal kernel: built in $(cat "$dir/build_s") s" >&2
 	echo "$dir"
