@@ -2,6 +2,7 @@
 
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -338,8 +339,23 @@ static bool devices_phase_line(struct pm_parser *p, const char *msg, double ts)
 	return true;
 }
 
+/* A callback as %pS prints it: "name+0x0/0x70", or, in a kernel without
+ * kallsyms (a minimal one), its address alone, "0xffffffff812fa9c6". */
+static bool cb_word(const char *s, size_t n)
+{
+	if (memchr(s, '+', n))
+		return true;
+	if (n < 3 || s[0] != '0' || s[1] != 'x')
+		return false;
+	for (size_t i = 2; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
 /* "<dev>: PM: calling <cb>+0x0/0x70 [mod] @ 118, parent: <p>" or
- * "<dev>: PM: <cb>+0x0/0x70 [mod] returned <ret> after <N> usecs". */
+ * "<dev>: PM: <cb>+0x0/0x70 [mod] returned <ret> after <N> usecs" (the
+ * callback possibly an address, cb_word). */
 static bool cb_split(const char *msg, struct pm_cb *cb, bool *calling)
 {
 	const char *pm = strstr(msg, ": PM: "), *s, *dev = msg;
@@ -357,9 +373,9 @@ static bool cb_split(const char *msg, struct pm_cb *cb, bool *calling)
 	if (*calling)
 		s += 8;
 	n = strcspn(s, " ");
-	if (!memchr(s, '+', n))
+	if (!cb_word(s, n))
 		return false; /* not a callback: "ACPI: PM: Preparing..." */
-	snprintf(cb->cb, sizeof(cb->cb), "%.*s", (int)strcspn(s, "+"), s);
+	snprintf(cb->cb, sizeof(cb->cb), "%.*s", (int)strcspn(s, "+ "), s);
 	s += n;
 	cb->drv[0] = 0;
 	if (s[0] == ' ' && s[1] == '[' && strchr(s, ']')) {

@@ -115,6 +115,34 @@ static void test_s3_devices(void **state)
 	pm_report_free(&r);
 }
 
+/* a kernel without kallsyms prints each callback as its address: the
+ * devices are there all the same, named, their callbacks addresses */
+static void test_s3_no_kallsyms(void **state)
+{
+	const struct pm_cycle *c;
+	struct pm_report r;
+	bool rtc = false;
+
+	(void)state;
+	parse_sample("s3-nokallsyms.txt", &r);
+	assert_int_equal(r.cycles_count, 1);
+	c = &r.cycles[0];
+	assert_true(c->devices_count > 40);
+	for (size_t i = 0; i < c->devices_count; i++) {
+		const struct pm_device *d = &c->devices[i];
+
+		if (strcmp(d->device, "rtc_cmos 00:03") || d->half != PM_HALF_RESUME)
+			continue;
+		assert_string_equal(d->callback, "0xffffffff812fa9c6");
+		assert_null(d->driver);
+		/* the slowed kernel's 300 ms sleep in cmos_resume */
+		assert_true(d->usecs > 300000);
+		rtc = true;
+	}
+	assert_true(rtc);
+	pm_report_free(&r);
+}
+
 static void test_s3_json(void **state)
 {
 	struct pm_report r;
@@ -470,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_s3_phases),
 		cmocka_unit_test(test_s3_devices),
+		cmocka_unit_test(test_s3_no_kallsyms),
 		cmocka_unit_test(test_s3_json),
 		cmocka_unit_test(test_s2idle),
 		cmocka_unit_test(test_s4_console),
