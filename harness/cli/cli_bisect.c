@@ -114,21 +114,12 @@ static int bisect_parse(int argc, char **argv, struct bisect_cli *c)
 			c->metric_arg = optarg;
 			break;
 		case 'P':
-			c->mo.threshold = cli_fraction(optarg, 0, 10);
-			if (c->mo.threshold < 0) {
-				cli_err("--threshold %s: give a change above 0, as 10%% or 0.1",
-					optarg);
+			if (cli_threshold(optarg, &c->mo.threshold))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 'C':
-			c->mo.confidence = cli_fraction(optarg, 0.5, 1);
-			if (c->mo.confidence < 0) {
-				cli_err("--confidence %s: give a level between 50%% and 100%%, as "
-					"95%% or 0.95",
-					optarg);
+			if (cli_confidence(optarg, &c->mo.confidence))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 'K':
 			c->kernels_arg = optarg;

@@ -538,7 +538,8 @@ int run_document_load(const char *path, struct run_result *r)
 	return 0;
 }
 
-double cli_fraction(const char *s, double lo, double hi)
+/* "10%", "10" or "0.1" as 0.1, in the open interval (lo, hi); -1 otherwise */
+static double cli_fraction(const char *s, double lo, double hi)
 {
 	char *end;
 	double v;
@@ -552,6 +553,24 @@ double cli_fraction(const char *s, double lo, double hi)
 		end += *end == '%';
 	}
 	return *end || v <= lo || v >= hi ? -1 : v;
+}
+
+int cli_threshold(const char *arg, double *out)
+{
+	*out = cli_fraction(arg, 0, 10);
+	if (*out >= 0)
+		return 0;
+	cli_err("--threshold %s: give a change above 0, as 10%% or 0.1", arg);
+	return KTB_EXIT_USAGE;
+}
+
+int cli_confidence(const char *arg, double *out)
+{
+	*out = cli_fraction(arg, 0.5, 1);
+	if (*out >= 0)
+		return 0;
+	cli_err("--confidence %s: give a level between 50%% and 100%%, as 95%% or 0.95", arg);
+	return KTB_EXIT_USAGE;
 }
 
 int cli_gdb_option(struct gdb_cli *g, const char *arg)

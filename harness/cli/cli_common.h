@@ -106,9 +106,11 @@ int run_document_load(const char *path, struct run_result *r);
  * stderr. */
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out);
 
-/* "10%", "10" or "0.1" as 0.1, in the open interval (lo, hi); -1
- * otherwise (ktb compare's and ktb bisect's --threshold and --confidence). */
-double cli_fraction(const char *s, double lo, double hi);
+/* --threshold P and --confidence C, as ktb compare and ktb bisect take
+ * them ("10%", "10" or "0.1"): 0 with *out, or KTB_EXIT_USAGE after a
+ * message saying what is allowed. */
+int cli_threshold(const char *arg, double *out);
+int cli_confidence(const char *arg, double *out);
 
 /* --gdb[=PORT] and --gdb-wait, as ktb boot and ktb run take them. */
 struct gdb_cli {

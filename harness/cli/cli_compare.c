@@ -58,22 +58,12 @@ static int compare_parse(int argc, char **argv, struct compare_cli *c)
 			compare_usage(stdout);
 			exit(0);
 		case 't':
-			c->o.threshold = cli_fraction(optarg, 0, 10);
-			if (c->o.threshold < 0) {
-				cli_err("--threshold %s: give a change above 0, as 10%% or 0.1",
-					optarg);
+			if (cli_threshold(optarg, &c->o.threshold))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 'c':
-			c->o.confidence = cli_fraction(optarg, 0.5, 1);
-			if (c->o.confidence < 0) {
-				cli_err(
-				    "--confidence %s: give a level between 50%% and 100%%, as 95%% "
-				    "or 0.95",
-				    optarg);
+			if (cli_confidence(optarg, &c->o.confidence))
 				return KTB_EXIT_USAGE;
-			}
 			break;
 		case 'J':
 			c->json = optarg;
