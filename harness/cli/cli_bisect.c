@@ -402,7 +402,7 @@ static int metric_ends_ladder(struct session *s, struct bisect *b)
 		if (r || stop >= 0)
 			break;
 		metric_ends_update(s, &s->steps[at[0]], &s->steps[at[1]]);
-		if (s->ends.ok || !metric_more(s, &s->steps[at[1]]))
+		if (s->ends.ok || !metric_more(&s->steps[at[1]]))
 			break;
 	}
 	if (r)
@@ -490,7 +490,7 @@ static json_t *steps_json(const struct session *s)
 		    "duration_ms", (json_int_t)st->ms, "boots", st->boots, "log", st->log);
 
 		if (s->c->metric)
-			metric_step_json(s, st, o);
+			metric_step_json(st, o);
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -272,7 +272,7 @@ static int git_metric_ends(struct session *s, const char *steps, const char *goo
 	}
 	while (!r && stop < 0) {
 		metric_ends_update(s, &s->steps[at[0]], &s->steps[at[1]]);
-		if (s->ends.ok || !metric_more(s, &s->steps[at[1]]))
+		if (s->ends.ok || !metric_more(&s->steps[at[1]]))
 			break;
 		st = &s->steps[at[1]];
 		r = metric_sample(s, st, s->c->k.kernel, s->c->git);

@@ -176,9 +176,8 @@ void metric_ends_update(struct session *s, const struct bisect_step *good,
 			  &s->ends);
 }
 
-bool metric_more(const struct session *s, const struct bisect_step *st)
+bool metric_more(const struct bisect_step *st)
 {
-	(void)s;
 	return st->runs < METRIC_RUNS_MAX;
 }
 
@@ -225,7 +224,7 @@ int metric_judge_candidate(struct session *s, struct bisect_step *st, const char
 		if (r || st->verdict != BISECT_UNKNOWN)
 			return r;
 		metric_decide(s, st);
-	} while (st->verdict == BISECT_UNKNOWN && metric_more(s, st));
+	} while (st->verdict == BISECT_UNKNOWN && metric_more(st));
 	if (st->verdict == BISECT_UNKNOWN) {
 		st->verdict = BISECT_SKIP;
 		st->why = "undecided: like neither end at the confidence asked";
@@ -319,7 +318,7 @@ void metric_step_save(const struct session *s, const struct bisect_step *st)
 	char *path = step_samples_path(s, st);
 	json_t *j = json_object();
 
-	metric_step_json(s, st, j);
+	metric_step_json(st, j);
 	json_object_set_new(j, "runs", json_integer(st->runs));
 	json_dump_file(j, path, JSON_COMPACT);
 	json_decref(j);
@@ -360,9 +359,8 @@ json_t *metric_json(const struct session *s)
 			 e->bad_median, "ratio", e->ratio, "p", e->p, "apart", e->ok);
 }
 
-void metric_step_json(const struct session *s, const struct bisect_step *st, json_t *o)
+void metric_step_json(const struct bisect_step *st, json_t *o)
 {
-	(void)s;
 	if (!st->nsamples)
 		return;
 	json_object_set_new(o, "samples", values_json(st->samples, st->nsamples));

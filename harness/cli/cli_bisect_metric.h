@@ -35,7 +35,7 @@ int metric_sample(struct session *s, struct bisect_step *st, const char *kernel,
 void metric_ends_update(struct session *s, const struct bisect_step *good,
 			const struct bisect_step *bad);
 /* Whether st may take another judge run. */
-bool metric_more(const struct session *s, const struct bisect_step *st);
+bool metric_more(const struct bisect_step *st);
 /* The ends do not differ by the threshold at the confidence: why, printed;
  * KTB_EXIT_FAIL. */
 int metric_ends_fail(struct session *s, const char *first, const char *last);
@@ -62,6 +62,6 @@ void metric_step_load(const struct session *s, struct bisect_step *st);
 
 /* --json: the "metric" object; a step's samples and judgement into o. */
 json_t *metric_json(const struct session *s);
-void metric_step_json(const struct session *s, const struct bisect_step *st, json_t *o);
+void metric_step_json(const struct bisect_step *st, json_t *o);
 
 #endif

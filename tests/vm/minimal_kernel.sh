@@ -57,7 +57,7 @@ kernel_build() {
 }
 
 minimal_kernel() {
-	local ktb=$1 lib=$2 cache ver key dir tmp t0 lock need_tree=${MINIMAL_KERNEL_TREE:-}
+	local ktb=$1 lib=$2 cache ver key dir t0 lock need_tree=${MINIMAL_KERNEL_TREE:-}
 	kernel_build_needs "the minimal kernel" || return 1
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 	# the options alone, sorted, as for the debug kernel below: a scenario
