@@ -14,6 +14,7 @@
 #include "expect.h"
 #include "findings_judge.h"
 #include "kernel_check.h"
+#include "kreport.h"
 #include "loop.h"
 #include "machine_step.h"
 #include "proc.h"
@@ -26,6 +27,16 @@
 #include "vm_dump.h"
 
 #define DMESG_TIMEOUT_MS 5000
+/* The kernel prints a report in one go, at most KREPORT_MAX_TEXT (64 KiB)
+ * of it, well within a second at the emulated serial port's speed under
+ * TCG; a console quiet for a second is not in the middle of one (a vCPU
+ * thread the host does not run for that long is a host in trouble). */
+#define REPORT_SETTLE_MS 5000
+#define REPORT_QUIET_MS 1000
+/* A dmesg taken while the kernel printed a report holds its head alone:
+ * taken again this long after, at most this many times. */
+#define DMESG_CUT_WAIT_MS 500
+#define DMESG_TRIES 4
 #define MACHINE_CHECK_TIMEOUT_MS 30000
 /* After the console's "Kernel panic" line the kernel prints its stack and
  * stops the other CPUs before its panic notifiers run, pvpanic's among
@@ -111,21 +122,66 @@ static void run_steps(struct run_ctx *c)
 	}
 }
 
+/* A step can end while the kernel prints a report (a CPU that spins for
+ * good is reported again every few seconds): the findings would read its
+ * head alone, a soft lockup without the function it spins in, and fail the
+ * step that expected it. So the console is read on until that report is
+ * whole, or quiet for REPORT_QUIET_MS, or REPORT_SETTLE_MS went by. */
+static void settle_reports(struct run_ctx *c)
+{
+	struct vm *vm = &c->vm;
+	int64_t t = loop_now(vm->loop), end = t + REPORT_SETTLE_MS, quiet_from = t;
+	const char *why = loop_abort_reason(vm->loop);
+	unsigned long long seen;
+	char *saved;
+
+	if (!vm->console || vm->qemu_gone || vm->guest_panicked || proc_interrupted() ||
+	    !console_report_cut(vm->console))
+		return;
+	saved = why ? xstrdup(why) : NULL;
+	loop_clear_abort(vm->loop);
+	seen = console_bytes(vm->console);
+	while (t < end && t - quiet_from < REPORT_QUIET_MS) {
+		if (loop_run_until(vm->loop, NULL, NULL, t + 100 < end ? t + 100 : end))
+			break; /* aborted: QEMU ended, a signal */
+		t = loop_now(vm->loop);
+		if (console_bytes(vm->console) == seen)
+			continue;
+		seen = console_bytes(vm->console);
+		quiet_from = t;
+		if (!console_report_cut(vm->console))
+			break;
+	}
+	if (saved && !loop_abort_reason(vm->loop))
+		loop_abort(vm->loop, saved);
+	free(saved);
+}
+
 /* The console only shows what loglevel lets through: read the kernel log
  * too and keep it as dmesg.txt, where findings_judge.c looks for the reports the
- * console missed. */
+ * console missed. One taken while the kernel printed a report is taken
+ * again, as the console is settled above. */
 static void collect_dmesg(struct run_ctx *c)
 {
 	struct vm_exec_result res = { 0 };
-	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS;
+	int64_t dl = loop_now(c->vm.loop) + DMESG_TIMEOUT_MS, next;
 	char *path;
 
 	if (!c->vm.ready_ms || loop_abort_reason(c->vm.loop))
 		return;
-	if (!vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res, dl) && res.out) {
-		path = xasprintf("%s/dmesg.txt", c->r->artifacts);
-		write_file(path, res.out, res.out_len);
-		free(path);
+	for (int tries = 1;; tries++) {
+		if (vm_exec(&c->vm, "dmesg", (const char *const *)c->env, &res, dl) || !res.out)
+			break;
+		next = loop_now(c->vm.loop) + DMESG_CUT_WAIT_MS;
+		if (tries == DMESG_TRIES || next >= dl || !kreport_cut(res.out, res.out_len) ||
+		    loop_run_until(c->vm.loop, NULL, NULL, next)) {
+			path = xasprintf("%s/dmesg.txt", c->r->artifacts);
+			write_file(path, res.out, res.out_len);
+			free(path);
+			break;
+		}
+		vm_exec_result_free(&res);
+		res = (struct vm_exec_result){ 0 };
 	}
 	vm_exec_result_free(&res);
 }
@@ -542,6 +598,7 @@ int runner_run_scenario(const struct scenario *s, const struct run_opts *o,
 	if (proc_interrupted())
 		scenario_result_interrupt(r, proc_interrupted());
 	vm_drain_console(&c.vm);
+	settle_reports(&c); /* the last console read before the findings */
 	judge_findings(&c);
 	if (r->status != ST_PASS && c.vm.console)
 		r->console_tail = console_tail(c.vm.console, 30);

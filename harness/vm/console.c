@@ -13,13 +13,17 @@
 #define CONSOLE_MAX_TEXT (64u << 20)
 /* A longer run without a line break is cut into lines of this size. */
 #define CONSOLE_MAX_LINE 65536
+/* console_report_cut reads this much of the newest output: a report holds
+ * at most KREPORT_MAX_TEXT, so the start of one still open lies inside. */
+#define CONSOLE_CUT_WINDOW (4u * KREPORT_MAX_TEXT)
 
 struct console {
 	FILE *log;
 	char *text; /* everything seen (its newest CONSOLE_MAX_TEXT bytes) */
 	size_t len, cap;
-	size_t seen_from; /* console_seen() looks from here */
-	char *line;	  /* the line being received */
+	size_t seen_from;	/* console_seen() looks from here */
+	unsigned long long fed; /* bytes fed, all of them */
+	char *line;		/* the line being received */
 	size_t line_len;
 	bool skip_lf; /* the last line ended on "\r": a "\n" now ends nothing */
 	char **tail;  /* ring of the last tail_max lines */
@@ -145,6 +149,7 @@ int console_feed(struct console *c, const char *buf, size_t len)
 		fwrite(buf, 1, len, c->log);
 		fflush(c->log); /* console.log must be complete if ktb dies next */
 	}
+	c->fed += len;
 	console_store(c, buf, len);
 	console_split(c, buf, len);
 	return !had_fatal && c->fatal;
@@ -174,6 +179,18 @@ bool console_seen(const struct console *c, const char *needle)
 	if (c->seen_from == c->len)
 		return false;
 	return memmem(c->text + c->seen_from, c->len - c->seen_from, needle, strlen(needle));
+}
+
+bool console_report_cut(const struct console *c)
+{
+	size_t from = c->len > CONSOLE_CUT_WINDOW ? c->len - CONSOLE_CUT_WINDOW : 0;
+
+	return c->len && kreport_cut(c->text + from, c->len - from);
+}
+
+unsigned long long console_bytes(const struct console *c)
+{
+	return c->fed;
 }
 
 void console_reset_match(struct console *c)

@@ -41,6 +41,12 @@ void console_reset_match(struct console *c);
 int console_watch(struct console *c, const char *regex);
 bool console_matched(const struct console *c);
 
+/* Whether the newest output ends inside a kernel report's head or stack
+ * (kreport_cut): the kernel is printing one. */
+bool console_report_cut(const struct console *c);
+/* Bytes fed so far, all of them: grows while the guest prints. */
+unsigned long long console_bytes(const struct console *c);
+
 /* The last lines (at most tail_lines of console_new, plus the unfinished
  * one) as one malloc'd string, each ending in "\n" (caller frees). */
 char *console_tail(const struct console *c, size_t max_lines);

@@ -1045,7 +1045,8 @@ int kreport_scan(const char *text, size_t len, struct kreport_list *out)
 {
 	struct kr_scan st = { .out = out };
 	struct kr_line *l;
-	size_t no = 0;
+	size_t no = 0, before;
+	bool cut;
 
 	if (!out)
 		return -EINVAL;
@@ -1061,9 +1062,28 @@ int kreport_scan(const char *text, size_t len, struct kreport_list *out)
 		kr_scan_line(&st, l);
 		pos += n + 1;
 	}
+	/* a report still in its head or stack when the text ends */
+	cut = st.cur && !st.cur->ended && st.cur->phase != PHASE_AFTER;
+	before = out->count;
 	kr_finish(&st);
+	if (cut && out->count > before)
+		out->items[out->count - 1].cut = true;
 	free(l);
 	return 0;
+}
+
+bool kreport_cut(const char *text, size_t len)
+{
+	struct kreport_list l;
+	bool cut;
+
+	/* whole lines only: the kernel is still printing the last one */
+	while (len && text[len - 1] != '\n')
+		len--;
+	kreport_scan(text, len, &l);
+	cut = l.count && l.items[l.count - 1].cut;
+	kreport_list_free(&l);
+	return cut;
 }
 
 void kreport_list_free(struct kreport_list *l)

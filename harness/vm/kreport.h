@@ -40,6 +40,10 @@ struct kreport {
 	struct kreport_frame *frames; /* the first stack, RIP lines included */
 	size_t nframes;
 	bool panicked; /* a panic ended this report (its lines are in text) */
+	/* The text ended inside its head or first stack: the kernel was still
+	 * printing it (a snapshot taken mid-report), so its title may lack
+	 * what the rest would have said ("BUG: soft lockup" without "in ...") */
+	bool cut;
 	/* sha256 of the kind, the title and the stack's function names */
 	char signature[SHA256_HEX_LEN + 1];
 };
@@ -55,6 +59,11 @@ struct kreport_list {
  * error). 0, or -EINVAL for a NULL out, or a NULL text with len > 0. */
 int kreport_scan(const char *text, size_t len, struct kreport_list *out);
 void kreport_list_free(struct kreport_list *l);
+
+/* Whether text[0..len) ends inside a report's head or first stack (its
+ * last report is cut, as above): a snapshot taken while the kernel was
+ * printing one. Its whole lines only: an unfinished last line is left out. */
+bool kreport_cut(const char *text, size_t len);
 
 /* The kind of report one console line begins ("panic", "oops", "warning",
  * ... as struct kreport's kind; the lines that only continue an open

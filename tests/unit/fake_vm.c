@@ -39,6 +39,8 @@ struct fake_state {
 	int lfd[2];
 	struct fake_conn conn[2];
 	int timer_fd; /* FAKE_POWEROFF's */
+	int later_fd; /* console_later's */
+	const char *later;
 	struct fake_proc procs[FAKE_MAX_PROCS];
 	unsigned nprocs;
 	bool off; /* FAKE_POWEROFF: the machine ended by itself, cleanly */
@@ -113,6 +115,11 @@ static void fake_close(struct fake_state *st)
 		close(st->timer_fd);
 		st->timer_fd = -1;
 	}
+	if (st->later_fd >= 0) {
+		loop_del(st->vm->loop, st->later_fd);
+		close(st->later_fd);
+		st->later_fd = -1;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (st->conn[i].fd >= 0) {
 			loop_del(st->vm->loop, st->conn[i].fd);
@@ -166,16 +173,35 @@ static int fake_on_timer(void *ctx, int fd)
 	return -EPIPE;
 }
 
-static bool fake_poweroff_later(struct fake_state *st, int ms)
+/* A timerfd that fires once, ms from now, on the VM's loop. */
+static int fake_timer(struct fake_state *st, int ms, loop_read_fn fn)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = ms / 1000,
 						.tv_nsec = (ms % 1000) * 1000000L + 1 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 
-	st->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (st->timer_fd >= 0)
-		timerfd_settime(st->timer_fd, 0, &its, NULL);
-	loop_add(st->vm->loop, st->timer_fd, fake_on_timer, st);
+	if (fd >= 0) {
+		timerfd_settime(fd, 0, &its, NULL);
+		loop_add(st->vm->loop, fd, fn, st);
+	}
+	return fd;
+}
+
+static bool fake_poweroff_later(struct fake_state *st, int ms)
+{
+	st->timer_fd = fake_timer(st, ms, fake_on_timer);
 	return true;
+}
+
+static int fake_on_later(void *ctx, int fd)
+{
+	struct fake_state *st = ctx;
+
+	loop_del(st->vm->loop, fd);
+	close(fd);
+	st->later_fd = -1;
+	vm_console_feed(st->vm, st->later, strlen(st->later));
+	return 0;
 }
 
 /* What happens the moment a command starts; false: no answer (QEMU died). */
@@ -185,6 +211,10 @@ static bool fake_start(struct fake_state *st, const struct fake_cmd *c)
 		return true;
 	if (c->console)
 		vm_console_feed(st->vm, c->console, strlen(c->console));
+	if (c->console_later && st->later_fd < 0) {
+		st->later = c->console_later;
+		st->later_fd = fake_timer(st, c->console_later_ms, fake_on_later);
+	}
 	switch (c->act) {
 	case FAKE_DIE:
 		fake_close(st);
@@ -397,7 +427,8 @@ static int fake_spawn(struct vm *vm, const struct hw_launch *l, int64_t deadline
 
 	(void)deadline;
 	st->vm = vm;
-	st->lfd[0] = st->lfd[1] = st->conn[0].fd = st->conn[1].fd = st->timer_fd = -1;
+	st->lfd[0] = st->lfd[1] = st->conn[0].fd = st->conn[1].fd = st->timer_fd = st->later_fd =
+	    -1;
 	vm->be = st;
 	fake->spawns++;
 	if (fake->spawn_ret) {

@@ -31,9 +31,12 @@ struct fake_cmd {
 	int exit_code;
 	const char *out, *err;
 	int delay_ms;
-	bool once;	     /* answers only the first time (later rows answer after) */
-	const char *console; /* fed to the console the moment it starts (a kernel
-				report the command provokes); NULL: nothing */
+	bool once;		   /* answers only the first time (later rows answer after) */
+	const char *console;	   /* fed to the console the moment it starts (a kernel
+				      report the command provokes); NULL: nothing */
+	const char *console_later; /* fed console_later_ms after it starts (the
+				      rest of a report still being printed) */
+	int console_later_ms;
 };
 
 struct fake_qmp {

@@ -41,6 +41,11 @@ static void scan_str(const char *text, struct kreport_list *l)
 	assert_int_equal(kreport_scan(text, strlen(text), l), 0);
 }
 
+static void scan_str_n(const char *text, size_t len, struct kreport_list *l)
+{
+	assert_int_equal(kreport_scan(text, len, l), 0);
+}
+
 static bool starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -309,6 +314,52 @@ static char *soft_lockup_text(size_t depth, const char *after)
 	return s;
 }
 
+/* A snapshot taken while the kernel printed a report: cut inside its head
+ * or stack, the report says so (its title may want the rest); once its
+ * stack closed, or a line followed it, it is whole. Every cut of a
+ * fixture's text at a line's end, the first "</TASK>" the stack's last. */
+static void test_kreport_cut(void **state)
+{
+	size_t len, lines = 0, end = 0;
+	char *text = load("kreport", "soft_lockup.txt", &len);
+	const char *close = strstr(text, "</TASK>\n") + strlen("</TASK>\n");
+	struct kreport_list l;
+
+	(void)state;
+	for (size_t at = 0; at < len; at++) {
+		bool before_head = at < (size_t)(strstr(text, "watchdog:") - text);
+
+		if (text[at] != '\n')
+			continue;
+		lines++;
+		scan_str_n(text, at + 1, &l);
+		if (before_head) {
+			assert_int_equal(l.count, 0);
+		} else {
+			assert_int_equal(l.count, 1);
+			/* cut until the stack's end line is in */
+			assert_int_equal(l.items[0].cut, text + at + 1 < close);
+			assert_int_equal(kreport_cut(text, at + 1), text + at + 1 < close);
+			if (text + at + 1 < close)
+				end = lines;
+		}
+		kreport_list_free(&l);
+	}
+	assert_true(end > 2); /* some cuts were inside, some after */
+	assert_true(lines > end);
+	/* the head alone: the title the step saw in CI, without the function */
+	scan_str_n(text, (size_t)(strstr(text, "Modules linked in") - text), &l);
+	assert_true(l.items[0].cut);
+	assert_string_equal(l.items[0].title, "BUG: soft lockup");
+	kreport_list_free(&l);
+	/* a cut inside a line (no newline yet) is cut too */
+	assert_true(kreport_cut(text, (size_t)(strstr(text, "vfs_write") - text)));
+	/* nothing, and text without reports */
+	assert_false(kreport_cut("", 0));
+	assert_false(kreport_cut("[    1.000000] Run /init\n", 25));
+	free(text);
+}
+
 static void test_kreport_panic_joins(void **state)
 {
 	struct kreport_list l;
@@ -521,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_kreport_none),
 		cmocka_unit_test(test_kreport_interleaved),
 		cmocka_unit_test(test_kreport_text),
+		cmocka_unit_test(test_kreport_cut),
 		cmocka_unit_test(test_kreport_panic_joins),
 		cmocka_unit_test(test_kreport_gap),
 		cmocka_unit_test(test_kreport_titles),

@@ -622,6 +622,83 @@ static void test_finding_in_dmesg_only(void **state)
 	assert_int_equal(t->r.findings[0].step, -1);
 }
 
+/* A soft lockup as the kernel prints it: its head, then the rest. */
+#define SPIN_HEAD                                                                                  \
+	"[   42.516772] watchdog: BUG: soft lockup - CPU#0 stuck for 15s! [sh:74]\n"               \
+	"[   42.518496] CPU: 0 PID: 74 Comm: sh Tainted: G      D\n"
+#define SPIN_REST                                                                                  \
+	"[   42.519000] RIP: 0010:lkdtm_SOFTLOCKUP+0x10/0x20\n"                                    \
+	"[   42.519001] Call Trace:\n"                                                             \
+	"[   42.519002]  <TASK>\n"                                                                 \
+	"[   42.519003]  direct_entry+0x10/0x20\n"                                                 \
+	"[   42.519004]  </TASK>\n"
+#define SPIN_STEP                                                                                  \
+	"  - run: spin\n    expect: {finding: \"^BUG: soft lockup in lkdtm_SOFTLOCKUP$\"}\n"
+
+/* The last step ends while the kernel prints a report (its head is in,
+ * the rest comes 300 ms later): the console is read on until the report
+ * is whole, and the step's expectation sees its title. */
+static void test_finding_whole_after_the_steps(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS,
+		{ .cmd = "spin",
+		  .console = SPIN_HEAD,
+		  .console_later = SPIN_REST,
+		  .console_later_ms = 300 },
+		{ 0 },
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s", SPIN_STEP);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->r.findings_count, 1);
+	assert_string_equal(t->r.findings[0].title, "BUG: soft lockup in lkdtm_SOFTLOCKUP");
+	assert_int_equal(t->r.findings[0].verdict, FINDING_EXPECTED);
+}
+
+/* The rest never comes (the guest stopped printing): after a quiet
+ * second the head is judged as it is, and fails the step. */
+static void test_finding_cut_for_good(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = { BASE_ROWS,
+					 { .cmd = "spin", .console = SPIN_HEAD },
+					 { 0 } };
+
+	t->f.cmds = cmds;
+	run(t, "60s", SPIN_STEP);
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_string_equal(t->r.message,
+			    "step 1 (run: spin, line 8): kernel report: BUG: soft lockup (console "
+			    "line 1)");
+}
+
+/* A dmesg taken while the kernel printed the report is taken again: the
+ * whole one is kept, and it is the console's report, not one of its own. */
+static void test_dmesg_taken_again(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		{ .cmd = "dmesg", .out = SPIN_HEAD, .once = true },
+		{ .cmd = "dmesg", .out = SPIN_HEAD SPIN_REST },
+		{ .cmd = PROBE, .out = probe_ok },
+		{ .cmd = "spin", .console = SPIN_HEAD SPIN_REST },
+		{ 0 },
+	};
+	unsigned asked = 0;
+
+	t->f.cmds = cmds;
+	run(t, "60s", SPIN_STEP);
+	assert_int_equal(t->r.status, ST_PASS);
+	assert_int_equal(t->r.findings_count, 1);
+	assert_false(t->r.findings[0].from_dmesg);
+	for (unsigned i = 0; i < t->f.guest_n; i++)
+		asked += !strcmp(t->f.guest[i], "dmesg");
+	assert_int_equal(asked, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +724,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finding_tolerated_and_not, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_in_dmesg_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_decoded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_whole_after_the_steps, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_finding_cut_for_good, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dmesg_taken_again, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
