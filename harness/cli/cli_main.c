@@ -15,11 +15,12 @@
 #include "cli_list.h"
 #include "cli_merge.h"
 #include "cli_run.h"
+#include "cli_shrink.h"
 
 const struct cli_command *const cli_commands[] = {
-	&cli_run_command,     &cli_list_command,    &cli_merge_command,	 &cli_findings_command,
-	&cli_compare_command, &cli_bisect_command,  &cli_boot_command,	 &cli_exec_command,
-	&cli_image_command,   &cli_kconfig_command, &cli_doctor_command,
+	&cli_run_command,     &cli_list_command,   &cli_merge_command,	 &cli_findings_command,
+	&cli_compare_command, &cli_bisect_command, &cli_shrink_command,	 &cli_boot_command,
+	&cli_exec_command,    &cli_image_command,  &cli_kconfig_command, &cli_doctor_command,
 };
 const size_t cli_commands_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
