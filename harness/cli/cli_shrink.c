@@ -35,10 +35,13 @@
  * not is not ktb shrink's, and is never overwritten. */
 #define SHRUNK_HEADER "# ktb shrink: "
 
+#define SHRINK_MAX_CONNECT 8
+
 struct shrink_cli {
 	struct kernel_choice k;
-	const char *append, *json, *artifacts, *scenario;
-	int repeat, jobs;
+	const char *append, *json, *artifacts, *scenario, *backend;
+	const char *connect[SHRINK_MAX_CONNECT];
+	int repeat, jobs, nconnect;
 };
 
 enum outcome {
@@ -90,6 +93,8 @@ static void shrink_usage(FILE *f)
 		"  --modules DIR      with --kernel PATH: its modules\n"
 		"  --recipe FILE      the image recipe\n"
 		"  --append ARGS      kernel arguments added to the scenario's\n"
+		"  --backend B        qemu (default) or libvirt, for every run\n"
+		"  --connect URI      with --backend libvirt: its host (may be repeated)\n"
 		"  --json FILE        what was tried and found, as JSON (- is standard output)\n"
 		"  --artifacts DIR    where shrink-<run>/ goes (default: ./artifacts)\n"
 		"Writes NAME.shrunk.yaml beside SCENARIO.yaml: its steps, the smallest machine.\n"
@@ -105,6 +110,8 @@ static const struct option shrink_options[] = {
 	{ "append", required_argument, 0, 'a' },
 	{ "json", required_argument, 0, 'J' },
 	{ "artifacts", required_argument, 0, 'A' },
+	{ "backend", required_argument, 0, 'B' },
+	{ "connect", required_argument, 0, 'C' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -137,6 +144,16 @@ static int shrink_parse(int argc, char **argv, struct shrink_cli *c)
 			break;
 		case 'A':
 			c->artifacts = optarg;
+			break;
+		case 'B':
+			c->backend = optarg;
+			break;
+		case 'C':
+			if (c->nconnect == SHRINK_MAX_CONNECT) {
+				cli_err("--connect: at most %d hosts", SHRINK_MAX_CONNECT);
+				return KTB_EXIT_USAGE;
+			}
+			c->connect[c->nconnect++] = optarg;
 			break;
 		default:
 			cli_usage_hint();
@@ -194,7 +211,7 @@ struct child {
 
 static char **run_argv(const struct shrink *s, const struct child *ch, const char *art)
 {
-	char **v = xcalloc(20, sizeof(char *));
+	char **v = xcalloc(24 + 2 * SHRINK_MAX_CONNECT, sizeof(char *));
 	int n = 0;
 	static char repeat[16];
 
@@ -216,6 +233,14 @@ static char **run_argv(const struct shrink *s, const struct child *ch, const cha
 	if (s->c->append) {
 		v[n++] = "--append";
 		v[n++] = (char *)s->c->append;
+	}
+	if (s->c->backend) {
+		v[n++] = "--backend";
+		v[n++] = (char *)s->c->backend;
+	}
+	for (int i = 0; i < s->c->nconnect; i++) {
+		v[n++] = "--connect";
+		v[n++] = (char *)s->c->connect[i];
 	}
 	v[n++] = "--repeat";
 	v[n++] = repeat;
