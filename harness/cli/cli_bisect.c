@@ -229,17 +229,6 @@ static int scenario_check(struct bisect_cli *c)
 	return r;
 }
 
-static char *self_exe(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("ktb");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
 /* --------------------------------------------------------------------- */
 /* --kernels: the ladder */
 
@@ -534,7 +523,7 @@ static int session_open(struct session *s, struct bisect_cli *c)
 	char *id = runner_new_run_id();
 
 	s->c = c;
-	s->self = self_exe();
+	s->self = cli_self_exe();
 	snprintf(s->tries, sizeof(s->tries), "%d", c->tries);
 	s->t0 = now_ms();
 	/* --json -: standard output is the document's */
@@ -597,7 +586,9 @@ static int cli_bisect(int argc, char **argv)
 	if (!r && (!c.git_step || c.metric_arg))
 		r = scenario_check(&c);
 	if (!r && c.git_step) {
-		s = (struct session){ .c = &c, .self = self_exe(), .dir = xstrdup(c.artifacts) };
+		s = (struct session){ .c = &c,
+				      .self = cli_self_exe(),
+				      .dir = xstrdup(c.artifacts) };
 		snprintf(s.tries, sizeof(s.tries), "%d", c.tries);
 		r = bisect_git_step(&s);
 		goto out;

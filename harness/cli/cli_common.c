@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -368,6 +369,17 @@ struct kconfig *kconfig_prepare(const struct image *img)
 		return NULL;
 	}
 	return k;
+}
+
+char *cli_self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("ktb");
+	buf[n] = '\0';
+	return xstrdup(buf);
 }
 
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out)

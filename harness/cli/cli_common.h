@@ -101,6 +101,10 @@ int reports_write(const struct report_file *files, size_t n, const struct run_re
  * says why). r is empty then. */
 int run_document_load(const char *path, struct run_result *r);
 
+/* This ktb's own path (/proc/self/exe), for the `ktb run` children of
+ * bisect and shrink; "ktb" when it cannot be read. Caller frees. */
+char *cli_self_exe(void);
+
 /* A whole number from 1 to max given to option opt of `ktb cmd`: 0 with
  * *out, or -EINVAL after "ktb CMD: OPT ARG: give a number from 1 to MAX" on
  * stderr. */

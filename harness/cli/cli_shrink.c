@@ -168,17 +168,6 @@ static int shrink_parse(int argc, char **argv, struct shrink_cli *c)
 	return 0;
 }
 
-static char *self_exe(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("ktb");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
 /* SCENARIO's NAME.shrunk.yaml, beside it. */
 static char *shrunk_path(const char *scenario)
 {
@@ -765,7 +754,7 @@ static int cli_shrink(int argc, char **argv)
 		return r;
 	}
 	s.out = c.json && !strcmp(c.json, "-") ? stderr : stdout;
-	s.self = self_exe();
+	s.self = cli_self_exe();
 	s.machine = json_incref(s.doc.machine);
 	id = runner_new_run_id();
 	s.dir = xasprintf("%s/shrink-%s", c.artifacts, id);
