@@ -683,7 +683,8 @@ static int check_input(struct shrink *s, const char *out)
 	struct scenario *sc = NULL;
 	char why[1024];
 	size_t len;
-	char *text = read_file(s->c->scenario, &len), *old;
+	char *text = read_file(s->c->scenario, &len), *old, *dir;
+	const char *slash = strrchr(s->c->scenario, '/');
 
 	if (!text) {
 		cli_err("%s: %s", s->c->scenario, strerror(errno));
@@ -703,6 +704,18 @@ static int check_input(struct shrink *s, const char *out)
 		return KTB_EXIT_USAGE;
 	}
 	free(text);
+	dir = xasprintf("%.*s", slash ? (int)(slash - s->c->scenario + 1) : 1,
+			slash ? s->c->scenario : ".");
+	if (access(dir, W_OK)) {
+		cli_err(
+		    "%s: its folder %s cannot be written (%s): the smaller machines and %s are "
+		    "written beside it; copy the scenario, with what it refers to, where you can "
+		    "write",
+		    s->c->scenario, dir, strerror(errno), out);
+		free(dir);
+		return KTB_EXIT_USAGE;
+	}
+	free(dir);
 	old = read_file(out, &len);
 	if (old && strncmp(old, SHRUNK_HEADER, strlen(SHRUNK_HEADER))) {
 		cli_err("%s is there and is not one ktb shrink wrote: move it away first", out);
