@@ -82,7 +82,7 @@ int shrink_doc_open(const char *text, size_t len, struct shrink_doc *d, char *wh
 	yaml_node_t *root;
 	int ret = -EINVAL;
 
-	*d = (struct shrink_doc){ .text = xcalloc(1, len + 1), .len = len };
+	*d = (struct shrink_doc){ .text = xcalloc(1, len + 1), .len = len, .after = "" };
 	memcpy(d->text, text, len);
 	d->from = d->to = len;
 	if (!yaml_parser_initialize(&p))
@@ -114,12 +114,24 @@ int shrink_doc_open(const char *text, size_t len, struct shrink_doc *d, char *wh
 			goto out;
 		}
 		d->machine = node_json(&doc, v, 0);
+		d->flow = v->data.mapping.style == YAML_FLOW_MAPPING_STYLE;
+		if (d->flow) {
+			d->from = k->start_mark.index;
+			d->to = v->end_mark.index;
+			break;
+		}
 		d->from = k->start_mark.index - k->start_mark.column;
 		end = node_end(&doc, v, 0);
 		while (end < len && d->text[end] != '\n')
 			end++;
 		d->to = end < len ? end + 1 : len;
 		break;
+	}
+	if (!d->machine && root->data.mapping.style == YAML_FLOW_MAPPING_STYLE) {
+		/* a flow file without one: it goes in first, after the brace */
+		d->flow = 1;
+		d->from = d->to = root->start_mark.index + 1;
+		d->after = root->data.mapping.pairs.top > root->data.mapping.pairs.start ? ", " : "";
 	}
 	if (!d->machine)
 		d->machine = json_object();
@@ -325,7 +337,15 @@ char *shrink_machine_yaml(const json_t *machine)
 
 char *shrink_doc_render(const struct shrink_doc *d, const json_t *machine, size_t *len)
 {
-	char *m = shrink_machine_yaml(machine);
+	struct out o = { 0 };
+	char *m;
+
+	if (d->flow) {
+		put(&o, "machine: ");
+		put_flow(&o, machine);
+		put(&o, d->after);
+	}
+	m = d->flow ? o.s : shrink_machine_yaml(machine);
 	/* a file without a machine gets one at its end, after a line break */
 	const char *nl = d->from == d->len && d->len && d->text[d->len - 1] != '\n' ? "\n" : "";
 	char *s = xasprintf("%.*s%s%s%s", (int)d->from, d->text, nl, m, d->text + d->to);

@@ -13,9 +13,13 @@
 struct shrink_doc {
 	char *text; /* the scenario file's text */
 	size_t len;
-	/* text[from, to) is the machine block, key line to its last value's
-	 * line; from == to == len when the file has no machine key */
+	/* text[from, to) is the machine: a block one from its key's line to
+	 * its last value's; a flow one (machine: {cpus: 2}, or the whole file
+	 * in flow style) from its key to its closing brace, written back in
+	 * flow style there; from == to == len when the file has no machine */
 	size_t from, to;
+	int flow;
+	const char *after; /* written after a flow machine put in ("" or ", ") */
 	json_t *machine; /* an object: {} for a file without one */
 };
 

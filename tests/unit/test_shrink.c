@@ -131,14 +131,32 @@ static void test_shapes(void **state)
 			   "  - run: \"true\"\n";
 	const char *none = "name: a\nsummary: b\nsteps:\n  - run: \"true\"";
 	json_t *m;
+	struct scenario *sc;
 
 	(void)state;
 	open_doc(&d, flow);
 	m = json_deep_copy(d.machine);
 	json_object_set_new(m, "cpus", json_string("1"));
 	text = shrink_doc_render(&d, m, &len);
-	assert_string_equal(text, "name: a\nsummary: b\nmachine:\n  cpus: 1\n  memory: 512M\n"
-				  "steps:\n  - run: \"true\"\n");
+	assert_string_equal(text, "name: a\nsummary: b\nmachine: {cpus: 1, memory: 512M}\nsteps:\n"
+				  "  - run: \"true\"\n");
+	free(text);
+	json_decref(m);
+	shrink_doc_free(&d);
+
+	/* a whole file in flow style, with a machine and without */
+	open_doc(&d, "{name: a, summary: b, machine: {cpus: 2}, steps: [{run: x}]}");
+	m = json_pack("{s:s}", "memory", "256M");
+	text = shrink_doc_render(&d, m, &len);
+	assert_string_equal(text, "{name: a, summary: b, machine: {memory: 256M}, steps: [{run: x}]}");
+	sc = load(text, len);
+	assert_non_null(sc);
+	scenario_free(sc);
+	free(text);
+	shrink_doc_free(&d);
+	open_doc(&d, "{name: a, summary: b, steps: [{run: x}]}");
+	text = shrink_doc_render(&d, m, &len);
+	assert_string_equal(text, "{machine: {memory: 256M}, name: a, summary: b, steps: [{run: x}]}");
 	free(text);
 	json_decref(m);
 	shrink_doc_free(&d);
