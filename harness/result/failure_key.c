@@ -1,5 +1,6 @@
 #include "failure_key.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,23 +56,31 @@ char *failure_key(const struct scenario_result *r)
 
 	if (r->status == ST_PASS)
 		return xstrdup("pass");
-	for (size_t i = 0; i < r->steps_count; i++) {
+	for (size_t i = 0, n = 0; i < r->steps_count; i++) {
 		const struct step_result *s = &r->steps[i];
+		bool machine = s->name && !strcmp(s->name, MACHINE_STEP_NAME);
 		const struct finding *f;
+		char *which;
 
+		/* numbered as ktb's messages number them: the scenario's steps,
+		 * the machine step (after every boot) by its name */
+		n += !machine;
 		if (s->status == ST_PASS || s->status == ST_SKIP)
 			continue;
-		if (s->status == ST_TIMEOUT || !s->message)
-			return xasprintf("%s: step %zu (%s)", status_name(s->status), i + 1,
-					 s->name ? s->name : "?");
+		which = machine ? xstrdup("step machine")
+				: xasprintf("step %zu (%s)", n, s->name ? s->name : "?");
+		if (s->status == ST_TIMEOUT || !s->message) {
+			key = xasprintf("%s: %s", status_name(s->status), which);
+			free(which);
+			return key;
+		}
 		clause = clause_of(s->message);
 		f = !strcmp(clause, "kernel report") ? first_failing(r, (int)i) : NULL;
-		key = f ? xasprintf("%s: step %zu (%s): kernel report %s (%s)",
-				    status_name(s->status), i + 1, s->name ? s->name : "?",
+		key = f ? xasprintf("%s: %s: kernel report %s (%s)", status_name(s->status), which,
 				    f->signature ? f->signature : "?", f->title ? f->title : "?")
-			: xasprintf("%s: step %zu (%s): %s", status_name(s->status), i + 1,
-				    s->name ? s->name : "?", clause);
+			: xasprintf("%s: %s: %s", status_name(s->status), which, clause);
 		free(clause);
+		free(which);
 		return key;
 	}
 	/* no step failed: the boot, a report outside the steps, the machine

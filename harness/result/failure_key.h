@@ -9,8 +9,9 @@
 
 #include "result.h"
 
-/* "pass" for a run that passed; else, for example,
- *   "fail: step 2 (run: ktb-io ...): exit: expected 0, got 1"
+/* "pass" for a run that passed; else, for example (steps numbered as in
+ * ktb's own messages: the scenario's, the machine step by its name),
+ *   "fail: step 1 (run: ktb-io ...): exit: expected 0, got 1"
  *   "fail: step machine: disks[0].sector"
  *   "fail: step 3 (run: x): kernel report 9f2c... (WARNING in nvme_probe)"
  *   "timeout: step 1 (suspend: s3)"

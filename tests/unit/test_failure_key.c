@@ -39,25 +39,25 @@ static void test_keys(void **state)
 	(void)state;
 	check(&r, "pass");
 	r.status = ST_FAIL;
-	check(&r, "fail: step 2 (run: ktb-io write --disk data): exit: expected 0, got 1");
+	check(&r, "fail: step 1 (run: ktb-io write --disk data): exit: expected 0, got 1");
 	/* a json clause: its path, not the values */
 	st[1].message = "json .lbs: expected 512, got 4096";
-	check(&r, "fail: step 2 (run: ktb-io write --disk data): json .lbs");
+	check(&r, "fail: step 1 (run: ktb-io write --disk data): json .lbs");
 	/* a machine fact: its name, not what was seen */
 	st[0].status = ST_FAIL;
 	st[0].message = "disks[0].sector: declared 4kn, the guest sees 512n (the nvme driver?)";
-	check(&r, "fail: step 1 (machine): disks[0].sector");
+	check(&r, "fail: step machine: disks[0].sector");
 	/* a kernel report: its signature and title */
 	st[0].status = ST_PASS;
 	st[1].message = "kernel report: WARNING in nvme_probe (console line 412)";
 	r.findings = &f;
 	r.findings_count = 1;
-	check(&r, "fail: step 2 (run: ktb-io write --disk data): kernel report abc (WARNING in "
+	check(&r, "fail: step 1 (run: ktb-io write --disk data): kernel report abc (WARNING in "
 		  "nvme_probe)");
 	/* a timeout: the step, whatever it says */
 	st[1].status = ST_TIMEOUT;
 	st[1].message = "timed out after 30000 ms";
-	check(&r, "timeout: step 2 (run: ktb-io write --disk data)");
+	check(&r, "timeout: step 1 (run: ktb-io write --disk data)");
 	/* no step failed: the message, numbers as N */
 	st[1].status = ST_PASS;
 	r.status = ST_ERROR;

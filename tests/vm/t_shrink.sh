@@ -12,13 +12,13 @@
 
 # (5) first: a file that does not load, a NAME.shrunk.yaml ktb shrink did
 # not write
-printf 'name: bad\nsummary: x\nmachine: {cpus: 0}\nsteps:\n  - run: "true"\n' >"$work/bad.yaml"
-ktb_run shrink "$work/bad.yaml"
+printf 'name: bad\nsummary: x\nmachine: {cpus: 65}\nsteps:\n  - run: "true"\n' >"$work/bad.yaml"
+ktb_run shrink --artifacts "$(artifacts)" "$work/bad.yaml"
 expect_rc 2
 expect_out 'machine.cpus'
 printf 'name: mine\nsummary: x\nsteps:\n  - run: "true"\n' >"$work/mine.yaml"
 echo "my notes" >"$work/mine.shrunk.yaml"
-ktb_run shrink "$work/mine.yaml"
+ktb_run shrink --artifacts "$(artifacts)" "$work/mine.yaml"
 expect_rc 2
 expect_out 'mine.shrunk.yaml is there and is not one ktb shrink wrote'
 grep -qx "my notes" "$work/mine.shrunk.yaml" || fail "the user's file was touched"
@@ -47,7 +47,7 @@ steps:
 YAML
 ktb_run shrink --repeat 2 -j 2 --json "$work/fourk.json" --artifacts "$(artifacts)" "$work/fourk.yaml"
 expect_rc 0
-expect_out 'it fails the same way 2 of 2 times: fail: step 2 \(run: ktb-io write --disk data --bs 512 --size 64K\): exit: expected 0, got 1'
+expect_out 'it fails the same way 2 of 2 times: fail: step 1 \(run: ktb-io write --disk data --bs 512 --size 64K\): exit: expected 0, got 1'
 expect_out '^  disk data: sector: 4kn -> 512[en] passes 2 of 2'
 shrunk=$work/fourk.shrunk.yaml
 [ -f "$shrunk" ] || fail "no $shrunk"
@@ -67,7 +67,7 @@ PY
 # the written file fails the same way
 ktb_run run --artifacts "$(artifacts)" "$shrunk"
 expect_rc 1
-expect_out 'step 2 \(run: ktb-io write --disk data --bs 512 --size 64K, line [0-9]+\): exit: expected 0, got 1'
+expect_out 'step 1 \(run: ktb-io write --disk data --bs 512 --size 64K, line [0-9]+\): exit: expected 0, got 1'
 
 # (2)
 cat >"$work/pair.yaml" <<'YAML'
