@@ -75,6 +75,21 @@ static size_t node_end(yaml_document_t *doc, yaml_node_t *n, int depth)
 	return end;
 }
 
+/* libyaml's marks count characters, not bytes: the byte where character
+ * index begins in the UTF-8 text (libyaml took it, so it is valid UTF-8;
+ * a byte order mark ahead of it is not counted). */
+static size_t byte_at(const char *text, size_t len, size_t index)
+{
+	size_t b = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+
+	for (; index && b < len; index--) {
+		unsigned char c = (unsigned char)text[b];
+
+		b += c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	}
+	return b < len ? b : len;
+}
+
 int shrink_doc_open(const char *text, size_t len, struct shrink_doc *d, char *why, size_t n)
 {
 	yaml_parser_t p;
@@ -116,12 +131,12 @@ int shrink_doc_open(const char *text, size_t len, struct shrink_doc *d, char *wh
 		d->machine = node_json(&doc, v, 0);
 		d->flow = v->data.mapping.style == YAML_FLOW_MAPPING_STYLE;
 		if (d->flow) {
-			d->from = k->start_mark.index;
-			d->to = v->end_mark.index;
+			d->from = byte_at(d->text, len, k->start_mark.index);
+			d->to = byte_at(d->text, len, v->end_mark.index);
 			break;
 		}
-		d->from = k->start_mark.index - k->start_mark.column;
-		end = node_end(&doc, v, 0);
+		d->from = byte_at(d->text, len, k->start_mark.index - k->start_mark.column);
+		end = byte_at(d->text, len, node_end(&doc, v, 0));
 		while (end < len && d->text[end] != '\n')
 			end++;
 		d->to = end < len ? end + 1 : len;
@@ -130,8 +145,9 @@ int shrink_doc_open(const char *text, size_t len, struct shrink_doc *d, char *wh
 	if (!d->machine && root->data.mapping.style == YAML_FLOW_MAPPING_STYLE) {
 		/* a flow file without one: it goes in first, after the brace */
 		d->flow = 1;
-		d->from = d->to = root->start_mark.index + 1;
-		d->after = root->data.mapping.pairs.top > root->data.mapping.pairs.start ? ", " : "";
+		d->from = d->to = byte_at(d->text, len, root->start_mark.index + 1);
+		d->after =
+		    root->data.mapping.pairs.top > root->data.mapping.pairs.start ? ", " : "";
 	}
 	if (!d->machine)
 		d->machine = json_object();

@@ -20,7 +20,7 @@ struct shrink_doc {
 	size_t from, to;
 	int flow;
 	const char *after; /* written after a flow machine put in ("" or ", ") */
-	json_t *machine; /* an object: {} for a file without one */
+	json_t *machine;   /* an object: {} for a file without one */
 };
 
 /* Read text[0..len) (a scenario file) into d. 0, or -EINVAL with why filled

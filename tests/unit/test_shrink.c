@@ -148,7 +148,8 @@ static void test_shapes(void **state)
 	open_doc(&d, "{name: a, summary: b, machine: {cpus: 2}, steps: [{run: x}]}");
 	m = json_pack("{s:s}", "memory", "256M");
 	text = shrink_doc_render(&d, m, &len);
-	assert_string_equal(text, "{name: a, summary: b, machine: {memory: 256M}, steps: [{run: x}]}");
+	assert_string_equal(text,
+			    "{name: a, summary: b, machine: {memory: 256M}, steps: [{run: x}]}");
 	sc = load(text, len);
 	assert_non_null(sc);
 	scenario_free(sc);
@@ -156,7 +157,22 @@ static void test_shapes(void **state)
 	shrink_doc_free(&d);
 	open_doc(&d, "{name: a, summary: b, steps: [{run: x}]}");
 	text = shrink_doc_render(&d, m, &len);
-	assert_string_equal(text, "{machine: {memory: 256M}, name: a, summary: b, steps: [{run: x}]}");
+	assert_string_equal(text,
+			    "{machine: {memory: 256M}, name: a, summary: b, steps: [{run: x}]}");
+	free(text);
+	json_decref(m);
+	shrink_doc_free(&d);
+
+	/* characters of more than one byte before the machine (libyaml's
+	 * marks count characters) */
+	open_doc(
+	    &d, "name: a\nsummary: caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80\nmachine:\n  cpus: 2\n"
+		"steps:\n  - run: x\n");
+	m = json_pack("{s:s}", "cpus", "1");
+	text = shrink_doc_render(&d, m, &len);
+	assert_string_equal(
+	    text, "name: a\nsummary: caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80\nmachine:\n"
+		  "  cpus: 1\nsteps:\n  - run: x\n");
 	free(text);
 	json_decref(m);
 	shrink_doc_free(&d);
