@@ -559,10 +559,14 @@ static int baseline(struct shrink *s, json_t *j)
 			bool untested =
 			    !strncmp(keys[0], "error", 5) || !strncmp(keys[0], "skip", 4);
 
-			fprintf(s->out,
-				"ktb shrink: %s does not fail the same way every time, so there is "
-				"nothing to shrink against; its %zu runs:\n",
-				s->c->scenario, n);
+			fprintf(
+			    s->out,
+			    untested && same == n
+				? "ktb shrink: %s could not be tested, so there is nothing to "
+				  "shrink; its %zu runs:\n"
+				: "ktb shrink: %s does not fail the same way every time, so there "
+				  "is nothing to shrink against; its %zu runs:\n",
+			    s->c->scenario, n);
 			for (size_t i = 0; i < n; i++)
 				fprintf(s->out, "  %s\n", keys[i]);
 			json_object_set_new(
