@@ -7,7 +7,8 @@
 # file fails the same way when run. (2) A failure that needs two CPUs and a
 # balloon together: both kept, both named. (3) A scenario that passes:
 # nothing to shrink. (4) One that fails on its second run only: flaky,
-# nothing written. (5) Bad input: nothing boots.
+# nothing written. (5) Bad input: nothing boots. (6) A smaller machine
+# that fails only sometimes: undecided, not taken, not named.
 . "$(dirname "$0")/lib.sh"
 
 # (5) first: a file that does not load, a NAME.shrunk.yaml ktb shrink did
@@ -110,6 +111,17 @@ expect_rc 1
 expect_out 'does not fail the same way every time'
 expect_out '^  pass$'
 [ -e "$work/flaky.shrunk.yaml" ] && fail "a flaky scenario got a shrunk file"
+# (6) a smaller machine that fails only sometimes is undecided: not taken,
+# and not named as mattering (attempt 1 always fails; with one CPU, the
+# second passes)
+# shellcheck disable=SC2016 # the guest's shell expands it
+printf 'name: undecided\nsummary: x\ntimeout: 60s\nmachine: {cpus: 2}\nsteps:\n  - run: test "$KTB_ATTEMPT" != 1 -a "$(nproc)" -lt 2\n' >"$work/undecided.yaml"
+ktb_run shrink --repeat 2 -j 2 --artifacts "$(artifacts)" "$work/undecided.yaml"
+expect_rc 0
+expect_out '^not taken: cpus: 2 -> 1 undecided \(1 of 2 passed, 1 failed the same way\)$'
+expect_out '^  none found by one change$'
+grep -q 'cpus: 2' "$work/undecided.shrunk.yaml" || fail "an undecided change was taken: $(cat "$work/undecided.shrunk.yaml")"
+
 for left in "$work"/.ktb-shrink-*; do
 	[ -e "$left" ] && fail "a candidate's file was left beside the scenario: $left"
 done
