@@ -6,15 +6,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "cli_common.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -46,13 +44,6 @@ pid_t session_spawn(struct child *ch, char *const argv[], const char *cwd, const
 	return -1;
 }
 
-static int exit_code_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
 void session_stop(struct child *ch, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -63,32 +54,34 @@ void session_stop(struct child *ch, size_t n)
 			finish_command(&ch[i].cp, -1);
 }
 
+struct judges {
+	struct session *s;
+	struct child *ch;
+	child_done_fn done;
+};
+
+static void judge_ended(void *arg, size_t i, int code)
+{
+	struct judges *j = arg;
+
+	j->ch[i].code = code;
+	if (j->done)
+		j->done(j->s, &j->ch[i], code);
+}
+
 /* Wait for every child; done() is called as each one ends. 0, or -EINTR
  * after SIGINT/SIGTERM (the children are stopped first). */
 int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
 {
-	size_t left = 0;
-	struct pollfd pfd = { .fd = proc_signals_install(), .events = POLLIN };
+	struct child_process **cps = xcalloc(n ? n : 1, sizeof(*cps));
+	struct judges j = { s, ch, done };
+	int ret;
 
 	for (size_t i = 0; i < n; i++)
-		left += ch[i].cp.pid > 0;
-	while (left) {
-		poll(&pfd, 1, 200);
-		if (proc_interrupted()) {
-			session_stop(ch, n);
-			return -EINTR;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (ch[i].cp.pid <= 0 || !poll_command(&ch[i].cp))
-				continue;
-			ch[i].cp.pid = 0;
-			ch[i].code = exit_code_of(ch[i].cp.status);
-			left--;
-			if (done)
-				done(s, &ch[i], ch[i].code);
-		}
-	}
-	return 0;
+		cps[i] = &ch[i].cp;
+	ret = cli_wait_children(cps, n, -1, judge_ended, &j);
+	free(cps);
+	return ret;
 }
 
 /* --------------------------------------------------------------------- */

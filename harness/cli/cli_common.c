@@ -5,18 +5,22 @@
 #include <elf.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "image_kconfig.h"
 #include "kvm.h"
+#include "proc.h"
 #include "shard.h"
 #include "share.h"
 #include "util.h"
@@ -380,6 +384,43 @@ char *cli_self_exe(void)
 		return xstrdup("ktb");
 	buf[n] = '\0';
 	return xstrdup(buf);
+}
+
+static bool child_running(const struct child_process *cp)
+{
+	return cp && cp->pid > 0 && !cp->exited;
+}
+
+int cli_wait_children(struct child_process *const *cps, size_t n, int grace_ms,
+		      void (*done)(void *arg, size_t i, int code), void *arg)
+{
+	struct pollfd pfd = { .fd = proc_signals_install(), .events = POLLIN };
+	size_t left = 0;
+	int st;
+
+	for (size_t i = 0; i < n; i++)
+		left += child_running(cps[i]);
+	while (left) {
+		poll(&pfd, 1, 200);
+		if (proc_interrupted()) {
+			for (size_t i = 0; i < n; i++)
+				if (child_running(cps[i]))
+					signal_command(cps[i], SIGTERM);
+			for (size_t i = 0; i < n; i++)
+				if (child_running(cps[i]))
+					finish_command(cps[i], grace_ms);
+			return -EINTR;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!child_running(cps[i]) || !poll_command(cps[i]))
+				continue;
+			left--;
+			st = cps[i]->status;
+			if (done)
+				done(arg, i, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		}
+	}
+	return 0;
 }
 
 int cli_count(const char *cmd, const char *opt, const char *arg, long max, int *out)

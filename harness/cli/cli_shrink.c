@@ -13,18 +13,14 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
 #include "failure_key.h"
-#include "proc.h"
 #include "runner.h"
 #include "scenario.h"
 #include "shrink.h"
@@ -286,32 +282,25 @@ static void child_free(struct child *ch)
 	free(ch->yaml);
 }
 
+static void run_ended(void *arg, size_t i, int code)
+{
+	struct child *ch = arg;
+
+	ch[i].running = false;
+	ch[i].code = code;
+}
+
 /* Wait for the n children; -EINTR (they are stopped) after a signal. */
 static int children_wait(struct child *ch, size_t n)
 {
-	struct pollfd pfd = { .fd = proc_signals_install(), .events = POLLIN };
-	size_t left = 0;
+	struct child_process **cps = xcalloc(n ? n : 1, sizeof(*cps));
+	int ret;
 
 	for (size_t i = 0; i < n; i++)
-		left += ch[i].running;
-	while (left) {
-		poll(&pfd, 1, 200);
-		if (proc_interrupted()) {
-			for (size_t i = 0; i < n; i++)
-				if (ch[i].running)
-					stop_command(&ch[i].cp, 5000);
-			return -EINTR;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (!ch[i].running || !poll_command(&ch[i].cp))
-				continue;
-			ch[i].running = false;
-			ch[i].code = WIFEXITED(ch[i].cp.status) ? WEXITSTATUS(ch[i].cp.status)
-								: 128 + WTERMSIG(ch[i].cp.status);
-			left--;
-		}
-	}
-	return 0;
+		cps[i] = ch[i].running ? &ch[i].cp : NULL;
+	ret = cli_wait_children(cps, n, 5000, run_ended, ch);
+	free(cps);
+	return ret;
 }
 
 /* Every attempt's failure key from a run's document, or NULL (no document). */
