@@ -96,6 +96,10 @@ static void domain_cpu(FILE *f, const struct machine *m, bool kvm)
 	if (nu)
 		fprintf(f, "    <topology sockets='%u' dies='1' cores='1' threads='1'/>\n",
 			m->cpus);
+	/* HW_TCG_CPU's model: "max" less ERMS and FSRM (model.h says why) */
+	if (!kvm)
+		fprintf(f, "    <feature policy='disable' name='erms'/>\n"
+			   "    <feature policy='disable' name='fsrm'/>\n");
 	if (nu) {
 		fprintf(f, "    <numa>\n");
 		for (unsigned n = 0; n < nu->nodes_count; n++) {

@@ -167,7 +167,7 @@ static int machine_base_args(const struct machine *m, const struct hw_launch *l,
 {
 	argv_add_list(a, (const char *const[]){ l->qemu ? l->qemu : "qemu-system-x86_64", "-accel",
 						l->kvm ? "kvm" : "tcg", "-cpu",
-						l->kvm ? "host" : "max", "-machine",
+						l->kvm ? "host" : HW_TCG_CPU, "-machine",
 						machine_type_arg(m), "-m", NULL });
 	argv_addf(a, "%lluM", (unsigned long long)(m->memory_bytes / HW_MIB));
 	argv_add(a, "-smp");

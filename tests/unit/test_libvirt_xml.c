@@ -83,6 +83,8 @@ static void test_plain(void **state)
 	expect_in(xml, "<memory unit='KiB'>524288</memory>", 1);
 	expect_in(xml, "<vcpu>2</vcpu>", 1);
 	expect_in(xml, "<cpu mode='maximum' check='none'>", 1);
+	expect_in(xml, "<feature policy='disable' name='erms'/>", 1);
+	expect_in(xml, "<feature policy='disable' name='fsrm'/>", 1);
 	/* the command line, escaped */
 	expect_in(
 	    xml,

@@ -364,7 +364,7 @@ static void test_argv_base(void **state)
 		"-accel",
 		"tcg",
 		"-cpu",
-		"max",
+		"max,erms=off,fsrm=off",
 		"-machine",
 		"q35",
 		"-m",
