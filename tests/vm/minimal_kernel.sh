@@ -1,4 +1,5 @@
-# Shared by the own-kernel test and bench/boot, bench/suite: the minimal
+# Shared by the own-kernel tests, vm/scenario/NAME (run_scenario.sh) and
+# bench/boot, bench/suite: the minimal
 # kernel, built from Debian's linux-source-6.1 with `ktb kconfig --minimal
 # --apply` on the scenario library, and cached by the hash of the fragment's options and the
 # source package's version, so only the first call builds.

@@ -11,7 +11,7 @@
 # its lock), the images of the Debian kernels the bisect tests use and the
 # kernel's debug files (the image cache's lock): mostly downloads, which
 # leave the CPU idle; (2) the minimal kernel of the library
-# (own-kernel/own_kernel) and the debug kernel of the report scenarios
+# (vm/scenario/NAME, own-kernel/own_kernel) and the debug kernel of the report scenarios
 # (own-kernel/reports; tests/vm/minimal_kernel.sh, one build of a key at a
 # time), which take that CPU meanwhile. A test that needs one before it is ready waits on the
 # same lock and finds it built; one that gets there first builds it itself
@@ -62,7 +62,7 @@ downloads() {
 kernels() {
 	# with its build tree (a cache from before trees were kept is built
 	# again here, in the background, rather than in own-kernel/slowdown)
-	MINIMAL_KERNEL_TREE=1 step "minimal kernel (own-kernel/own_kernel, own-kernel/slowdown)" \
+	MINIMAL_KERNEL_TREE=1 step "minimal kernel (vm/scenario/NAME, own-kernel/own_kernel, own-kernel/slowdown)" \
 		minimal_kernel "$ktb" "$src/scenarios"
 	step "debug kernel (own-kernel/reports)" debug_kernel "$ktb" "$src/tests/vm/reports"
 	return $st
