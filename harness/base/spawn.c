@@ -373,7 +373,7 @@ void stop_command(struct child_process *cp, int grace_ms)
 	close_parent_ends(cp);
 }
 
-static int exit_code(int status)
+int command_exit_code(int status)
 {
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
@@ -394,7 +394,7 @@ int finish_command(struct child_process *cp, int timeout_ms)
 		ret = -ETIMEDOUT;
 	}
 	close_parent_ends(cp);
-	return ret ? ret : exit_code(cp->status);
+	return ret ? ret : command_exit_code(cp->status);
 }
 
 int run_command(struct child_process *cp, int timeout_ms)

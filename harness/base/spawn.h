@@ -70,6 +70,9 @@ int start_command(struct child_process *cp);
 int finish_command(struct child_process *cp, int timeout_ms);
 /* start_command + finish_command. */
 int run_command(struct child_process *cp, int timeout_ms);
+/* A waitpid status as an exit code: the code, or 128 + the signal that
+ * killed it (finish_command's, for a child reaped by poll_command). */
+int command_exit_code(int status);
 
 /* A growing buffer for pipe_command: len bytes in buf, always
  * NUL-terminated once pipe_command has run. free(buf) when done. */

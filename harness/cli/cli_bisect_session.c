@@ -44,14 +44,22 @@ pid_t session_spawn(struct child *ch, char *const argv[], const char *cwd, const
 	return -1;
 }
 
+/* The children's processes, as cli_common's waits take them. */
+static struct child_process **child_cps(struct child *ch, size_t n)
+{
+	struct child_process **cps = xcalloc(n ? n : 1, sizeof(*cps));
+
+	for (size_t i = 0; i < n; i++)
+		cps[i] = &ch[i].cp;
+	return cps;
+}
+
 void session_stop(struct child *ch, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].cp.pid > 0)
-			signal_command(&ch[i].cp, SIGTERM);
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].cp.pid > 0)
-			finish_command(&ch[i].cp, -1);
+	struct child_process **cps = child_cps(ch, n);
+
+	cli_stop_children(cps, n, -1);
+	free(cps);
 }
 
 struct judges {
@@ -73,12 +81,10 @@ static void judge_ended(void *arg, size_t i, int code)
  * after SIGINT/SIGTERM (the children are stopped first). */
 int session_wait(struct session *s, struct child *ch, size_t n, child_done_fn done)
 {
-	struct child_process **cps = xcalloc(n ? n : 1, sizeof(*cps));
+	struct child_process **cps = child_cps(ch, n);
 	struct judges j = { s, ch, done };
 	int ret;
 
-	for (size_t i = 0; i < n; i++)
-		cps[i] = &ch[i].cp;
 	ret = cli_wait_children(cps, n, -1, judge_ended, &j);
 	free(cps);
 	return ret;

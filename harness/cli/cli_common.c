@@ -13,7 +13,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -391,33 +390,36 @@ static bool child_running(const struct child_process *cp)
 	return cp && cp->pid > 0 && !cp->exited;
 }
 
+void cli_stop_children(struct child_process *const *cps, size_t n, int grace_ms)
+{
+	for (size_t i = 0; i < n; i++)
+		if (child_running(cps[i]))
+			signal_command(cps[i], SIGTERM);
+	for (size_t i = 0; i < n; i++)
+		if (child_running(cps[i]))
+			finish_command(cps[i], grace_ms);
+}
+
 int cli_wait_children(struct child_process *const *cps, size_t n, int grace_ms,
 		      void (*done)(void *arg, size_t i, int code), void *arg)
 {
 	struct pollfd pfd = { .fd = proc_signals_install(), .events = POLLIN };
 	size_t left = 0;
-	int st;
 
 	for (size_t i = 0; i < n; i++)
 		left += child_running(cps[i]);
 	while (left) {
 		poll(&pfd, 1, 200);
 		if (proc_interrupted()) {
-			for (size_t i = 0; i < n; i++)
-				if (child_running(cps[i]))
-					signal_command(cps[i], SIGTERM);
-			for (size_t i = 0; i < n; i++)
-				if (child_running(cps[i]))
-					finish_command(cps[i], grace_ms);
+			cli_stop_children(cps, n, grace_ms);
 			return -EINTR;
 		}
 		for (size_t i = 0; i < n; i++) {
 			if (!child_running(cps[i]) || !poll_command(cps[i]))
 				continue;
 			left--;
-			st = cps[i]->status;
 			if (done)
-				done(arg, i, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				done(arg, i, command_exit_code(cps[i]->status));
 		}
 	}
 	return 0;

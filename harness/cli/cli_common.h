@@ -105,12 +105,15 @@ int run_document_load(const char *path, struct run_result *r);
 /* This ktb's own path (/proc/self/exe), for the `ktb run` children of
  * bisect and shrink; "ktb" when it cannot be read. Caller frees. */
 char *cli_self_exe(void);
+/* SIGTERM to each of the children cps[0..n-1] that is running (NULL
+ * entries skipped), then each waited for: up to grace_ms, then SIGKILL to
+ * its group (grace_ms < 0: as long as it takes). */
+void cli_stop_children(struct child_process *const *cps, size_t n, int grace_ms);
 /* Wait for the children cps[0..n-1] that are running (started and not yet
  * reaped; NULL entries are skipped), calling done(arg, i, code) as child i
  * ends, code being its exit code or 128 + the signal that ended it. After
- * SIGINT or SIGTERM every one still running gets SIGTERM and is waited for
- * (up to grace_ms, then SIGKILL to its group; grace_ms < 0: as long as it
- * takes), and -EINTR is returned; otherwise 0. */
+ * SIGINT or SIGTERM the ones still running are stopped (cli_stop_children)
+ * and -EINTR is returned; otherwise 0. */
 int cli_wait_children(struct child_process *const *cps, size_t n, int grace_ms,
 		      void (*done)(void *arg, size_t i, int code), void *arg);
 
