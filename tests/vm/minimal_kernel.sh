@@ -10,12 +10,15 @@
 #   progress on stderr. Returns 1 when it cannot build. A folder cached
 #   before the tree was kept is built again when a variant needs the tree.
 #
-#   slowed_kernel KTB SCENARIOS MS: the minimal kernel with one real
-#   slowdown, rtc-cmos's resume sleeping MS ms first (cmos_resume, called
-#   for "rtc_cmos 00:03 pnp_bus_resume" on every S3 wake): built in the
-#   minimal kernel's tree from the one file changed (a minute, not half an
-#   hour), the file then put back; prints the variant's folder (bzImage,
-#   config), cached beside the tree as slow-resume-MSms.
+#   slowed_kernel KTB SCENARIOS MS [mdelay|udelay]: the minimal kernel with one
+#   real slowdown, rtc-cmos's resume sleeping MS ms first (cmos_resume,
+#   called for "rtc_cmos 00:03 pnp_bus_resume" on every S3 wake): built in
+#   the minimal kernel's tree from the one file changed (a minute, not half
+#   an hour), the file then put back; prints the variant's folder (bzImage,
+#   config), cached beside the tree as slow-resume-MSms. msleep sleeps in
+#   whole jiffies (at HZ=250, msleep(3) takes 4 to 8 ms); with mdelay the
+#   resume busy-waits MS ms instead, exactly (cached as busy-resume-MSms);
+#   with udelay, MS microseconds (busy-resume-MSus).
 
 minimal_kernel_source=/usr/src/linux-source-6.1.tar.xz
 # shellcheck source=images/needs.sh
@@ -98,9 +101,14 @@ minimal_kernel() {
 }
 
 slowed_kernel() {
-	local ktb=$1 lib=$2 ms=$3 dir out src lock
+	local ktb=$1 lib=$2 ms=$3 call=${4:-msleep} dir out src lock
 	dir=$(MINIMAL_KERNEL_TREE=1 minimal_kernel "$ktb" "$lib") || return 1
-	out=$dir/slow-resume-${ms}ms
+	case $call in
+	msleep) out=$dir/slow-resume-${ms}ms ;;
+	mdelay) out=$dir/busy-resume-${ms}ms ;;
+	udelay) out=$dir/busy-resume-${ms}us ;;
+	*) echo "slowed kernel: $call is not msleep, mdelay or udelay" >&2; return 1 ;;
+	esac
 	src=$dir/tree/drivers/rtc/rtc-cmos.c
 	# the tree's own lock: one variant built in it at a time
 	exec {lock}>"$dir/.lock-tree"
@@ -110,14 +118,14 @@ slowed_kernel() {
 		echo "$out"
 		return 0
 	fi
-	echo "slowed kernel: rtc-cmos's resume sleeping ${ms} ms, built in $dir/tree" >&2
+	echo "slowed kernel: rtc-cmos's resume waiting $call($ms), built in $dir/tree" >&2
 	cp -p "$src" "$src.orig"
 	# msleep's header after the first of the file's, and the sleep after
 	# cmos_resume's declarations (its body's first blank line)
-	if ! awk -v ms="$ms" '{ print }
+	if ! awk -v ms="$ms" -v call="$call" '{ print }
 		/^#include <linux\// && !inc { print "#include <linux/delay.h>"; inc = 1 }
 		/^static int .*cmos_resume\(struct device \*dev\)$/ { body = 1; next }
-		body && /^$/ { print "\tmsleep(" ms "); /* ktestbed: a planted slowdown */"; body = 0 }' \
+		body && /^$/ { print "\t" call "(" ms "); /* ktestbed: a planted slowdown */"; body = 0 }' \
 		"$src.orig" >"$src" || ! grep -q 'ktestbed: a planted slowdown' "$src"; then
 		echo "slowed kernel: cmos_resume not found in $src" >&2
 		mv "$src.orig" "$src"
