@@ -86,6 +86,20 @@ int machine_libvirt_check(const struct machine *m, struct hw_error *err)
 	return 0;
 }
 
+/* HW_TCG_CPU's features, NAME=off or NAME=on after the model's name, as
+ * libvirt's <feature>s: the one list both renderers read (model.h says why
+ * they are there) */
+static void tcg_cpu_features(FILE *f)
+{
+	for (const char *p = strchr(HW_TCG_CPU, ','); p;) {
+		const char *name = p + 1, *eq = strchr(name, '=');
+
+		p = strchr(name, ',');
+		fprintf(f, "    <feature policy='%s' name='%.*s'/>\n",
+			!strncmp(eq + 1, "off", 3) ? "disable" : "require", (int)(eq - name), name);
+	}
+}
+
 static void domain_cpu(FILE *f, const struct machine *m, bool kvm)
 {
 	const struct numa *nu = m->numa;
@@ -96,10 +110,8 @@ static void domain_cpu(FILE *f, const struct machine *m, bool kvm)
 	if (nu)
 		fprintf(f, "    <topology sockets='%u' dies='1' cores='1' threads='1'/>\n",
 			m->cpus);
-	/* HW_TCG_CPU's model: "max" less ERMS and FSRM (model.h says why) */
 	if (!kvm)
-		fprintf(f, "    <feature policy='disable' name='erms'/>\n"
-			   "    <feature policy='disable' name='fsrm'/>\n");
+		tcg_cpu_features(f);
 	if (nu) {
 		fprintf(f, "    <numa>\n");
 		for (unsigned n = 0; n < nu->nodes_count; n++) {

@@ -163,7 +163,9 @@ struct hw_error {
  * kernel's fallback takes 512. Measured on the scenario library (QEMU 7.2,
  * a 2-core host): 6 % less CPU over all of it, 11 to 20 % on the scenarios
  * that move memory (s4-hibernate, paging-zswap, compaction-thp). Every
- * other feature of "max" stays (docs/guest.md, The guest CPU). */
+ * other feature of "max" stays (docs/guest.md, The guest CPU). The
+ * libvirt renderer reads its features from this string: each one after the
+ * model's name is written NAME=off or NAME=on. */
 #define HW_TCG_CPU "max,erms=off,fsrm=off"
 
 /* What the harness supplies to launch a machine. */
