@@ -546,6 +546,32 @@ static void test_finding_tolerated_and_not(void **state)
 					     "WARNING in fake_func (console line "));
 }
 
+/* A report in a ktap step whose tests all skipped (the scenario tolerates
+ * another, so the step ran to its end) fails that step and the scenario:
+ * a skip must not hide the kernel's report. */
+static void test_finding_in_a_skipped_step(void **state)
+{
+	struct t *t = *state;
+	const struct fake_cmd cmds[] = {
+		BASE_ROWS,
+		{ .cmd = "kt",
+		  .out = "KTAP version 1\n1..1\nok 1 a # SKIP no device\n",
+		  .console = WARN_TEXT },
+		{ .cmd = "a" },
+		{ 0 },
+	};
+
+	t->f.cmds = cmds;
+	run(t, "60s",
+	    "  - ktap: kt\n  - run: a\ntolerate:\n"
+	    "  - {finding: \"^memcg OOM kill: \", reason: \"on purpose\"}\n");
+	assert_int_equal(t->r.status, ST_FAIL);
+	assert_int_equal(t->r.steps[1].status, ST_FAIL);
+	assert_int_equal(t->r.steps[2].status, ST_PASS);
+	assert_non_null(strstr(t->r.message, "step 1 (ktap: kt, line 8): kernel report: "
+					     "WARNING in fake_func (console line "));
+}
+
 /* The frames of a finding in file:line with a vmlinux that has DWARF (here
  * a program built for the purpose, whose kd_leaf stands for a kernel
  * function) and a folder of modules' .ko files (kd-fixture.ko, built for
@@ -722,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finding_expected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_expected_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_tolerated_and_not, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finding_in_a_skipped_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_in_dmesg_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_decoded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finding_whole_after_the_steps, setup,
