@@ -89,6 +89,11 @@ static json_t *row(const char *scenario, const char *metric, const json_t *a, co
 	return r;
 }
 
+static double median_of(const json_t *r, const char *side)
+{
+	return json_number_value(json_object_get(json_object_get(r, side), "median"));
+}
+
 /* The verdict of a row whose corrected p is known. */
 static void judge(json_t *r, const struct compare_opts *o)
 {
@@ -100,10 +105,14 @@ static void judge(json_t *r, const struct compare_opts *o)
 	const char *v = "no change";
 	bool regression = false;
 
-	if (json_is_null(json_object_get(r, "ratio")))
-		v = "not comparable (a median of 0)";
-	else if (p < 1 - o->confidence && fabs(ratio - 1) >= o->threshold) {
-		bool up = ratio > 1;
+	double ma = median_of(r, "base"), mb = median_of(r, "new");
+	/* a median of 0 on one side has no ratio, but a change from or to 0 is
+	 * larger than any threshold: the test alone decides it */
+	bool from0 = json_is_null(json_object_get(r, "ratio"));
+
+	if (from0 ? ma != mb && p < 1 - o->confidence
+		  : p < 1 - o->confidence && fabs(ratio - 1) >= o->threshold) {
+		bool up = from0 ? mb > ma : ratio > 1;
 
 		if (!better)
 			v = up ? "higher" : "lower";
@@ -113,7 +122,11 @@ static void judge(json_t *r, const struct compare_opts *o)
 			v = up ? "larger" : "smaller";
 		regression = better && up;
 	}
-	json_object_set_new(r, "verdict", json_string(v));
+	if (from0 && strcmp(v, "no change"))
+		json_object_set_new(r, "verdict",
+				    json_sprintf("%s (a median of 0 on one side)", v));
+	else
+		json_object_set_new(r, "verdict", json_string(v));
 	json_object_set_new(r, "regression", json_boolean(regression));
 }
 
@@ -194,6 +207,64 @@ static void compare_scenario(const char *name, const json_t *a, const json_t *b,
 	free(keys);
 }
 
+/* Each scenario's runs and passes on both sides, sorted by name. A run
+ * that did not pass measured something else or nothing and gives no
+ * samples (samples.c), so a new side that fails would leave its metrics
+ * not comparable and the comparison silent: a scenario whose new runs
+ * pass less often than its base runs is a regression of its own. */
+static json_t *outcomes(const struct run_result *a, const struct run_result *b)
+{
+	const struct run_result *sides[] = { a, b };
+	json_t *by = json_object(), *rows = json_array();
+	const char **names;
+	size_t n;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < sides[s]->count; i++) {
+			char *name = result_base_name(sides[s]->scenarios[i].name);
+			json_t *e = json_object_get(by, name), *c;
+
+			if (!e) {
+				e = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}}", "scenario", name,
+					      "base", "runs", 0, "pass", 0, "new", "runs", 0,
+					      "pass", 0);
+				json_object_set_new(by, name, e);
+			}
+			free(name);
+			c = json_object_get(e, s ? "new" : "base");
+			json_integer_set(json_object_get(c, "runs"),
+					 json_integer_value(json_object_get(c, "runs")) + 1);
+			if (sides[s]->scenarios[i].status == ST_PASS)
+				json_integer_set(json_object_get(c, "pass"),
+						 json_integer_value(json_object_get(c, "pass")) +
+						     1);
+		}
+	names = union_keys(by, NULL, &n);
+	for (size_t k = 0; k < n; k++) {
+		json_t *e = json_object_get(by, names[k]);
+		json_int_t ra =
+		    json_integer_value(json_object_get(json_object_get(e, "base"), "runs"));
+		json_int_t pa =
+		    json_integer_value(json_object_get(json_object_get(e, "base"), "pass"));
+		json_int_t rb =
+		    json_integer_value(json_object_get(json_object_get(e, "new"), "runs"));
+		json_int_t pb =
+		    json_integer_value(json_object_get(json_object_get(e, "new"), "pass"));
+		/* pb / rb against pa / ra, in integers */
+		json_int_t d = pb * ra - pa * rb;
+
+		json_object_set_new(e, "verdict",
+				    json_string(d < 0	? "passes less"
+						: d > 0 ? "passes more"
+							: "same"));
+		json_object_set_new(e, "regression", json_boolean(d < 0));
+		json_array_append(rows, e);
+	}
+	free(names);
+	json_decref(by);
+	return rows;
+}
+
 int compare_runs(const struct run_result *base, const struct run_result *new,
 		 const struct compare_opts *o, json_t **out, char *why, size_t whylen)
 {
@@ -229,6 +300,7 @@ int compare_runs(const struct run_result *base, const struct run_result *new,
 			 "Wilcoxon-Mann-Whitney rank sum, exact over midranks (two-sided)",
 			 "interval", "percentile bootstrap of the ratio of medians, 2000 rounds",
 			 "correction", "Holm", "comparisons", rows, "not_comparable", lonely);
+	json_object_set_new(*out, "outcomes", outcomes(base, new));
 	json_object_set_new(*out, "regressions",
 			    json_integer((json_int_t)compare_regressions(*out)));
 out:
@@ -247,6 +319,8 @@ size_t compare_regressions(const json_t *doc)
 	size_t i, n = 0;
 
 	json_array_foreach (json_object_get(doc, "comparisons"), i, r)
+		n += json_is_true(json_object_get(r, "regression"));
+	json_array_foreach (json_object_get(doc, "outcomes"), i, r)
 		n += json_is_true(json_object_get(r, "regression"));
 	return n;
 }
@@ -272,11 +346,6 @@ static const json_t **ordered(const json_t *doc, size_t *n)
 	return o;
 }
 
-static double median_of(const json_t *r, const char *side)
-{
-	return json_number_value(json_object_get(json_object_get(r, side), "median"));
-}
-
 static void print_row(const json_t *r, FILE *f)
 {
 	const char *unit = json_string_value(json_object_get(r, "unit"));
@@ -299,6 +368,18 @@ static void print_row(const json_t *r, FILE *f)
 			json_string_value(json_object_get(r, "because")));
 }
 
+static long long side_count(const json_t *o, const char *side, const char *what)
+{
+	return (long long)json_integer_value(json_object_get(json_object_get(o, side), what));
+}
+
+/* an outcome whose runs all passed on both sides: nothing to say */
+static bool all_passed(const json_t *o)
+{
+	return side_count(o, "base", "pass") == side_count(o, "base", "runs") &&
+	       side_count(o, "new", "pass") == side_count(o, "new", "runs");
+}
+
 void compare_print(const json_t *doc, FILE *f)
 {
 	size_t n, i;
@@ -314,6 +395,13 @@ void compare_print(const json_t *doc, FILE *f)
 			json_string_value(json_object_get(l, "scenario")),
 			json_string_value(json_object_get(l, "metric")),
 			json_string_value(json_object_get(l, "only_in")));
+	json_array_foreach (json_object_get(doc, "outcomes"), i, l)
+		if (!all_passed(l))
+			fprintf(f, "%-24s %-44s base %lld of %lld, new %lld of %lld: %s\n",
+				json_string_value(json_object_get(l, "scenario")), "runs passed",
+				side_count(l, "base", "pass"), side_count(l, "base", "runs"),
+				side_count(l, "new", "pass"), side_count(l, "new", "runs"),
+				json_string_value(json_object_get(l, "verdict")));
 	fprintf(f,
 		"compare: %zu metrics compared, %zu regressions (threshold %.0f%%, "
 		"confidence %.0f%%, Holm over all)\n",
@@ -363,7 +451,8 @@ static void html_plot(const json_t *r, FILE *f)
 
 void compare_html(const json_t *doc, FILE *f)
 {
-	size_t n;
+	size_t n, i;
+	json_t *l;
 	const json_t **rows = ordered(doc, &n);
 
 	fprintf(f,
@@ -385,14 +474,29 @@ void compare_html(const json_t *doc, FILE *f)
 		html_text(f, json_string_value(json_object_get(r, "scenario")));
 		fprintf(f, "</td><td>");
 		html_text(f, json_string_value(json_object_get(r, "metric")));
-		fprintf(f,
-			"</td><td>%g</td><td>%g</td><td>%.3f</td><td>%.2g</td><td>%s</td></tr>\n",
-			median_of(r, "base"), median_of(r, "new"),
-			json_number_value(json_object_get(r, "ratio")),
+		fprintf(f, "</td><td>%g</td><td>%g</td><td>", median_of(r, "base"),
+			median_of(r, "new"));
+		if (json_is_null(json_object_get(r, "ratio")))
+			fprintf(f, "-");
+		else
+			fprintf(f, "%.3f", json_number_value(json_object_get(r, "ratio")));
+		fprintf(f, "</td><td>%.2g</td><td>%s</td></tr>\n",
 			json_number_value(json_object_get(r, "p_holm")),
 			json_string_value(json_object_get(r, "verdict")));
 	}
 	fprintf(f, "</table>\n");
+	json_array_foreach (json_object_get(doc, "outcomes"), i, l) {
+		if (all_passed(l))
+			continue;
+		fprintf(f, "<p%s>",
+			json_is_true(json_object_get(l, "regression")) ? " class=\"regression\""
+								       : "");
+		html_text(f, json_string_value(json_object_get(l, "scenario")));
+		fprintf(f, ": runs passed: base %lld of %lld, new %lld of %lld: %s</p>\n",
+			side_count(l, "base", "pass"), side_count(l, "base", "runs"),
+			side_count(l, "new", "pass"), side_count(l, "new", "runs"),
+			json_string_value(json_object_get(l, "verdict")));
+	}
 	for (size_t k = 0; k < n && rank_of(rows[k]) < 2; k++) {
 		fprintf(f, "<h2 id=\"plot-%zu\">", k);
 		html_text(f, json_string_value(json_object_get(rows[k], "scenario")));

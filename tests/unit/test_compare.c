@@ -4,7 +4,9 @@
  * device; a metric of unknown direction that grew is "higher", not a
  * regression; two samples a side cannot tell anything apart; a metric in
  * one run only is not comparable; a scenario in one run only is refused;
- * a run that failed gives no samples. */
+ * a run that failed gives no samples, and a scenario whose new runs pass
+ * less often than its base runs is a regression of its own; a change from
+ * or to a median of 0 has no ratio but is judged by the test alone. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -222,12 +224,102 @@ static void test_lonely(void **state)
 	run_result_free(&c);
 }
 
+static const json_t *outcome(const json_t *doc, const char *scenario)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach (json_object_get(doc, "outcomes"), i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "scenario")), scenario))
+			return o;
+	fail_msg("no outcome of %s", scenario);
+	return NULL;
+}
+
+/* the new runs of s3 fail (all, or 2 of 5): their metrics have no samples,
+ * and the pass rate is the regression; the same rate on both sides is not */
+static void test_fails(void **state)
+{
+	struct run_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	json_t *doc = NULL;
+	char why[200];
+
+	(void)state;
+	add_runs(&a, "s3", 5, 4000, 100, 8000, 3, ST_PASS);
+	add_runs(&b, "s3", 5, 4000, 100, 8000, 3, ST_FAIL);
+	assert_int_equal(compare_runs(&a, &b, &opts, &doc, why, sizeof(why)), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "comparisons")), 0);
+	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
+			    "passes less");
+	assert_int_equal(compare_regressions(doc), 1);
+	json_decref(doc);
+	/* 3 of 5 pass: too few samples to tell the numbers apart, but the runs
+	 * that failed are counted */
+	add_runs(&c, "s3", 3, 4000, 100, 8000, 3, ST_PASS);
+	add_runs(&c, "s3", 2, 4000, 100, 8000, 3, ST_TIMEOUT);
+	assert_int_equal(compare_runs(&a, &c, &opts, &doc, why, sizeof(why)), 0);
+	assert_true(compare_regressions(doc) == 1);
+	assert_true(json_is_true(json_object_get(outcome(doc, "s3"), "regression")));
+	json_decref(doc);
+	/* the other way round: passes more, no regression */
+	assert_int_equal(compare_runs(&c, &a, &opts, &doc, why, sizeof(why)), 0);
+	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
+			    "passes more");
+	assert_int_equal(compare_regressions(doc), 0);
+	json_decref(doc);
+	/* 3 of 5 against 6 of 10: the same rate */
+	add_runs(&d, "s3", 6, 4000, 100, 8000, 3, ST_PASS);
+	add_runs(&d, "s3", 4, 4000, 100, 8000, 3, ST_FAIL);
+	assert_int_equal(compare_runs(&c, &d, &opts, &doc, why, sizeof(why)), 0);
+	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
+			    "same");
+	assert_int_equal(compare_regressions(doc), 0);
+	json_decref(doc);
+	run_result_free(&a);
+	run_result_free(&b);
+	run_result_free(&c);
+	run_result_free(&d);
+}
+
+/* freeze_ms 0 in every base run and about 300 ms in every new one: no
+ * ratio, but slower, a regression; 0 on both sides: no change */
+static void test_from_zero(void **state)
+{
+	struct run_result a = { 0 }, b = { 0 };
+	json_t *doc = NULL;
+	char why[200];
+
+	(void)state;
+	add_runs(&a, "s3", 8, 4000, 100, 8000, 3, ST_PASS);
+	add_runs(&b, "s3", 8, 4000, 100, 8000, 3, ST_PASS);
+	for (size_t i = 0; i < 8; i++) {
+		json_object_set_new(a.scenarios[i].metrics, "freeze_ms", json_real(0));
+		json_object_set_new(b.scenarios[i].metrics, "freeze_ms",
+				    json_real(300 * jitter[i]));
+		json_object_set_new(a.scenarios[i].metrics, "thaw_ms", json_real(0));
+		json_object_set_new(b.scenarios[i].metrics, "thaw_ms", json_real(0));
+	}
+	assert_int_equal(compare_runs(&a, &b, &opts, &doc, why, sizeof(why)), 0);
+	assert_true(json_is_null(json_object_get(find_row(doc, "freeze_ms"), "ratio")));
+	assert_string_equal(verdict(doc, "freeze_ms"), "slower (a median of 0 on one side)");
+	assert_string_equal(verdict(doc, "thaw_ms"), "no change");
+	assert_int_equal(compare_regressions(doc), 1);
+	json_decref(doc);
+	assert_int_equal(compare_runs(&b, &a, &opts, &doc, why, sizeof(why)), 0);
+	assert_string_equal(verdict(doc, "freeze_ms"), "faster (a median of 0 on one side)");
+	assert_int_equal(compare_regressions(doc), 0);
+	json_decref(doc);
+	run_result_free(&a);
+	run_result_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_samples), cmocka_unit_test(test_self),
-		cmocka_unit_test(test_slower),	cmocka_unit_test(test_too_few),
-		cmocka_unit_test(test_lonely),
+		cmocka_unit_test(test_samples),	  cmocka_unit_test(test_self),
+		cmocka_unit_test(test_slower),	  cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_lonely),	  cmocka_unit_test(test_fails),
+		cmocka_unit_test(test_from_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
