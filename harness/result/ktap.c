@@ -524,29 +524,98 @@ static void parser_free(struct parser *p)
 	free(p->skip_all);
 }
 
-int ktap_parse(const char *text, size_t len, struct ktap_doc *doc, struct ktap_error *err)
+/* One document from *s: up to its top-level plan's last result, whose
+ * lines after it are not read by it. *s is left after the last line read,
+ * *lineno counting every line from the start of the whole input. */
+static int parse_doc(const char **s, const char *end, int *lineno, struct ktap_doc *doc,
+		     struct ktap_error *err)
 {
-	struct parser p = { .depth = -1, .err = err };
-	const char *s = text, *end = text + len;
+	struct parser p = { .depth = -1, .err = err, .lineno = *lineno };
 	int ret = 0;
 
 	memset(doc, 0, sizeof(*doc));
-	memset(err, 0, sizeof(*err));
-	while (s < end && !p.done && !ret) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		size_t pre = prefix_len(s, n);
+	while (*s < end && !p.done && !ret) {
+		const char *nl = memchr(*s, '\n', (size_t)(end - *s));
+		size_t n = nl ? (size_t)(nl - *s) : (size_t)(end - *s);
+		size_t pre = prefix_len(*s, n);
 		bool was_before = p.depth < 0;
 
 		p.lineno++;
-		ret = on_line(&p, s + pre, str_trim_len(s + pre, n - pre, "\r"));
+		ret = on_line(&p, *s + pre, str_trim_len(*s + pre, n - pre, "\r"));
 		if (!ret && !was_before)
-			ret = on_kind(&p, s + pre, str_trim_len(s + pre, n - pre, "\r"));
-		s = nl ? nl + 1 : end;
+			ret = on_kind(&p, *s + pre, str_trim_len(*s + pre, n - pre, "\r"));
+		*s = nl ? nl + 1 : end;
 	}
 	if (!ret)
 		ret = finish(&p, doc);
+	*lineno = p.lineno;
 	parser_free(&p);
+	if (ret)
+		ktap_doc_free(doc);
+	return ret;
+}
+
+/* Past the lines up to the next top-level version line (left at *s); false
+ * when there is none. */
+static bool next_doc(const char **s, const char *end, int *lineno)
+{
+	while (*s < end) {
+		const char *nl = memchr(*s, '\n', (size_t)(end - *s));
+		size_t n = nl ? (size_t)(nl - *s) : (size_t)(end - *s);
+		size_t pre = prefix_len(*s, n);
+
+		if (classify(*s + pre, n - pre) == K_VERSION)
+			return true;
+		(*lineno)++;
+		*s = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
+/* more's tests after doc's, its counts added; more is emptied. */
+static int doc_append(struct ktap_doc *doc, struct ktap_doc *more, int lineno,
+		      struct ktap_error *err)
+{
+	if (doc->count + more->count > KTAP_MAX_TESTS) {
+		err->line = lineno;
+		snprintf(err->msg, sizeof(err->msg), "more than %d results; a step takes no more",
+			 KTAP_MAX_TESTS);
+		ktap_doc_free(more);
+		return -EINVAL;
+	}
+	doc->tests = xrealloc(doc->tests, (doc->count + more->count + 1) * sizeof(*doc->tests));
+	memcpy(doc->tests + doc->count, more->tests, more->count * sizeof(*more->tests));
+	doc->count += more->count;
+	doc->top_count += more->top_count;
+	doc->top_failed += more->top_failed;
+	doc->top_skipped += more->top_skipped;
+	doc->points_run += more->points_run;
+	doc->points_skipped += more->points_skipped;
+	/* "1..0 # SKIP why" stands for the whole only while nothing else ran */
+	if (!doc->skip_all)
+		doc->skip_all = more->skip_all, more->skip_all = NULL;
+	free(more->tests);
+	more->tests = NULL, more->count = 0;
+	ktap_doc_free(more);
+	return 0;
+}
+
+/* Every document of the input, one after another: kselftest's runner
+ * prints one per collection (its own version line, its own plan), KUnit
+ * one per module loaded after boot. Lines between them are not read. */
+int ktap_parse(const char *text, size_t len, struct ktap_doc *doc, struct ktap_error *err)
+{
+	const char *s = text, *end = text + len;
+	int lineno = 0, ret;
+	struct ktap_doc more;
+
+	memset(err, 0, sizeof(*err));
+	ret = parse_doc(&s, end, &lineno, doc, err);
+	while (!ret && next_doc(&s, end, &lineno)) {
+		ret = parse_doc(&s, end, &lineno, &more, err);
+		if (!ret)
+			ret = doc_append(doc, &more, lineno, err);
+	}
 	if (ret)
 		ktap_doc_free(doc);
 	return ret;

@@ -52,9 +52,11 @@ struct ktap_error {
 	char msg[256];
 };
 
-/* Parse len bytes at text (need not be NUL-terminated). 0 with *doc
- * filled, or -EINVAL with *err saying where and why (doc left empty);
- * -ENOENT (and *err) when no version line opens a document at all. */
+/* Parse len bytes at text (need not be NUL-terminated), every document
+ * in it one after another into one (kselftest's runner prints one per
+ * collection). 0 with *doc filled, or -EINVAL with *err saying where and
+ * why (doc left empty); -ENOENT (and *err) when no version line opens a
+ * document at all. */
 int ktap_parse(const char *text, size_t len, struct ktap_doc *doc, struct ktap_error *err);
 void ktap_doc_free(struct ktap_doc *doc);
 /* Free one subtest's members (not st). */

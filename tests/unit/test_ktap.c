@@ -171,6 +171,45 @@ static void test_kselftest_runner(void **state)
 	ktap_doc_free(&d);
 }
 
+/* run_kselftest.sh with tests of two collections: one document each, its
+ * own version line and plan. The second is read too (its failure counts),
+ * lines between them are not, and an error in it names its line in the
+ * whole output. */
+static void test_kselftest_collections(void **state)
+{
+	static const char two[] = "TAP version 13\n"
+				  "1..1\n"
+				  "# selftests: timers: nanosleep\n"
+				  "ok 1 selftests: timers: nanosleep\n"
+				  "kselftest: Running tests in vm\n"
+				  "TAP version 13\n"
+				  "1..2\n"
+				  "# selftests: vm: madv_populate\n"
+				  "ok 1 selftests: vm: madv_populate\n"
+				  "# selftests: vm: soft-dirty\n"
+				  "not ok 2 selftests: vm: soft-dirty # exit=1\n";
+	struct ktap_doc d = parse_ok(two);
+
+	(void)state;
+	assert_int_equal(d.count, 3);
+	assert_int_equal(d.top_count, 3);
+	expect_test(&d, 0, "selftests: timers: nanosleep", ST_PASS);
+	expect_test(&d, 1, "selftests: vm: madv_populate", ST_PASS);
+	expect_test(&d, 2, "selftests: vm: soft-dirty", ST_FAIL);
+	assert_int_equal(d.top_failed, 1);
+	assert_int_equal(d.points_run, 3);
+	ktap_doc_free(&d);
+	/* a third one cut short: its error at the input's last line, 11 */
+	parse_bad("TAP version 13\n1..1\nok 1 a\nnoise\nTAP version 13\n1..2\nok 1 b\nok 2 c\n"
+		  "TAP version 13\n1..2\nok 1 d\n",
+		  11, "ended after 1 of the 2 planned tests");
+	/* skip-all in the first, tests in the second: they ran */
+	d = parse_ok("TAP version 13\n1..0 # SKIP no vm\nTAP version 13\n1..1\nok 1 b\n");
+	assert_int_equal(d.count, 1);
+	assert_int_equal(d.points_run, 1);
+	ktap_doc_free(&d);
+}
+
 static void test_plan_last_and_skip_all(void **state)
 {
 	struct ktap_doc d = parse_ok("KTAP version 1\nok 1 a\nok 2 b\n1..2\nok 3 never read\n");
@@ -301,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_kunit_console),
 		cmocka_unit_test(test_kselftest),
 		cmocka_unit_test(test_kselftest_runner),
+		cmocka_unit_test(test_kselftest_collections),
 		cmocka_unit_test(test_plan_last_and_skip_all),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_hostile),
