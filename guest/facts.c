@@ -241,7 +241,7 @@ static void facts_disk_multipath(const char *root, const struct disk_info *d, st
 	json_obj_begin(j);
 	json_kv_str(j, "kind", mp.kind);
 	json_kv_str(j, "name", mp.name);
-	json_kv_str(j, "mode", mp.mode);
+	json_kv_str(j, "mode", mp.mode[0] ? mp.mode : NULL);
 	json_kv_str(j, "no_path", no_path);
 	json_kv_u64(j, "paths", (uint64_t)mp.npaths);
 	json_kv_u64(j, "active", (uint64_t)mp.nactive);

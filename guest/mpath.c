@@ -56,7 +56,9 @@ static void mpath_dm_path(const char *root, const char *name, const char *status
 	p->active = !strcmp(p->state, "running") && p->dm == 'A';
 }
 
-/* A request-based dm device is a blk-mq queue and has an "mq" directory. */
+/* A request-based dm device is a blk-mq queue and has an "mq" directory;
+ * a bio-based one has none. Any other answer than "no such file" leaves the
+ * mode unknown (written null), never read as bio. */
 static int mpath_read_dm(const char *root, const struct disk_info *d, const char *status,
 			 struct mpath_info *mp)
 {
@@ -69,7 +71,10 @@ static int mpath_read_dm(const char *root, const struct disk_info *d, const char
 		return -ENOENT;
 	strcpy(mp->kind, "dm");
 	snprintf(path, sizeof(path), "%s/sys/block/%s/mq", root, d->name);
-	strcpy(mp->mode, access(path, F_OK) ? "bio" : "rq");
+	if (!access(path, F_OK))
+		strcpy(mp->mode, "rq");
+	else if (errno == ENOENT)
+		strcpy(mp->mode, "bio");
 	snprintf(path, sizeof(path), "%s/sys/block/%s/slaves", root, d->name);
 	dir = opendir(path);
 	while (dir && (de = readdir(dir)) && mp->npaths < MPATH_MAX) {

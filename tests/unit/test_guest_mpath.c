@@ -9,7 +9,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "disk.h"
 #include "mpath.h"
@@ -91,6 +95,39 @@ static void test_dm_paths(void **state)
 	assert_int_equal(mpath_read(ROOT, &d, NULL, &mp), 0);
 	assert_string_equal(mp.mode, "bio");
 	assert_int_equal(mp.paths[0].path, -1);
+}
+
+/* an "mq" entry that cannot be looked at (here a symlink to itself:
+ * ELOOP) is no answer: the mode is unknown, not bio */
+static void test_dm_mode_unread(void **state)
+{
+	char root[] = "/tmp/ktb-mpath-XXXXXX", path[512];
+	struct mpath_info mp;
+	struct disk_info d;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/sys/block/dm-9/dm", root);
+	for (char *c = path + strlen(root) + 1; (c = strchr(c, '/')); *c++ = '/') {
+		*c = '\0';
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/sys/block/dm-9/dm/name", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ktb-data\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sys/block/dm-9/mq", root);
+	assert_int_equal(symlink("mq", path), 0);
+	memset(&d, 0, sizeof(d));
+	strcpy(d.name, "dm-9");
+	assert_int_equal(mpath_read(root, &d, NULL, &mp), 0);
+	assert_string_equal(mp.kind, "dm");
+	assert_string_equal(mp.mode, "");
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
 }
 
 static void test_nvme_paths(void **state)
@@ -190,7 +227,7 @@ int main(void)
 		cmocka_unit_test(test_nvme_head_serial), cmocka_unit_test(test_dm_paths),
 		cmocka_unit_test(test_nvme_paths),	 cmocka_unit_test(test_not_multipath),
 		cmocka_unit_test(test_dm_state),	 cmocka_unit_test(test_dm_table),
-		cmocka_unit_test(test_dm_no_path),
+		cmocka_unit_test(test_dm_no_path),	 cmocka_unit_test(test_dm_mode_unread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
