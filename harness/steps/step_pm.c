@@ -740,20 +740,25 @@ static const char *wake_note(const struct step *st)
 	}
 }
 
-static int pm_count_entries(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			    int64_t deadline)
+/* The entries in the kernel's log and its suspend_stats counts, in one
+ * command; what could not be read is -1 (a kernel without suspend_stats
+ * in sysfs gives the entries alone). */
+static void pm_count(struct run_ctx *c, const struct step *st, struct step_result *sr,
+		     int64_t deadline, struct pm_counts *n)
 {
 	struct vm_exec_result res;
-	char *cmd = xasprintf("dmesg | grep -c 'PM: suspend entry (%s)' || true",
+	char *cmd = xasprintf("dmesg | grep -c 'PM: suspend entry (%s)'; "
+			      "cat /sys/power/suspend_stats/success "
+			      "/sys/power/suspend_stats/fail 2>/dev/null; true",
 			      st->sleep_state == SLEEP_STATE_S3 ? "deep" : "s2idle");
-	int n = -1;
 
+	*n = (struct pm_counts){ -1, -1, -1 };
 	if (!pm_guest(c, sr, cmd, &res, deadline)) {
-		n = res.out ? atoi(res.out) : -1;
+		if (res.out && sscanf(res.out, "%d %d %d", &n->entries, &n->success, &n->fail) < 3)
+			n->success = n->fail = -1;
 		vm_exec_result_free(&res);
 	}
 	free(cmd);
-	return n;
 }
 
 char *pm_entries_verdict(const struct step *st, int before, int after)
@@ -767,14 +772,46 @@ char *pm_entries_verdict(const struct step *st, int before, int after)
 			 state_word[st->sleep_state], want, want == 1 ? "" : "s");
 }
 
-/* The kernel's own account: every cycle must show in its log as a suspend
- * entry (an s2idle wake that came too early aborts without one). */
-static void pm_kernel_check(struct run_ctx *c, const struct step *st, struct step_result *sr,
-			    int before, int64_t deadline)
+/* pm_suspend() counts each return: success, or fail when enter_state()
+ * failed (a device that would not suspend, a wakeup during it, the
+ * freezer). The sleep command's exit status says the same, but an s2idle
+ * answer frozen with the agent can be lost; these counts cannot. */
+char *pm_stats_verdict(const struct step *st, const struct pm_counts *b, const struct pm_counts *a)
 {
-	int after = pm_count_entries(c, st, sr, deadline);
-	char *why = pm_entries_verdict(st, before, after);
+	int ok = a->success - b->success, failed = a->fail - b->fail;
+	int want = st->refused ? 0 : (int)st->cycles, want_failed = st->refused ? 1 : 0;
 
+	if (st->pm_test || b->success < 0 || a->success < 0 || b->fail < 0 || a->fail < 0)
+		return NULL;
+	if (st->refused ? failed != want_failed : failed > 0)
+		return xasprintf("the kernel counts %d failed suspend%s in the step, %d expected "
+				 "(/sys/power/suspend_stats/fail)",
+				 failed, failed == 1 ? "" : "s", want_failed);
+	if (st->refused && ok)
+		return xasprintf(
+		    "the kernel counts %d successful suspend%s in the step, 0 expected "
+		    "(refused: %s; /sys/power/suspend_stats/success)",
+		    ok, ok == 1 ? "" : "s", st->refused);
+	if (ok < want)
+		return xasprintf("the kernel counts %d successful suspend%s for %d cycle%s "
+				 "(/sys/power/suspend_stats/success)",
+				 ok, ok == 1 ? "" : "s", want, want == 1 ? "" : "s");
+	return NULL;
+}
+
+/* The kernel's own account: every cycle must show in its log as a suspend
+ * entry (an s2idle wake that came too early aborts without one), and in
+ * its suspend_stats as a success (a failure as a failure). */
+static void pm_kernel_check(struct run_ctx *c, const struct step *st, struct step_result *sr,
+			    const struct pm_counts *before, int64_t deadline)
+{
+	struct pm_counts after;
+	char *why;
+
+	pm_count(c, st, sr, deadline, &after);
+	why = pm_entries_verdict(st, before->entries, after.entries);
+	if (!why)
+		why = pm_stats_verdict(st, before, &after);
 	if (why)
 		pm_fail(sr, ST_FAIL, why);
 }
@@ -1136,7 +1173,8 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 	json_t *data = json_pack("{s:s, s:s, s:[]}", "state", state_word[st->sleep_state], "wake",
 				 wake_note(st), "cycles");
 	json_t *counts = NULL;
-	int before = -1, fixups = 0, irq;
+	struct pm_counts before = { -1, -1, -1 };
+	int fixups = 0, irq;
 	bool froze_failed = false;
 
 	if (st->pm_test)
@@ -1151,7 +1189,7 @@ static void step_suspend(struct run_ctx *c, const struct step *st, struct step_r
 	}
 	if (pm_prepare(c, st, sr, deadline))
 		goto out;
-	before = pm_count_entries(c, st, sr, deadline);
+	pm_count(c, st, sr, deadline, &before);
 	if (!st->pm_test && pm_wakeup_read(c, sr, false, &counts, &irq, &fixups, deadline))
 		goto out;
 	for (unsigned i = 0; i < st->cycles; i++) {
@@ -1192,7 +1230,7 @@ out:
 	sr->data = data;
 	pm_refused_verdict(c, st, sr, froze_failed, data, deadline);
 	if (sr->status == ST_PASS)
-		pm_kernel_check(c, st, sr, before, deadline);
+		pm_kernel_check(c, st, sr, &before, deadline);
 	if (sr->status == ST_PASS && !st->pm_test && !froze_failed)
 		pm_kernel_report(c, st, data, deadline);
 

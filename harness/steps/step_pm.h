@@ -44,6 +44,17 @@ int pm_unreached(bool collected, bool exited_ok, char **msg);
  * the counts around the step, -1 unread; not checked under pm_test): NULL,
  * or the failure. */
 char *pm_entries_verdict(const struct step *st, int before, int after);
+/* The kernel's own count of suspends (/sys/power/suspend_stats/success
+ * and fail; -1 unread): the entries in its log, its successes and its
+ * failures. */
+struct pm_counts {
+	int entries, success, fail;
+};
+/* Around a step: a success per cycle and no failure, or with refused:
+ * exactly one failure and no success (not checked under pm_test, nor on a
+ * kernel without suspend_stats): NULL, or the failure. */
+char *pm_stats_verdict(const struct step *st, const struct pm_counts *before,
+		       const struct pm_counts *after);
 /* S4: the restarted guest restored its image only if its log has more
  * images created than before the hibernation (a fresh boot has none). */
 bool hib_restored(int before, int after);

@@ -109,6 +109,51 @@ static void test_entries(void **state)
 	assert_null(pm_entries_verdict(&st, 1, 1));
 }
 
+/* suspend_stats around a step: a success per cycle and no failure; with
+ * refused, one failure and no success */
+static void test_stats(void **state)
+{
+	struct step st = { .cycles = 2, .sleep_state = SLEEP_STATE_S2IDLE };
+	struct pm_counts b = { 3, 4, 1 }, a = { 5, 6, 1 };
+	char *m;
+
+	(void)state;
+	assert_null(pm_stats_verdict(&st, &b, &a));
+	/* the exit status said 0, but the kernel counted a failure */
+	a.fail = 2;
+	m = pm_stats_verdict(&st, &b, &a);
+	assert_string_equal(m, "the kernel counts 1 failed suspend in the step, 0 expected "
+			       "(/sys/power/suspend_stats/fail)");
+	free(m);
+	a.fail = 1, a.success = 5;
+	m = pm_stats_verdict(&st, &b, &a);
+	assert_string_equal(m, "the kernel counts 1 successful suspend for 2 cycles "
+			       "(/sys/power/suspend_stats/success)");
+	free(m);
+	/* refused: the failure is the point, a success is not */
+	st.cycles = 1;
+	st.refused = "freezing";
+	a = (struct pm_counts){ 4, 4, 2 };
+	assert_null(pm_stats_verdict(&st, &b, &a));
+	a.fail = 1;
+	m = pm_stats_verdict(&st, &b, &a);
+	assert_string_equal(m, "the kernel counts 0 failed suspends in the step, 1 expected "
+			       "(/sys/power/suspend_stats/fail)");
+	free(m);
+	a = (struct pm_counts){ 4, 5, 2 };
+	m = pm_stats_verdict(&st, &b, &a);
+	assert_string_equal(m, "the kernel counts 1 successful suspend in the step, 0 expected "
+			       "(refused: freezing; /sys/power/suspend_stats/success)");
+	free(m);
+	/* no suspend_stats (an older kernel), or pm_test: unjudged */
+	st.refused = NULL;
+	a = (struct pm_counts){ 4, -1, -1 };
+	assert_null(pm_stats_verdict(&st, &b, &a));
+	a = (struct pm_counts){ 4, 4, 9 };
+	st.pm_test = "devices";
+	assert_null(pm_stats_verdict(&st, &b, &a));
+}
+
 static void test_hib_restored(void **state)
 {
 	(void)state;
@@ -264,9 +309,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_freeze_message), cmocka_unit_test(test_refusal),
 		cmocka_unit_test(test_unreached),      cmocka_unit_test(test_entries),
-		cmocka_unit_test(test_hib_restored),   cmocka_unit_test(test_wakeup),
-		cmocka_unit_test(test_cycle_json),     cmocka_unit_test(test_median),
-		cmocka_unit_test(test_awake_screen),
+		cmocka_unit_test(test_stats),	       cmocka_unit_test(test_hib_restored),
+		cmocka_unit_test(test_wakeup),	       cmocka_unit_test(test_cycle_json),
+		cmocka_unit_test(test_median),	       cmocka_unit_test(test_awake_screen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

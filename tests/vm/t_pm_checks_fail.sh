@@ -5,6 +5,10 @@
 # each check (scenario, sed expression, what the failure must say).
 . "$(dirname "$0")/lib.sh"
 T=$'\t'
+# s2idle's suspend_stats pinned (a file bound over success: no success
+# counted) or made to count a failure (a file bound over fail, written 1
+# once the kernel's log shows the suspend entry): what a suspend that failed
+# while its exit status was lost with the frozen agent would show
 # the guest's power interface hidden (a tmpfs over /sys/power) from some
 # step on: a later suspend step finds no "deep" in mem_sleep, as a guest
 # that lost its S3 would show; what NO_S3 does from the boot, for a
@@ -23,6 +27,8 @@ s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/none/marker|${T
 s3-basic${T}${NO_S3}${T}step 2 .*does not offer S3
 s3-basic${T}s|echo before-s3 > /run/marker|echo before-s3 > /run/elsewhere|${T}step 3 .*exit: expected 0, got 1.*stdout did not match
 s2idle${T}s/wake: key/wake: button/; s/after: 2s/after: 1s\n    timeout: 15s/; /^steps:/a\  - run: rmmod button${T}step 2 .*did not come back after the wake by button
+s2idle${T}/^steps:/a\  - run: echo 0 > /run/ok; mount --bind /run/ok /sys/power/suspend_stats/success${T}step 2 .*the kernel counts 0 successful suspends for 1 cycle
+s2idle${T}/^steps:/a\  - run: echo 0 > /run/f; mount --bind /run/f /sys/power/suspend_stats/fail; (until dmesg | grep -q 'suspend entry'; do sleep 0.1; done; echo 1 > /run/f) > /dev/null 2>\&1 \&${T}step 2 .*the kernel counts 1 failed suspend in the step, 0 expected
 s3-not-offered${T}s/sleep: \[\]/sleep: [s3]/${T}step 1 .*mem_sleep: expected \["s2idle"\], got .*deep.*mem_sleep_default: expected "s2idle", got "deep"
 pm-test-levels${T}${NO_S3}${T}step 1 .*does not offer S3
 pm-test-levels${T}${NO_S3}; /pm_test: freezer}/d${T}step 1 .*does not offer S3
