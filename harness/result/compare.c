@@ -207,6 +207,25 @@ static void compare_scenario(const char *name, const json_t *a, const json_t *b,
 	free(keys);
 }
 
+static long long side_count(const json_t *o, const char *side, const char *what)
+{
+	return (long long)json_integer_value(json_object_get(json_object_get(o, side), what));
+}
+
+/* an outcome whose runs all passed on both sides: nothing to say */
+static bool all_passed(const json_t *o)
+{
+	return side_count(o, "base", "pass") == side_count(o, "base", "runs") &&
+	       side_count(o, "new", "pass") == side_count(o, "new", "runs");
+}
+
+static void bump(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	json_integer_set(v, json_integer_value(v) + 1);
+}
+
 /* Each scenario's runs and passes on both sides, sorted by name. A run
  * that did not pass measured something else or nothing and gives no
  * samples (samples.c), so a new side that fails would leave its metrics
@@ -232,26 +251,17 @@ static json_t *outcomes(const struct run_result *a, const struct run_result *b)
 			}
 			free(name);
 			c = json_object_get(e, s ? "new" : "base");
-			json_integer_set(json_object_get(c, "runs"),
-					 json_integer_value(json_object_get(c, "runs")) + 1);
+			bump(c, "runs");
 			if (sides[s]->scenarios[i].status == ST_PASS)
-				json_integer_set(json_object_get(c, "pass"),
-						 json_integer_value(json_object_get(c, "pass")) +
-						     1);
+				bump(c, "pass");
 		}
 	names = union_keys(by, NULL, &n);
 	for (size_t k = 0; k < n; k++) {
 		json_t *e = json_object_get(by, names[k]);
-		json_int_t ra =
-		    json_integer_value(json_object_get(json_object_get(e, "base"), "runs"));
-		json_int_t pa =
-		    json_integer_value(json_object_get(json_object_get(e, "base"), "pass"));
-		json_int_t rb =
-		    json_integer_value(json_object_get(json_object_get(e, "new"), "runs"));
-		json_int_t pb =
-		    json_integer_value(json_object_get(json_object_get(e, "new"), "pass"));
+		long long ra = side_count(e, "base", "runs"), pa = side_count(e, "base", "pass");
+		long long rb = side_count(e, "new", "runs"), pb = side_count(e, "new", "pass");
 		/* pb / rb against pa / ra, in integers */
-		json_int_t d = pb * ra - pa * rb;
+		long long d = pb * ra - pa * rb;
 
 		json_object_set_new(e, "verdict",
 				    json_string(d < 0	? "passes less"
@@ -366,18 +376,6 @@ static void print_row(const json_t *r, FILE *f)
 	if (json_object_get(r, "because"))
 		fprintf(f, "%-24s   because: %s\n", "",
 			json_string_value(json_object_get(r, "because")));
-}
-
-static long long side_count(const json_t *o, const char *side, const char *what)
-{
-	return (long long)json_integer_value(json_object_get(json_object_get(o, side), what));
-}
-
-/* an outcome whose runs all passed on both sides: nothing to say */
-static bool all_passed(const json_t *o)
-{
-	return side_count(o, "base", "pass") == side_count(o, "base", "runs") &&
-	       side_count(o, "new", "pass") == side_count(o, "new", "runs");
 }
 
 void compare_print(const json_t *doc, FILE *f)
