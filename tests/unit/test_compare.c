@@ -236,6 +236,11 @@ static const json_t *outcome(const json_t *doc, const char *scenario)
 	return NULL;
 }
 
+static const char *outcome_verdict(const json_t *doc, const char *scenario)
+{
+	return json_string_value(json_object_get(outcome(doc, scenario), "verdict"));
+}
+
 /* the new runs of s3 fail (all, or 2 of 5): their metrics have no samples,
  * and the pass rate is the regression; the same rate on both sides is not */
 static void test_fails(void **state)
@@ -249,8 +254,7 @@ static void test_fails(void **state)
 	add_runs(&b, "s3", 5, 4000, 100, 8000, 3, ST_FAIL);
 	assert_int_equal(compare_runs(&a, &b, &opts, &doc, why, sizeof(why)), 0);
 	assert_int_equal(json_array_size(json_object_get(doc, "comparisons")), 0);
-	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
-			    "passes less");
+	assert_string_equal(outcome_verdict(doc, "s3"), "passes less");
 	assert_int_equal(compare_regressions(doc), 1);
 	json_decref(doc);
 	/* 3 of 5 pass: too few samples to tell the numbers apart, but the runs
@@ -263,16 +267,14 @@ static void test_fails(void **state)
 	json_decref(doc);
 	/* the other way round: passes more, no regression */
 	assert_int_equal(compare_runs(&c, &a, &opts, &doc, why, sizeof(why)), 0);
-	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
-			    "passes more");
+	assert_string_equal(outcome_verdict(doc, "s3"), "passes more");
 	assert_int_equal(compare_regressions(doc), 0);
 	json_decref(doc);
 	/* 3 of 5 against 6 of 10: the same rate */
 	add_runs(&d, "s3", 6, 4000, 100, 8000, 3, ST_PASS);
 	add_runs(&d, "s3", 4, 4000, 100, 8000, 3, ST_FAIL);
 	assert_int_equal(compare_runs(&c, &d, &opts, &doc, why, sizeof(why)), 0);
-	assert_string_equal(json_string_value(json_object_get(outcome(doc, "s3"), "verdict")),
-			    "same");
+	assert_string_equal(outcome_verdict(doc, "s3"), "same");
 	assert_int_equal(compare_regressions(doc), 0);
 	json_decref(doc);
 	run_result_free(&a);
